@@ -1,0 +1,126 @@
+//! `READ_ONLY_DENIED_TOOLS` and the status-only rules, compiled.
+//!
+//! This is the one read-only classification. The menu, the guard on
+//! `tools/call` and the annotations on `tools/list` all ask it, so no second
+//! list can drift from it.
+
+use serde_json::{Map, Value};
+
+use crate::table::{List, Str};
+
+/// The compiled deny list.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DenyList {
+    /// Verbs that write, in policy order.
+    pub tools: List<Str>,
+    /// Verbs denied except for allowed values of one argument.
+    pub status_only: List<StatusOnly>,
+}
+
+/// A verb that a read-only session may call only with one argument pinned.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StatusOnly {
+    pub verb: Str,
+    pub argument: Str,
+    pub allowed: List<Str>,
+}
+
+/// Why a read-only session may not make a call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// The verb writes: it is on `READ_ONLY_DENIED_TOOLS`.
+    Denied { verb: String },
+    /// The verb writes unless `argument` holds one of `allowed`.
+    StatusOnly {
+        verb: String,
+        argument: String,
+        allowed: Vec<String>,
+        got: Option<String>,
+    },
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::Denied { verb } => write!(
+                f,
+                "`{verb}` writes: READ_ONLY_DENIED_TOOLS denies it to a session attached read-only"
+            ),
+            Refusal::StatusOnly {
+                verb,
+                argument,
+                allowed,
+                got,
+            } => {
+                let got = got
+                    .as_deref()
+                    .map_or("nothing".to_owned(), |g| format!("`{g}`"));
+                write!(
+                    f,
+                    "`{verb}` is status-only in a read-only session: `{argument}` must be one of {}, got {got}",
+                    allowed
+                        .iter()
+                        .map(|a| format!("`{a}`"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
+        }
+    }
+}
+
+impl DenyList {
+    /// True when `verb` (canonical) is on the list outright.
+    pub fn lists(&self, verb: &str) -> bool {
+        self.tools.iter().any(|t| t == verb)
+    }
+
+    /// The status-only rule for `verb` (canonical), if it has one.
+    pub fn status_only(&self, verb: &str) -> Option<&StatusOnly> {
+        self.status_only.iter().find(|s| s.verb == verb)
+    }
+
+    /// True when a read-only session may never call `verb` with any arguments.
+    /// Status-only verbs are not "always denied": they have a permitted form.
+    pub fn always_denies(&self, verb: &str) -> bool {
+        self.lists(verb)
+    }
+
+    /// Whether a read-only session may call `verb` (canonical) with `args`.
+    ///
+    /// Status-only arguments fail closed: a missing or non-string value is a
+    /// refusal, and a string matches an allowed value only after trimming and
+    /// ASCII case folding (`" Status "` is `status`).
+    pub fn check(&self, verb: &str, args: Option<&Map<String, Value>>) -> Result<(), Refusal> {
+        if self.lists(verb) {
+            return Err(Refusal::Denied {
+                verb: verb.to_owned(),
+            });
+        }
+        let Some(rule) = self.status_only(verb) else {
+            return Ok(());
+        };
+        let got = args.and_then(|a| a.get(&*rule.argument));
+        let text = got.and_then(Value::as_str);
+        if text.is_some_and(|t| rule.permits(t)) {
+            return Ok(());
+        }
+        Err(Refusal::StatusOnly {
+            verb: verb.to_owned(),
+            argument: rule.argument.to_string(),
+            allowed: rule.allowed.iter().map(|a| a.to_string()).collect(),
+            got: got.map(|g| match g {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            }),
+        })
+    }
+}
+
+impl StatusOnly {
+    /// Whether `value` is one of the allowed values (trimmed, ASCII case-insensitive).
+    pub fn permits(&self, value: &str) -> bool {
+        let value = value.trim();
+        self.allowed.iter().any(|a| a.eq_ignore_ascii_case(value))
+    }
+}

@@ -1,0 +1,20 @@
+//! m1nd-core: the cockpit policy model, its laws, and the cockpit runtime.
+//!
+//! This crate is a plain library on purpose: the `cockpit!` proc-macro, the
+//! `m1nd policy check` CLI and the runtime re-check in tests all call the same
+//! [`policy::compile`], so a law is written once and enforced everywhere.
+
+pub mod deny;
+pub mod facets;
+pub mod names;
+pub mod policy;
+pub mod runtime;
+pub mod table;
+
+pub use deny::{DenyList, Refusal, StatusOnly};
+pub use facets::Facet;
+pub use policy::{Diagnostic, Law, PolicyFile, PolicySources, compile};
+pub use table::{
+    Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, Label, ReadVerb, Slot,
+    SlotKind, Verb,
+};

@@ -1,0 +1,182 @@
+//! How a written name becomes a verb.
+//!
+//! One rule, used by the policy compiler and by the server's guard alike:
+//!
+//! 1. trim surrounding whitespace;
+//! 2. strip ONE leading `m1nd.` or `m1nd_`, compared ASCII case-insensitively
+//!    (`M1ND.Learn` and `m1nd_learn` are both `learn`);
+//! 3. fold ASCII case.
+//!
+//! Names are otherwise taken literally. A name with any non-ASCII character
+//! never resolves to a verb: if its UTS #39 confusable skeleton (the one
+//! rustc's `confusable_idents` lint uses) matches a verb's, it is reported as a
+//! look-alike of that verb, and it is refused either way. Failing closed here
+//! is what stops a Cyrillic `аpply` slipping past a deny list that says `apply`.
+
+use std::collections::HashMap;
+
+use unicode_security::skeleton;
+
+/// The canonical form of a written verb name.
+pub fn canonical(name: &str) -> String {
+    let trimmed = name.trim();
+    let bare = ["m1nd.", "m1nd_"]
+        .iter()
+        .find_map(|prefix| strip_prefix_ignore_ascii_case(trimmed, prefix))
+        .unwrap_or(trimmed);
+    bare.to_ascii_lowercase()
+}
+
+fn strip_prefix_ignore_ascii_case<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
+    let head = s.get(..prefix.len())?;
+    head.eq_ignore_ascii_case(prefix)
+        .then(|| &s[prefix.len()..])
+}
+
+/// Whether `name` is already written the way tools.toml must write verbs:
+/// lower-case ASCII snake_case starting with a letter.
+pub fn is_canonical_spelling(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_lowercase())
+        && chars.all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_')
+        && canonical(name) == name
+}
+
+/// The confusable skeleton of a name, for look-alike detection.
+pub fn skeleton_of(name: &str) -> String {
+    skeleton(name).collect()
+}
+
+/// What a written name refers to.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Resolution<'a> {
+    /// A known verb (canonical name).
+    Known(&'a str),
+    /// Not a verb, but it looks like one: never accepted.
+    LookAlike { verb: &'a str, first_foreign: char },
+    /// Not a verb; perhaps a typo of one.
+    Unknown { suggestion: Option<&'a str> },
+}
+
+/// Lookup over a set of canonical names: exact, look-alike, then "did you mean".
+#[derive(Debug, Default)]
+pub struct NameIndex<'a> {
+    names: Vec<&'a str>,
+    exact: HashMap<&'a str, usize>,
+    skeletons: HashMap<String, usize>,
+}
+
+impl<'a> NameIndex<'a> {
+    pub fn new(names: impl IntoIterator<Item = &'a str>) -> Self {
+        let mut index = Self::default();
+        for name in names {
+            let i = index.names.len();
+            index.names.push(name);
+            index.exact.entry(name).or_insert(i);
+            index.skeletons.entry(skeleton_of(name)).or_insert(i);
+        }
+        index
+    }
+
+    pub fn contains(&self, canonical: &str) -> bool {
+        self.exact.contains_key(canonical)
+    }
+
+    /// Resolve a name as written (it is canonicalised first).
+    pub fn resolve(&self, written: &str) -> Resolution<'a> {
+        let name = canonical(written);
+        if let Some(&i) = self.exact.get(name.as_str()) {
+            return Resolution::Known(self.names[i]);
+        }
+        if let Some(first_foreign) = name.chars().find(|c| !c.is_ascii()) {
+            if let Some(&i) = self.skeletons.get(&skeleton_of(&name)) {
+                return Resolution::LookAlike {
+                    verb: self.names[i],
+                    first_foreign,
+                };
+            }
+        }
+        Resolution::Unknown {
+            suggestion: self.suggest(&name),
+        }
+    }
+
+    /// The closest name within a small edit distance, for "did you mean".
+    pub fn suggest(&self, name: &str) -> Option<&'a str> {
+        suggest(name, self.names.iter().copied())
+    }
+}
+
+/// The closest candidate to `name`, if any is close enough to be a typo.
+pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let limit = (name.chars().count() / 3).max(1);
+    candidates
+        .into_iter()
+        .map(|c| (strsim::damerau_levenshtein(name, c), c))
+        .filter(|(d, _)| *d <= limit)
+        .min_by(|(da, a), (db, b)| {
+            da.cmp(db).then_with(|| {
+                strsim::jaro_winkler(name, b).total_cmp(&strsim::jaro_winkler(name, a))
+            })
+        })
+        .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn aliases_and_case_fold_to_the_bare_verb() {
+        for written in [
+            "learn",
+            "m1nd_learn",
+            "m1nd.learn",
+            "M1ND.Learn",
+            "  M1nd_LEARN \n",
+        ] {
+            assert_eq!(canonical(written), "learn", "{written:?}");
+        }
+    }
+
+    #[test]
+    fn only_one_prefix_is_stripped() {
+        assert_eq!(canonical("m1nd.m1nd_learn"), "m1nd_learn");
+    }
+
+    #[test]
+    fn cyrillic_look_alike_never_resolves() {
+        let index = NameIndex::new(["apply", "learn"]);
+        let written = "\u{0430}pply";
+        assert_eq!(
+            index.resolve(written),
+            Resolution::LookAlike {
+                verb: "apply",
+                first_foreign: '\u{0430}'
+            }
+        );
+    }
+
+    #[test]
+    fn typos_get_a_suggestion_and_strangers_do_not() {
+        let index = NameIndex::new(["doctor", "drift", "impact"]);
+        assert_eq!(
+            index.resolve("docter"),
+            Resolution::Unknown {
+                suggestion: Some("doctor")
+            }
+        );
+        assert_eq!(
+            index.resolve("zzzzzzzz"),
+            Resolution::Unknown { suggestion: None }
+        );
+    }
+
+    #[test]
+    fn canonical_spelling_rejects_prefixes_and_case() {
+        assert!(is_canonical_spelling("system_blocks_snapshot"));
+        for bad in ["Doctor", "m1nd_doctor", "", "9lives", "dr-ift", " drift"] {
+            assert!(!is_canonical_spelling(bad), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,182 @@
+//! What the laws share: the parsed policy plus the indexes every law needs.
+//!
+//! Built once per compile so that no law re-derives a lookup table, and so that
+//! "what the menu can reach" is defined in exactly one place
+//! ([`Context::menu_reads`]).
+
+use std::collections::HashMap;
+
+use toml::Spanned;
+
+use super::raw::{CardDef, RawPolicy, SlotDef, StatusOnlyDef, Text, in_source_order};
+use super::source::{Loc, PolicyFile};
+use crate::facets::Facet;
+use crate::names::{NameIndex, Resolution, canonical};
+
+pub struct Context<'p> {
+    pub raw: &'p RawPolicy,
+    pub names: NameIndex<'p>,
+    /// Canonical denied verb → its first entry in read_only_denied.toml.
+    pub denied: HashMap<String, &'p Text>,
+    /// Canonical status-only verb → (its key, its rule).
+    pub status_only: HashMap<String, (&'p Text, &'p StatusOnlyDef)>,
+    /// Card id → first definition.
+    pub cards: HashMap<&'p str, &'p Spanned<CardDef>>,
+    pub card_ids: NameIndex<'p>,
+}
+
+/// How a menu entry reaches a card.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// `card = "…"` on a slot: the read the slot shows.
+    SlotCard,
+    /// `source = "…"` on a door: the read that feeds its label.
+    DoorSource,
+    /// `[[slot.actions]]` number `k` (1-based).
+    Action(usize),
+}
+
+/// One place where the menu performs a read.
+pub struct MenuRead<'p> {
+    pub slot: &'p SlotDef,
+    pub role: Role,
+    pub card_ref: &'p Text,
+    pub card: Option<&'p Spanned<CardDef>>,
+}
+
+impl MenuRead<'_> {
+    /// "slot 4's card", "slot 2's action 1", for messages.
+    pub fn describe(&self) -> String {
+        let n = self.slot.n.get_ref();
+        match self.role {
+            Role::SlotCard => format!("slot {n}'s card `{}`", self.card_ref.get_ref()),
+            Role::DoorSource => format!("slot {n}'s door source `{}`", self.card_ref.get_ref()),
+            Role::Action(k) => {
+                format!("slot {n}'s action {k} (card `{}`)", self.card_ref.get_ref())
+            }
+        }
+    }
+}
+
+impl<'p> Context<'p> {
+    pub fn new(raw: &'p RawPolicy) -> Self {
+        let names = NameIndex::new(
+            raw.tools
+                .verbs
+                .get_ref()
+                .keys()
+                .map(|k| k.get_ref().as_str()),
+        );
+        let mut denied = HashMap::new();
+        for entry in raw.deny.tools.get_ref() {
+            denied.entry(canonical(entry.get_ref())).or_insert(entry);
+        }
+        let status_only = raw
+            .deny
+            .status_only
+            .iter()
+            .map(|(k, v)| (canonical(k.get_ref()), (k, v.get_ref())))
+            .collect();
+        let mut cards = HashMap::new();
+        for card in &raw.cards.card {
+            cards
+                .entry(card.get_ref().id.get_ref().as_str())
+                .or_insert(card);
+        }
+        let card_ids = NameIndex::new(
+            raw.cards
+                .card
+                .iter()
+                .map(|c| c.get_ref().id.get_ref().as_str()),
+        );
+        Self {
+            raw,
+            names,
+            denied,
+            status_only,
+            cards,
+            card_ids,
+        }
+    }
+
+    pub fn resolve(&self, written: &str) -> Resolution<'p> {
+        self.names.resolve(written)
+    }
+
+    /// The canonical verb a written name denotes, if it denotes one exactly.
+    pub fn verb(&self, written: &str) -> Option<&'p str> {
+        match self.resolve(written) {
+            Resolution::Known(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn verb_def(&self, canonical: &str) -> Option<&'p super::raw::VerbDef> {
+        self.raw
+            .tools
+            .verbs
+            .get_ref()
+            .iter()
+            .find(|(k, _)| k.get_ref() == canonical)
+            .map(|(_, v)| v.get_ref())
+    }
+
+    /// The deny-list entry that denies this canonical verb, if any.
+    pub fn denial(&self, verb: &str) -> Option<&'p Text> {
+        self.denied.get(verb).copied()
+    }
+
+    pub fn card(&self, id: &str) -> Option<&'p Spanned<CardDef>> {
+        self.cards.get(id).copied()
+    }
+
+    pub fn slots(&self) -> impl Iterator<Item = &'p SlotDef> {
+        self.raw.cockpit.slot.iter().map(|s| s.get_ref())
+    }
+
+    pub fn facet(slot: &SlotDef) -> Option<Facet> {
+        Facet::from_key(slot.key.get_ref())
+    }
+
+    /// Every read the menu can perform, explicitly named by cockpit.toml.
+    pub fn menu_reads(&self) -> Vec<MenuRead<'p>> {
+        let mut reads = Vec::new();
+        for slot in self.slots() {
+            let mut push = |role, card_ref: &'p Text| {
+                reads.push(MenuRead {
+                    slot,
+                    role,
+                    card_ref,
+                    card: self.card(card_ref.get_ref()),
+                });
+            };
+            if let Some(card) = &slot.card {
+                push(Role::SlotCard, card);
+            }
+            if let Some(source) = &slot.source {
+                push(Role::DoorSource, source);
+            }
+            if let Some(actions) = &slot.actions {
+                for (k, action) in actions.get_ref().iter().enumerate() {
+                    push(Role::Action(k + 1), &action.get_ref().card);
+                }
+            }
+        }
+        reads
+    }
+
+    /// Whether the card with this id is reached by the menu explicitly.
+    pub fn menu_uses_card(&self, id: &str) -> bool {
+        self.menu_reads().iter().any(|r| r.card_ref.get_ref() == id)
+    }
+
+    /// Verbs in the order tools.toml declares them.
+    pub fn verbs_in_order(&self) -> Vec<(&'p Text, &'p Spanned<super::raw::VerbDef>)> {
+        in_source_order(self.raw.tools.verbs.get_ref())
+    }
+}
+
+/// The location of a spanned value in a file.
+pub fn loc<T>(file: PolicyFile, value: &Spanned<T>) -> Loc {
+    Loc::new(file, value.span())
+}

@@ -1,0 +1,205 @@
+//! Diagnostics: what a developer meets when a law is broken.
+//!
+//! Every diagnostic names its law, points at the offending bytes of a policy
+//! file, and ends with what to do instead. The same rendering serves the
+//! `cockpit!` compile errors and `m1nd policy check`, so the two never disagree.
+
+use std::fmt;
+
+use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
+
+use super::source::{Loc, PolicySources, line_col};
+
+/// The laws a policy must satisfy. See the README's table.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Law {
+    /// Files are readable, valid TOML, with known keys and right types.
+    M001,
+    /// Every verb or card named is defined.
+    M002,
+    /// Nothing is defined twice.
+    M003,
+    /// No denied verb is reachable from the menu.
+    M004,
+    /// A status-only verb appears only with its argument pinned to an allowed value.
+    M005,
+    /// A door carries no executable field.
+    M006,
+    /// Root entries are argument-less reads; actions bind every required argument.
+    M007,
+    /// At most three levels: root, collection, item.
+    M008,
+    /// Slot 0 is reserved; exactly three pinned slots hold 1–3.
+    M009,
+    /// Labels are static text with only the facet's numeric placeholders.
+    M010,
+    /// A budget is declared and the worst case fits it.
+    M011,
+    /// `negative_default` is present and non-empty.
+    M012,
+}
+
+impl Law {
+    pub const ALL: [Law; 12] = [
+        Law::M001,
+        Law::M002,
+        Law::M003,
+        Law::M004,
+        Law::M005,
+        Law::M006,
+        Law::M007,
+        Law::M008,
+        Law::M009,
+        Law::M010,
+        Law::M011,
+        Law::M012,
+    ];
+
+    pub fn code(self) -> &'static str {
+        match self {
+            Law::M001 => "M001",
+            Law::M002 => "M002",
+            Law::M003 => "M003",
+            Law::M004 => "M004",
+            Law::M005 => "M005",
+            Law::M006 => "M006",
+            Law::M007 => "M007",
+            Law::M008 => "M008",
+            Law::M009 => "M009",
+            Law::M010 => "M010",
+            Law::M011 => "M011",
+            Law::M012 => "M012",
+        }
+    }
+}
+
+impl fmt::Display for Law {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.code())
+    }
+}
+
+/// One broken law, with where and what instead.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub law: Law,
+    /// Lower-case, one line, without the code.
+    pub title: String,
+    /// The offending bytes; `None` only when a file has no text at all.
+    pub at: Option<Loc>,
+    /// The file the diagnostic is about when `at` is `None`.
+    pub file: Option<super::source::PolicyFile>,
+    /// A short note under the primary span.
+    pub label: String,
+    /// Related places, such as the deny-list entry that denies a verb.
+    pub related: Vec<(Loc, String)>,
+    /// What to do instead.
+    pub help: String,
+}
+
+impl Diagnostic {
+    pub fn new(law: Law, at: Loc, title: impl Into<String>) -> Self {
+        let file = Some(at.file);
+        Self {
+            law,
+            title: title.into(),
+            at: Some(at),
+            file,
+            label: String::new(),
+            related: Vec::new(),
+            help: String::new(),
+        }
+    }
+
+    /// A diagnostic about a whole file (missing, not a file).
+    pub fn whole_file(law: Law, file: super::source::PolicyFile, title: impl Into<String>) -> Self {
+        Self {
+            law,
+            title: title.into(),
+            at: None,
+            file: Some(file),
+            label: String::new(),
+            related: Vec::new(),
+            help: String::new(),
+        }
+    }
+
+    pub fn label(mut self, label: impl Into<String>) -> Self {
+        self.label = label.into();
+        self
+    }
+
+    pub fn related(mut self, at: Loc, note: impl Into<String>) -> Self {
+        self.related.push((at, note.into()));
+        self
+    }
+
+    pub fn help(mut self, help: impl Into<String>) -> Self {
+        self.help = help.into();
+        self
+    }
+
+    /// `display:line:col` of the primary position.
+    pub fn position(&self, sources: &PolicySources) -> String {
+        match (&self.at, self.file) {
+            (Some(at), _) => {
+                let (line, col) = line_col(sources.text(at.file), at.span.start);
+                format!("{}:{line}:{col}", sources.file(at.file).display)
+            }
+            (None, Some(file)) => sources.file(file).display.clone(),
+            (None, None) => String::new(),
+        }
+    }
+
+    /// The first line: `[M004] slot 4 reads …`.
+    pub fn headline(&self) -> String {
+        format!("[{}] {}", self.law, self.title)
+    }
+
+    /// The full rendering: headline, `--> file:line:col`, the offending line,
+    /// related places, then `= help: …`. Plain ASCII, no colour.
+    pub fn render(&self, sources: &PolicySources) -> String {
+        let title = self.headline();
+        let mut group = Group::with_title(Level::ERROR.no_name().primary_title(title.as_str()));
+        if let Some(at) = &self.at {
+            group = group.element(snippet(sources, at, &self.label, AnnotationKind::Primary));
+        } else if let Some(file) = self.file {
+            group = group.element(annotate_snippets::Origin::path(
+                sources.file(file).display.as_str(),
+            ));
+        }
+        for (loc, note) in &self.related {
+            group = group.element(snippet(sources, loc, note, AnnotationKind::Context));
+        }
+        let mut report = vec![group];
+        if !self.help.is_empty() {
+            report.push(Group::with_title(
+                Level::HELP.secondary_title(self.help.as_str()),
+            ));
+        }
+        let rendered = Renderer::plain().render(&report);
+        // The renderer prints the nameless level as a leading ": "; drop it so
+        // the first line is exactly the headline, as rustc shows it after `error: `.
+        rendered
+            .strip_prefix(": ")
+            .map(str::to_owned)
+            .unwrap_or(rendered)
+    }
+}
+
+fn snippet<'a>(
+    sources: &'a PolicySources,
+    at: &'a Loc,
+    note: &'a str,
+    kind: AnnotationKind,
+) -> Snippet<'a, annotate_snippets::Annotation<'a>> {
+    let text = sources.text(at.file);
+    let start = at.span.start.min(text.len());
+    let end = at.span.end.clamp(start, text.len());
+    Snippet::source(text)
+        .path(sources.file(at.file).display.as_str())
+        .annotation(
+            kind.span(start..end)
+                .label(if note.is_empty() { None } else { Some(note) }),
+        )
+}

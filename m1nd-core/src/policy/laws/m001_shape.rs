@@ -1,0 +1,93 @@
+//! M001 (after parsing): values whose type is right but whose form is not.
+
+use super::super::context::{Context, loc};
+use super::super::diagnostic::{Diagnostic, Law};
+use super::super::source::PolicyFile;
+use crate::names::{canonical, is_canonical_spelling};
+
+pub const SCHEMA: &str = "m1nd-cockpit-v1";
+
+pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    let schema = &cx.raw.cockpit.schema;
+    if schema.get_ref() != SCHEMA {
+        out.push(
+            Diagnostic::new(
+                Law::M001,
+                loc(PolicyFile::Cockpit, schema),
+                format!("unknown schema `{}`", schema.get_ref()),
+            )
+            .label("this compiler reads one schema")
+            .help(format!("write `schema = \"{SCHEMA}\"`")),
+        );
+    }
+    for (name, verb) in cx.verbs_in_order() {
+        if !is_canonical_spelling(name.get_ref()) {
+            let fixed = canonical(name.get_ref());
+            let help = if is_canonical_spelling(&fixed) {
+                format!(
+                    "declare it as `[verbs.{fixed}]`; aliases such as `m1nd_` and `m1nd.` are added by the server"
+                )
+            } else {
+                "verb names are lower-case ASCII snake_case, starting with a letter".to_owned()
+            };
+            out.push(
+                Diagnostic::new(
+                    Law::M001,
+                    loc(PolicyFile::Tools, name),
+                    format!("verb name `{}` is not in canonical form", name.get_ref()),
+                )
+                .label("written here")
+                .help(help),
+            );
+        }
+        let def = verb.get_ref();
+        if def.summary.get_ref().trim().is_empty() {
+            out.push(
+                Diagnostic::new(
+                    Law::M001,
+                    loc(PolicyFile::Tools, &def.summary),
+                    format!("verb `{}` has an empty summary", name.get_ref()),
+                )
+                .help("say in one line what the verb does; tools/list shows it to every client"),
+            );
+        }
+        for arg in def.requires.iter().chain(&def.accepts) {
+            if !is_canonical_spelling(arg.get_ref()) {
+                out.push(
+                    Diagnostic::new(
+                        Law::M001,
+                        loc(PolicyFile::Tools, arg),
+                        format!("argument name `{}` is not snake_case", arg.get_ref()),
+                    )
+                    .help("argument names are lower-case ASCII snake_case, starting with a letter"),
+                );
+            }
+        }
+    }
+    for card in &cx.raw.cards.card {
+        let card = card.get_ref();
+        for (field, value) in [("id", &card.id), ("title", &card.title), ("why", &card.why)] {
+            if value.get_ref().trim().is_empty() {
+                out.push(
+                    Diagnostic::new(
+                        Law::M001,
+                        loc(PolicyFile::Cards, value),
+                        format!("card `{}` has an empty `{field}`", card.id.get_ref()),
+                    )
+                    .help(format!("give the card a non-empty `{field}`")),
+                );
+            }
+        }
+        if card.reject_tool.is_some() != card.reject_reason.is_some() {
+            let at = card
+                .reject_tool
+                .as_ref()
+                .or(card.reject_reason.as_ref())
+                .unwrap_or(&card.id);
+            out.push(
+                Diagnostic::new(Law::M001, loc(PolicyFile::Cards, at), format!("card `{}` has only one of `reject_tool` and `reject_reason`", card.id.get_ref()))
+                    .help("a rejected tool needs its reason, and a reason needs its tool: give both or neither"),
+            );
+        }
+    }
+}

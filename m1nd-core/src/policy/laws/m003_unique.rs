@@ -1,0 +1,116 @@
+//! M003: nothing is defined twice — verbs (up to aliasing and look-alikes),
+//! deny entries, card ids, slot numbers and slot keys.
+
+use std::collections::HashMap;
+
+use toml::Spanned;
+
+use super::super::context::{Context, loc};
+use super::super::diagnostic::{Diagnostic, Law};
+use super::super::source::PolicyFile;
+use crate::names::{canonical, skeleton_of};
+
+pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    let verbs = cx.verbs_in_order();
+    first_wins(
+        PolicyFile::Tools,
+        verbs
+            .iter()
+            .map(|(k, _)| (skeleton_of(&canonical(k.get_ref())), *k)),
+        |name, first| {
+            format!(
+                "verb `{name}` collides with `{first}` (same name once aliases, case and look-alikes are folded)"
+            )
+        },
+        "rename or remove one of them; clients could not tell them apart",
+        out,
+    );
+    first_wins(
+        PolicyFile::Deny,
+        cx.raw
+            .deny
+            .tools
+            .get_ref()
+            .iter()
+            .map(|t| (canonical(t.get_ref()), t)),
+        |name, first| format!("the deny list names `{name}` twice (first as `{first}`)"),
+        "list each verb once",
+        out,
+    );
+    for (key, _) in cx.raw.deny.status_only.iter() {
+        if let Some(entry) = cx.denial(&canonical(key.get_ref())) {
+            out.push(
+                Diagnostic::new(Law::M003, loc(PolicyFile::Deny, key), format!("`{}` is both denied outright and status-only", key.get_ref()))
+                    .related(loc(PolicyFile::Deny, entry), "denied outright here")
+                    .help("choose one: keep it in `tools` to deny every call, or keep the status-only rule to allow its status form"),
+            );
+        }
+    }
+    for (name, verb) in &verbs {
+        let def = verb.get_ref();
+        first_wins(
+            PolicyFile::Tools,
+            def.requires
+                .iter()
+                .chain(&def.accepts)
+                .map(|a| (a.get_ref().clone(), a)),
+            |arg, _| format!("verb `{}` lists argument `{arg}` twice", name.get_ref()),
+            "an argument is either required (`requires`) or optional (`accepts`), once",
+            out,
+        );
+    }
+    first_wins(
+        PolicyFile::Cards,
+        cx.raw
+            .cards
+            .card
+            .iter()
+            .map(|c| (c.get_ref().id.get_ref().clone(), &c.get_ref().id)),
+        |id, _| format!("card id `{id}` is used twice"),
+        "give every card its own id; the menu names cards by id",
+        out,
+    );
+    let slots: Vec<_> = cx.slots().collect();
+    first_wins(
+        PolicyFile::Cockpit,
+        slots.iter().map(|s| (s.n.get_ref().to_string(), &s.n)),
+        |n, _| format!("slot number {n} is used twice"),
+        "number each slot once; a number is what the human types",
+        out,
+    );
+    first_wins(
+        PolicyFile::Cockpit,
+        slots.iter().map(|s| (s.key.get_ref().clone(), &s.key)),
+        |key, _| format!("slot key `{key}` is used twice"),
+        "each facet gets one slot, so a slot's meaning never depends on which copy the human saw",
+        out,
+    );
+}
+
+/// Report every value whose key was already seen, pointing back at the first.
+fn first_wins<'a, T: 'a + std::fmt::Display>(
+    file: PolicyFile,
+    items: impl Iterator<Item = (String, &'a Spanned<T>)>,
+    title: impl Fn(&T, &T) -> String,
+    help: &str,
+    out: &mut Vec<Diagnostic>,
+) {
+    let mut seen: HashMap<String, &Spanned<T>> = HashMap::new();
+    for (key, value) in items {
+        match seen.get(&key) {
+            Some(first) => out.push(
+                Diagnostic::new(
+                    Law::M003,
+                    loc(file, value),
+                    title(value.get_ref(), first.get_ref()),
+                )
+                .label("defined again here")
+                .related(loc(file, first), "first defined here")
+                .help(help),
+            ),
+            None => {
+                seen.insert(key, value);
+            }
+        }
+    }
+}

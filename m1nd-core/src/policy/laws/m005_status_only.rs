@@ -1,0 +1,107 @@
+//! M005: a status-only verb appears in the menu only with its argument pinned
+//! to an allowed value (`persist` with `action = "status"`).
+
+use super::super::context::{Context, Role, loc};
+use super::super::diagnostic::{Diagnostic, Law};
+use super::super::source::PolicyFile;
+
+pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    for (key, rule) in cx.raw.deny.status_only.iter() {
+        let def = rule.get_ref();
+        if def.allowed.get_ref().is_empty() {
+            out.push(
+                Diagnostic::new(Law::M005, loc(PolicyFile::Deny, &def.allowed), format!("status-only rule for `{}` allows nothing", key.get_ref()))
+                    .help("list at least one allowed value, or move the verb to `tools` to deny it outright"),
+            );
+        }
+        if let Some(verb) = cx.verb(key.get_ref()).and_then(|v| cx.verb_def(v)) {
+            let arg = def.argument.get_ref();
+            if !verb
+                .requires
+                .iter()
+                .chain(&verb.accepts)
+                .any(|a| a.get_ref() == arg)
+            {
+                out.push(
+                    Diagnostic::new(
+                        Law::M005,
+                        loc(PolicyFile::Deny, &def.argument),
+                        format!("`{}` takes no argument `{arg}`", key.get_ref()),
+                    )
+                    .help(format!(
+                        "pin an argument that tools.toml lists in `{}`'s requires or accepts",
+                        key.get_ref()
+                    )),
+                );
+            }
+        }
+    }
+    for read in cx.menu_reads() {
+        let Some(card) = read.card else { continue };
+        let card = card.get_ref();
+        let Some(verb) = cx.verb(card.tool.get_ref()) else {
+            continue;
+        };
+        let Some((rule_key, rule)) = cx.status_only.get(verb) else {
+            continue;
+        };
+        let argument = rule.argument.get_ref();
+        let allowed: Vec<String> = rule
+            .allowed
+            .get_ref()
+            .iter()
+            .map(|a| format!("\"{}\"", a.get_ref()))
+            .collect();
+        let pinned = card.arguments.iter().find(|(k, _)| k.get_ref() == argument);
+        let ok = pinned.is_some_and(|(_, v)| {
+            rule.allowed
+                .get_ref()
+                .iter()
+                .any(|a| a.get_ref() == v.get_ref().trim())
+        });
+        if !ok {
+            let (at, got) = match pinned {
+                Some((_, v)) => (
+                    loc(PolicyFile::Cards, v),
+                    format!("pins it to \"{}\"", v.get_ref()),
+                ),
+                None => (
+                    loc(PolicyFile::Cards, &card.tool),
+                    "leaves it open".to_owned(),
+                ),
+            };
+            out.push(
+                Diagnostic::new(
+                    Law::M005,
+                    loc(PolicyFile::Cockpit, read.card_ref),
+                    format!("{} calls status-only `{verb}` but {got}", read.describe()),
+                )
+                .label("a read-only menu may only ask for the status")
+                .related(at, format!("card `{}`", card.id.get_ref()))
+                .related(loc(PolicyFile::Deny, rule_key), "status-only rule here")
+                .help(format!(
+                    "set `arguments = {{ {argument} = {} }}` on the card",
+                    allowed.join(" or ")
+                )),
+            );
+        }
+        if let (Role::Action(k), Some(actions)) = (read.role, &read.slot.actions) {
+            let action = actions.get_ref()[k - 1].get_ref();
+            if let Some((bound, _)) = action.bind.iter().find(|(b, _)| b.get_ref() == argument) {
+                out.push(
+                    Diagnostic::new(
+                        Law::M005,
+                        loc(PolicyFile::Cockpit, bound),
+                        format!(
+                            "{} binds `{argument}` of status-only `{verb}` from an item",
+                            read.describe()
+                        ),
+                    )
+                    .help(format!(
+                        "pin `{argument}` on the card instead; an item field could carry any value"
+                    )),
+                );
+            }
+        }
+    }
+}

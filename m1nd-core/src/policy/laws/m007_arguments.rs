@@ -1,0 +1,179 @@
+//! M007: a root entry is an argument-less read; a verb that requires
+//! arguments appears only as an item action whose `bind` supplies every one
+//! of them from fields the item has. Cards pass only arguments their verb takes.
+
+use super::super::context::{Context, Role, loc};
+use super::super::diagnostic::{Diagnostic, Law};
+use super::super::source::PolicyFile;
+use crate::facets::Facet;
+use crate::names::suggest;
+
+pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    card_arguments(cx, out);
+    for read in cx.menu_reads() {
+        let Some(card) = read.card else { continue };
+        let card = card.get_ref();
+        let Some(verb) = cx.verb(card.tool.get_ref()) else {
+            continue;
+        };
+        let Some(def) = cx.verb_def(verb) else {
+            continue;
+        };
+        let required: Vec<&str> = def.requires.iter().map(|r| r.get_ref().as_str()).collect();
+        match read.role {
+            Role::SlotCard | Role::DoorSource => {
+                if !required.is_empty() {
+                    out.push(
+                        Diagnostic::new(Law::M007, loc(PolicyFile::Cockpit, read.card_ref), format!("{} calls `{verb}`, which needs {}", read.describe(), list(&required)))
+                            .label("a root entry must be an argument-less read")
+                            .help(format!("offer `{verb}` as an item action (`[[slot.actions]]` with `bind`) so a selected item supplies its target, or read an argument-less verb here")),
+                    );
+                }
+            }
+            Role::Action(k) => {
+                let Some(action) = read
+                    .slot
+                    .actions
+                    .as_ref()
+                    .map(|a| a.get_ref()[k - 1].get_ref())
+                else {
+                    continue;
+                };
+                let takes: Vec<&str> = def
+                    .requires
+                    .iter()
+                    .chain(&def.accepts)
+                    .map(|a| a.get_ref().as_str())
+                    .collect();
+                for missing in required
+                    .iter()
+                    .filter(|r| !action.bind.keys().any(|b| b.get_ref() == *r))
+                {
+                    out.push(
+                        Diagnostic::new(Law::M007, loc(PolicyFile::Cockpit, read.card_ref), format!("{} does not bind `{missing}`, which `{verb}` requires", read.describe()))
+                            .help(format!("add `bind = {{ {missing} = \"FIELD\" }}` naming a field of the selected item")),
+                    );
+                }
+                let fields = Context::facet(read.slot).and_then(Facet::items);
+                for (argument, field) in &action.bind {
+                    if !takes.contains(&argument.get_ref().as_str()) {
+                        out.push(
+                            Diagnostic::new(
+                                Law::M007,
+                                loc(PolicyFile::Cockpit, argument),
+                                format!(
+                                    "{} binds `{}`, which `{verb}` does not take",
+                                    read.describe(),
+                                    argument.get_ref()
+                                ),
+                            )
+                            .help(did_you_mean(
+                                argument.get_ref(),
+                                &takes,
+                                "arguments",
+                            )),
+                        );
+                    }
+                    if card
+                        .arguments
+                        .keys()
+                        .any(|a| a.get_ref() == argument.get_ref())
+                    {
+                        out.push(
+                            Diagnostic::new(
+                                Law::M007,
+                                loc(PolicyFile::Cockpit, argument),
+                                format!(
+                                    "{} binds `{}`, which card `{}` already fixes",
+                                    read.describe(),
+                                    argument.get_ref(),
+                                    card.id.get_ref()
+                                ),
+                            )
+                            .help("an argument comes from the item or from the card, not both"),
+                        );
+                    }
+                    if let Some(items) = fields {
+                        let names: Vec<&str> = items.field_names().collect();
+                        if !names.contains(&field.get_ref().as_str()) {
+                            out.push(
+                                Diagnostic::new(
+                                    Law::M007,
+                                    loc(PolicyFile::Cockpit, field),
+                                    format!(
+                                        "{} binds `{}` to `{}`, a field {} items do not have",
+                                        read.describe(),
+                                        argument.get_ref(),
+                                        field.get_ref(),
+                                        items.name
+                                    ),
+                                )
+                                .help(did_you_mean(
+                                    field.get_ref(),
+                                    &names,
+                                    "fields",
+                                )),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Every card passes only arguments its verb requires or accepts.
+fn card_arguments(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    for card in &cx.raw.cards.card {
+        let card = card.get_ref();
+        let Some(def) = cx.verb(card.tool.get_ref()).and_then(|v| cx.verb_def(v)) else {
+            continue;
+        };
+        let takes: Vec<&str> = def
+            .requires
+            .iter()
+            .chain(&def.accepts)
+            .map(|a| a.get_ref().as_str())
+            .collect();
+        for argument in card.arguments.keys() {
+            if !takes.contains(&argument.get_ref().as_str()) {
+                out.push(
+                    Diagnostic::new(
+                        Law::M007,
+                        loc(PolicyFile::Cards, argument),
+                        format!(
+                            "card `{}` passes `{}`, which `{}` does not take",
+                            card.id.get_ref(),
+                            argument.get_ref(),
+                            card.tool.get_ref()
+                        ),
+                    )
+                    .help(did_you_mean(
+                        argument.get_ref(),
+                        &takes,
+                        "arguments",
+                    )),
+                );
+            }
+        }
+    }
+}
+
+fn list(names: &[&str]) -> String {
+    names
+        .iter()
+        .map(|n| format!("`{n}`"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn did_you_mean(name: &str, candidates: &[&str], what: &str) -> String {
+    match suggest(name, candidates.iter().copied()) {
+        Some(best) => format!(
+            "did you mean `{best}`? the {what} here are {}",
+            list(candidates)
+        ),
+        None if candidates.is_empty() => format!("there are no {what} here"),
+        None => format!("the {what} here are {}", list(candidates)),
+    }
+}

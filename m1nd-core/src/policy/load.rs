@@ -1,0 +1,128 @@
+//! M001: every file is readable, valid TOML, with known keys and right types.
+
+use serde::de::DeserializeOwned;
+
+use super::diagnostic::{Diagnostic, Law};
+use super::raw::RawPolicy;
+use super::source::{Loc, PolicyFile, PolicySources, ReadProblem};
+use crate::names::suggest;
+
+/// Parse all four files, reporting every file that fails, not just the first.
+pub fn load(sources: &PolicySources) -> Result<RawPolicy, Vec<Diagnostic>> {
+    let mut problems = Vec::new();
+    let tools = parse(sources, PolicyFile::Tools, &mut problems);
+    let deny = parse(sources, PolicyFile::Deny, &mut problems);
+    let cards = parse(sources, PolicyFile::Cards, &mut problems);
+    let cockpit = parse(sources, PolicyFile::Cockpit, &mut problems);
+    match (tools, deny, cards, cockpit) {
+        (Some(tools), Some(deny), Some(cards), Some(cockpit)) if problems.is_empty() => {
+            Ok(RawPolicy {
+                tools,
+                deny,
+                cards,
+                cockpit,
+            })
+        }
+        _ => Err(problems),
+    }
+}
+
+fn parse<T: DeserializeOwned>(
+    sources: &PolicySources,
+    file: PolicyFile,
+    out: &mut Vec<Diagnostic>,
+) -> Option<T> {
+    let name = file.file_name();
+    let text = match &sources.file(file).text {
+        Ok(text) => text,
+        Err(ReadProblem::NotUtf8 { valid_up_to }) => {
+            out.push(
+                Diagnostic::new(
+                    Law::M001,
+                    Loc::new(file, *valid_up_to..*valid_up_to),
+                    format!("{name} is not valid UTF-8"),
+                )
+                .label("the first invalid byte is here")
+                .help("save the file as UTF-8; policy text is read as UTF-8 only"),
+            );
+            return None;
+        }
+        Err(problem) => {
+            out.push(
+                Diagnostic::whole_file(Law::M001, file, format!("{name} cannot be used: {problem}"))
+                    .help(format!("a policy directory holds exactly four files: tools.toml, read_only_denied.toml, help_cards.toml and cockpit.toml; put {name} there as a regular UTF-8 file")),
+            );
+            return None;
+        }
+    };
+    if text.trim().is_empty() {
+        out.push(
+            Diagnostic::whole_file(Law::M001, file, format!("{name} is empty"))
+                .help(empty_help(file)),
+        );
+        return None;
+    }
+    match toml::from_str::<T>(text) {
+        Ok(parsed) => Some(parsed),
+        Err(error) => {
+            out.push(toml_diagnostic(file, text, &error));
+            None
+        }
+    }
+}
+
+fn empty_help(file: PolicyFile) -> &'static str {
+    match file {
+        PolicyFile::Tools => "declare every verb as a `[verbs.NAME]` table with a `summary`",
+        PolicyFile::Deny => "declare `tools = [...]`, the verbs a read-only session may not call",
+        PolicyFile::Cards => "declare at least one `[[card]]` with id, title, why and tool",
+        PolicyFile::Cockpit => {
+            "declare schema, title, negative_default, [budget] and the [[slot]]s"
+        }
+    }
+}
+
+fn toml_diagnostic(file: PolicyFile, text: &str, error: &toml::de::Error) -> Diagnostic {
+    let message = error.message().trim();
+    let first_line = message.lines().next().unwrap_or("invalid TOML");
+    let span = error.span().unwrap_or(0..0);
+    let span = span.start.min(text.len())..span.end.min(text.len());
+    let title = format!("{}: {}", file.file_name(), lower_first(first_line));
+    let help = unknown_field_help(message).unwrap_or_else(|| {
+        if message.contains("duplicate key") {
+            "each key may appear once per table; remove or rename the second one".to_owned()
+        } else if message.contains("invalid type") {
+            "give the value the type the policy language expects (see the README's policy reference)".to_owned()
+        } else if message.contains("missing field") {
+            "add the missing key; every required key is listed in the README's policy reference".to_owned()
+        } else {
+            "fix the TOML at this position; the file must parse before any other law is checked".to_owned()
+        }
+    });
+    Diagnostic::new(Law::M001, Loc::new(file, span), title).help(help)
+}
+
+/// serde says "unknown field `x`, expected one of `a`, `b`": offer the closest.
+fn unknown_field_help(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let (field, rest) = rest.split_once('`')?;
+    let expected: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
+    let listed = expected
+        .iter()
+        .map(|e| format!("`{e}`"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    Some(match suggest(field, expected.iter().copied()) {
+        Some(best) => format!("did you mean `{best}`? the keys allowed here are {listed}"),
+        None if expected.is_empty() => format!("remove `{field}`: no keys are allowed here"),
+        None => format!("remove `{field}`; the keys allowed here are {listed}"),
+    })
+}
+
+fn lower_first(s: &str) -> String {
+    let mut chars = s.chars();
+    match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => String::new(),
+    }
+}

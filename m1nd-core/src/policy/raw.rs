@@ -1,0 +1,166 @@
+//! The policy as written: serde shapes of the four TOML files, with spans.
+//!
+//! Unknown keys are rejected (M001). A few keys that have no meaning in a
+//! place are still accepted here (a door's `card`, an action's nested
+//! `collection`) so that the law that forbids them can say why, instead of a
+//! bare "unknown field".
+
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
+use serde::de::IgnoredAny;
+use toml::Spanned;
+
+pub type Text = Spanned<String>;
+pub type Table<V> = BTreeMap<Text, Spanned<V>>;
+
+/// `tools.toml`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ToolsFile {
+    pub verbs: Spanned<Table<VerbDef>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct VerbDef {
+    pub summary: Text,
+    #[serde(default)]
+    pub requires: Vec<Text>,
+    #[serde(default)]
+    pub accepts: Vec<Text>,
+    #[serde(default)]
+    pub retired: Option<Spanned<bool>>,
+}
+
+/// `read_only_denied.toml`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DenyFile {
+    pub tools: Spanned<Vec<Text>>,
+    #[serde(default)]
+    pub status_only: Table<StatusOnlyDef>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StatusOnlyDef {
+    pub argument: Text,
+    pub allowed: Spanned<Vec<Text>>,
+}
+
+/// `help_cards.toml`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CardsFile {
+    #[serde(default)]
+    pub card: Vec<Spanned<CardDef>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CardDef {
+    pub id: Text,
+    pub title: Text,
+    pub why: Text,
+    pub tool: Text,
+    #[serde(default)]
+    pub arguments: Table<String>,
+    #[serde(default)]
+    pub reject_tool: Option<Text>,
+    #[serde(default)]
+    pub reject_reason: Option<Text>,
+    #[serde(default)]
+    pub overview: Option<Spanned<bool>>,
+}
+
+/// `cockpit.toml`
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CockpitFile {
+    pub schema: Text,
+    pub title: Text,
+    #[serde(default)]
+    pub negative_default: Option<Text>,
+    #[serde(default)]
+    pub budget: Option<Spanned<BudgetDef>>,
+    #[serde(default)]
+    pub slot: Vec<Spanned<SlotDef>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BudgetDef {
+    pub root_tokens: Spanned<i64>,
+    pub drill_tokens: Spanned<i64>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SlotDef {
+    pub n: Spanned<i64>,
+    pub key: Text,
+    #[serde(default)]
+    pub pinned: Option<Spanned<bool>>,
+    /// A pointer: door text only.
+    #[serde(default)]
+    pub door: Option<Text>,
+    /// The card whose read feeds a door's label and collection.
+    #[serde(default)]
+    pub source: Option<Text>,
+    /// The card whose read this slot shows.
+    #[serde(default)]
+    pub card: Option<Text>,
+    #[serde(default)]
+    pub label: Option<Spanned<Table<String>>>,
+    #[serde(default)]
+    pub collection: Option<Spanned<CollectionDef>>,
+    #[serde(default)]
+    pub actions: Option<Spanned<Vec<Spanned<ActionDef>>>>,
+    /// Executable fields a slot may never carry directly (M006).
+    #[serde(default)]
+    pub tool: Option<Spanned<IgnoredAny>>,
+    #[serde(default)]
+    pub verb: Option<Spanned<IgnoredAny>>,
+    #[serde(default)]
+    pub arguments: Option<Spanned<IgnoredAny>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CollectionDef {
+    pub items: Text,
+    pub limit: Spanned<i64>,
+    /// A collection inside a collection (M008).
+    #[serde(default)]
+    pub collection: Option<Spanned<IgnoredAny>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActionDef {
+    pub card: Text,
+    #[serde(default)]
+    pub bind: Table<String>,
+    /// A level below the item (M008).
+    #[serde(default)]
+    pub collection: Option<Spanned<IgnoredAny>>,
+    #[serde(default)]
+    pub actions: Option<Spanned<IgnoredAny>>,
+}
+
+/// All four files, parsed.
+#[derive(Debug)]
+pub struct RawPolicy {
+    pub tools: ToolsFile,
+    pub deny: DenyFile,
+    pub cards: CardsFile,
+    pub cockpit: CockpitFile,
+}
+
+/// Entries of a spanned table in the order they were written.
+pub fn in_source_order<V>(table: &Table<V>) -> Vec<(&Text, &Spanned<V>)> {
+    let mut entries: Vec<_> = table.iter().collect();
+    entries.sort_by_key(|(k, _)| k.span().start);
+    entries
+}

@@ -1,0 +1,290 @@
+//! The worst case a policy can produce, measured with the real composer.
+//!
+//! Law M011 and the battery test both call [`worst_case`]. Rather than a
+//! hand-kept size model that could drift from the renderer, it renders the
+//! loudest state the policy admits — every number `u64::MAX`, every collection
+//! full, every field at its cap and made of `"` (which JSON doubles), the
+//! longest label of every slot, the longest state_sig and note — and measures
+//! the pretty JSON. Each of those maxima is independent of the others in the
+//! renderer, so combining them bounds every real response.
+
+use std::collections::HashMap;
+
+use super::compose::{
+    Composer, LEVEL_NOTES, RESULT_LINE_CHARS, RESULT_LINES, sig_moved_note, version_moved_note,
+};
+use super::json::{to_pretty, tokens};
+use super::reader::{Item, ReadError, Reader, Reading};
+use super::reading_set::Snapshot;
+use super::reference::Path;
+use super::sig::state_sig;
+use super::view::View;
+use crate::facets::{Facet, UNAVAILABLE};
+use crate::table::{Cockpit, ReadVerb, Slot, SlotKind};
+
+/// The largest root and drill responses, in tokens, and which drill it was.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorstCase {
+    pub root_tokens: usize,
+    pub drill_tokens: usize,
+    /// The reference of the largest drill, e.g. `6.5`.
+    pub drill_level: String,
+}
+
+/// Measure the worst root and drill responses of a table.
+pub fn worst_case(table: &Cockpit) -> WorstCase {
+    let loud = LoudReader::new(table);
+    let snapshot = Snapshot::take(table, &loud);
+    let composer = Composer::new(table, &loud, &snapshot);
+    let longest_sig = longest_state_sig(table);
+    let note = longest_note();
+    let measure = |mut view: View, title: Option<String>| {
+        view.state_sig.clone_from(&longest_sig);
+        view.store_version = u64::MAX;
+        view.state_moved = true;
+        view.note = Some(note.clone());
+        if let Some(title) = title {
+            view.title = title;
+        }
+        tokens(&to_pretty(&view))
+    };
+    let mut root = loud_labels_root(table, &loud);
+    root.title = table.title.to_string();
+    let root_tokens = measure(root, None);
+    let mut drill = (0, String::new());
+    for (index, slot) in table.slots.iter().enumerate() {
+        let title = longest_label(slot);
+        let mut paths = vec![Path::Collection { slot: slot.n }];
+        let count = collection_len(slot);
+        let actions = slot.collection.as_ref().map_or(0, |c| c.actions.len());
+        for m in 1..=count {
+            paths.push(Path::Item {
+                slot: slot.n,
+                item: m,
+            });
+            paths.extend((1..=actions as u16).map(|k| Path::Action {
+                slot: slot.n,
+                item: m,
+                action: k,
+            }));
+        }
+        let _ = index;
+        for path in paths {
+            let Ok(view) = composer.level(path) else {
+                continue;
+            };
+            let keep_title = matches!(path, Path::Action { .. });
+            let size = measure(
+                view,
+                if keep_title {
+                    None
+                } else {
+                    Some(title.clone())
+                },
+            );
+            if size > drill.0 {
+                drill = (size, path.to_string());
+            }
+        }
+    }
+    WorstCase {
+        root_tokens,
+        drill_tokens: drill.0,
+        drill_level: drill.1,
+    }
+}
+
+fn collection_len(slot: &Slot) -> u16 {
+    let Some(c) = &slot.collection else { return 0 };
+    match &slot.kind {
+        SlotKind::Help { cards } => c.limit.min(u16::try_from(cards.len()).unwrap_or(u16::MAX)),
+        _ => c.limit,
+    }
+}
+
+/// The root composed with each slot in the condition whose label is longest.
+fn loud_labels_root(table: &Cockpit, loud: &LoudReader) -> View {
+    let mut per_card = HashMap::new();
+    for slot in table.slots.iter() {
+        let Some(read) = slot.kind.source() else {
+            continue;
+        };
+        let reading = match longest_condition(slot) {
+            UNAVAILABLE => Err(ReadError("loud".into())),
+            name => Ok(numbers_for(slot.facet, name)),
+        };
+        per_card.insert(read.card().to_owned(), reading);
+    }
+    let reader = FixedReader {
+        per_card,
+        store_version: loud.store_version(),
+    };
+    let snapshot = Snapshot::take(table, &reader);
+    Composer::new(table, &reader, &snapshot)
+        .level(Path::Root)
+        .unwrap_or_else(|_| unreachable_root())
+}
+
+fn unreachable_root() -> View {
+    View {
+        level: Path::Root,
+        title: String::new(),
+        subject: None,
+        menu_sig: String::new(),
+        state_sig: String::new(),
+        store_version: 0,
+        state_moved: false,
+        note: None,
+        door: None,
+        entries: Vec::new(),
+        facts: Vec::new(),
+        back: None,
+    }
+}
+
+/// A label's length once its placeholders hold `u64::MAX`.
+fn filled_len(text: &str, placeholders: usize) -> usize {
+    let braces: usize = text.matches('{').count();
+    text.chars().count() + placeholders.min(braces) * 20
+}
+
+fn longest_condition(slot: &Slot) -> &str {
+    slot.labels
+        .iter()
+        .max_by_key(|l| {
+            let placeholders = slot
+                .facet
+                .condition(&l.condition)
+                .map_or(0, |c| c.placeholders.len());
+            filled_len(&l.text, placeholders)
+        })
+        .map_or(UNAVAILABLE, |l| &l.condition)
+}
+
+fn longest_label(slot: &Slot) -> String {
+    let condition = longest_condition(slot).to_owned();
+    match slot.facet.condition(&condition) {
+        Some(c) => {
+            let reading = numbers_for(slot.facet, c.name);
+            let mut text = slot.label(&condition).unwrap_or_default().to_owned();
+            for (name, value) in &reading.numbers {
+                text = text.replace(&format!("{{{name}}}"), &value.to_string());
+            }
+            text
+        }
+        None => slot.label(&condition).unwrap_or(UNAVAILABLE).to_owned(),
+    }
+}
+
+/// Numbers that put a facet in `condition`, each at `u64::MAX`.
+fn numbers_for(facet: Facet, condition: &str) -> Reading {
+    let placeholders = facet
+        .condition(condition)
+        .map_or(&[][..], |c| c.placeholders);
+    placeholders
+        .iter()
+        .fold(Reading::default(), |r, p| r.with(p, u64::MAX))
+}
+
+fn longest_state_sig(table: &Cockpit) -> String {
+    let loud = LoudReader::new(table);
+    let mut snapshot = Snapshot::take(table, &loud);
+    snapshot.store_version = u64::MAX;
+    state_sig(table, &snapshot)
+}
+
+fn longest_note() -> String {
+    let sig = "mc_00000000";
+    let mut notes = vec![
+        sig_moved_note(sig, sig),
+        version_moved_note(u64::MAX, u64::MAX, None),
+    ];
+    notes.extend(
+        LEVEL_NOTES
+            .iter()
+            .map(|n| version_moved_note(u64::MAX, u64::MAX, Some(n))),
+    );
+    notes
+        .into_iter()
+        .max_by_key(|n| n.chars().count())
+        .unwrap_or_default()
+}
+
+/// Serves the loudest state every read can return.
+struct LoudReader {
+    per_card: HashMap<String, Reading>,
+    action_result: Reading,
+}
+
+impl LoudReader {
+    fn new(table: &Cockpit) -> Self {
+        let mut per_card = HashMap::new();
+        let max_limit = table
+            .slots
+            .iter()
+            .filter_map(|s| s.collection.as_ref())
+            .map(|c| c.limit)
+            .max()
+            .unwrap_or(0);
+        for slot in table.slots.iter() {
+            let Some(read) = slot.kind.source() else {
+                continue;
+            };
+            let mut reading = Facet::ALL
+                .iter()
+                .flat_map(|f| f.conditions())
+                .flat_map(|c| c.placeholders)
+                .fold(Reading::default(), |r, p| r.with(p, u64::MAX));
+            if let Some(items) = slot.facet.items() {
+                let item = Item::new(items.fields.iter().map(|f| (f.name, "\"".repeat(f.cap))));
+                reading.items = vec![item; usize::from(max_limit)];
+            }
+            per_card.insert(read.card().to_owned(), reading);
+        }
+        let line = Item::new([("x", "\"".repeat(RESULT_LINE_CHARS))]);
+        let action_result = Reading {
+            numbers: Vec::new(),
+            items: vec![line; RESULT_LINES],
+        };
+        Self {
+            per_card,
+            action_result,
+        }
+    }
+}
+
+impl Reader for LoudReader {
+    fn read(&self, read: &ReadVerb, bound: &[(&str, &str)]) -> Result<Reading, ReadError> {
+        if !bound.is_empty() {
+            return Ok(self.action_result.clone());
+        }
+        Ok(self
+            .per_card
+            .get(read.card())
+            .cloned()
+            .unwrap_or_else(|| self.action_result.clone()))
+    }
+
+    fn store_version(&self) -> u64 {
+        u64::MAX
+    }
+}
+
+/// Serves fixed readings per card.
+struct FixedReader {
+    per_card: HashMap<String, Result<Reading, ReadError>>,
+    store_version: u64,
+}
+
+impl Reader for FixedReader {
+    fn read(&self, read: &ReadVerb, _bound: &[(&str, &str)]) -> Result<Reading, ReadError> {
+        self.per_card
+            .get(read.card())
+            .cloned()
+            .unwrap_or_else(|| Ok(Reading::default()))
+    }
+
+    fn store_version(&self) -> u64 {
+        self.store_version
+    }
+}

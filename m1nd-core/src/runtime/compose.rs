@@ -1,0 +1,388 @@
+//! The pure composer: a table, a reader and a request in; a view out.
+//!
+//! It reads through [`Reader`] only, writes nothing, and fails alone: a read
+//! that fails degrades its own slot to the `unavailable` label.
+
+use super::reader::{Item, Reader, Reading};
+use super::reading_set::Snapshot;
+use super::reference::{self, Path, Reference};
+use super::sanitize::display;
+use super::sig::{menu_sig, state_sig};
+use super::view::{Entry, EntryText, View};
+use crate::facets::{Facet, UNAVAILABLE};
+use crate::table::{Cockpit, Slot, SlotKind};
+
+/// What the `cockpit` verb was asked.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Request {
+    /// A reference as typed (`3.2@mc_…`); `None` is the root.
+    pub select: Option<String>,
+    /// The store_version the caller last saw.
+    pub seen_store_version: Option<u64>,
+}
+
+/// Why a request could not be answered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CockpitError {
+    Reference(reference::ReferenceError),
+    /// The reference parsed, but names nothing on this menu.
+    NoSuch(String),
+}
+
+impl std::fmt::Display for CockpitError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CockpitError::Reference(e) => e.fmt(f),
+            CockpitError::NoSuch(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for CockpitError {}
+
+/// Most lines an action result shows, and their width.
+pub const RESULT_LINES: usize = 8;
+pub const RESULT_LINE_CHARS: usize = 80;
+
+const NOTE_UNAVAILABLE: &str =
+    "this fact cannot be read right now; the rest of the menu is unaffected";
+const NOTE_READ_FAILED: &str = "this read failed; nothing was changed";
+
+/// Serve one cockpit request.
+pub fn cockpit(
+    table: &Cockpit,
+    reader: &dyn Reader,
+    request: &Request,
+) -> Result<View, CockpitError> {
+    let reference = reference::parse(request.select.as_deref().unwrap_or(""))
+        .map_err(CockpitError::Reference)?;
+    let snapshot = Snapshot::take(table, reader);
+    Composer::new(table, reader, &snapshot).answer(&reference, request.seen_store_version)
+}
+
+/// The note when the menu a number was read from has changed.
+pub(crate) fn sig_moved_note(seen: &str, now: &str) -> String {
+    format!(
+        "state moved: the menu you chose from ({seen}) is now {now}; nothing was selected, here it is again"
+    )
+}
+
+/// The note when only the store version moved; any other note follows it.
+pub(crate) fn version_moved_note(now: u64, seen: u64, other: Option<&str>) -> String {
+    let moved = format!("state moved: store_version is {now} (you saw {seen})");
+    match other {
+        Some(note) => format!("{moved}; {note}"),
+        None => moved,
+    }
+}
+
+/// Every static note a level may carry besides the moved-state prefix.
+pub(crate) const LEVEL_NOTES: [&str; 2] = [NOTE_UNAVAILABLE, NOTE_READ_FAILED];
+
+pub(crate) struct Composer<'a> {
+    table: &'a Cockpit,
+    reader: &'a dyn Reader,
+    snapshot: &'a Snapshot,
+    state_sig: String,
+}
+
+impl<'a> Composer<'a> {
+    pub(crate) fn new(table: &'a Cockpit, reader: &'a dyn Reader, snapshot: &'a Snapshot) -> Self {
+        Self {
+            table,
+            reader,
+            snapshot,
+            state_sig: state_sig(table, snapshot),
+        }
+    }
+
+    fn answer(
+        &self,
+        reference: &Reference,
+        seen_version: Option<u64>,
+    ) -> Result<View, CockpitError> {
+        let path = reference.path;
+        if let (Some(seen), true) = (&reference.seen_sig, path != Path::Root) {
+            let parent = self.level(path.parent())?;
+            if &parent.menu_sig != seen {
+                let mut view = parent;
+                view.state_moved = true;
+                view.note = Some(sig_moved_note(seen, &view.menu_sig));
+                return Ok(view);
+            }
+        }
+        let mut view = self.level(path)?;
+        if let Some(seen) = seen_version.filter(|v| *v != self.snapshot.store_version) {
+            view.state_moved = true;
+            view.note = Some(version_moved_note(
+                self.snapshot.store_version,
+                seen,
+                view.note.as_deref(),
+            ));
+        }
+        Ok(view)
+    }
+
+    pub(crate) fn level(&self, path: Path) -> Result<View, CockpitError> {
+        let mut view = match path {
+            Path::Root => self.root(),
+            Path::Collection { slot } => self.collection(slot)?,
+            Path::Item { slot, item } => self.item(slot, item)?,
+            Path::Action { slot, item, action } => self.action(slot, item, action)?,
+        };
+        view.menu_sig = menu_sig(self.table, &view);
+        let sig = view.menu_sig.clone();
+        for entry in &mut view.entries {
+            entry.select = format!("{}@{sig}", entry.select);
+        }
+        view.back = match path {
+            Path::Root => None,
+            other => Some(match other.parent() {
+                Path::Root => "0".to_owned(),
+                parent => parent.to_string(),
+            }),
+        };
+        Ok(view)
+    }
+
+    fn base(&self, level: Path, title: String) -> View {
+        View {
+            level,
+            title,
+            subject: None,
+            menu_sig: String::new(),
+            state_sig: self.state_sig.clone(),
+            store_version: self.snapshot.store_version,
+            state_moved: false,
+            note: None,
+            door: None,
+            entries: Vec::new(),
+            facts: Vec::new(),
+            back: None,
+        }
+    }
+
+    fn root(&self) -> View {
+        let mut view = self.base(Path::Root, self.table.title.to_string());
+        for (i, slot) in self.table.slots.iter().enumerate() {
+            view.entries.push(Entry {
+                select: slot.n.to_string(),
+                text: EntryText::Label(self.label(i)),
+                identity: slot.facet.key().to_owned(),
+            });
+        }
+        view
+    }
+
+    /// The slot's label for its current condition, numbers filled in.
+    fn label(&self, index: usize) -> String {
+        let slot = &self.table.slots[index];
+        match &self.snapshot.readings[index] {
+            Err(_) => slot.label(UNAVAILABLE).unwrap_or(UNAVAILABLE).to_owned(),
+            Ok(reading) => {
+                let condition = slot.facet.condition_for(|p| reading.number(p));
+                fill(
+                    slot.label(condition.name).unwrap_or(condition.name),
+                    reading,
+                )
+            }
+        }
+    }
+
+    fn slot(&self, n: u8) -> Result<(usize, &Slot), CockpitError> {
+        self.table
+            .slots
+            .iter()
+            .enumerate()
+            .find(|(_, s)| s.n == n)
+            .ok_or_else(|| {
+                let numbers: Vec<String> =
+                    self.table.slots.iter().map(|s| s.n.to_string()).collect();
+                CockpitError::NoSuch(format!(
+                    "there is no slot {n}; the slots are {}",
+                    numbers.join(", ")
+                ))
+            })
+    }
+
+    /// The items a slot lists: its collection's fixed-N projection.
+    fn items(&self, index: usize) -> Result<Vec<Item>, CockpitError> {
+        let slot = &self.table.slots[index];
+        let Some(collection) = &slot.collection else {
+            return Ok(Vec::new());
+        };
+        let limit = usize::from(collection.limit);
+        Ok(match &slot.kind {
+            SlotKind::Help { cards } => cards
+                .iter()
+                .take(limit)
+                .map(|c| {
+                    Item::new([
+                        ("id", &*c.card),
+                        ("title", &*c.title),
+                        ("why", &*c.why),
+                        ("tool", &*c.tool),
+                    ])
+                })
+                .collect(),
+            _ => match &self.snapshot.readings[index] {
+                Ok(reading) => reading.items.iter().take(limit).cloned().collect(),
+                Err(_) => Vec::new(),
+            },
+        })
+    }
+
+    fn collection(&self, n: u8) -> Result<View, CockpitError> {
+        let (index, slot) = self.slot(n)?;
+        let mut view = self.base(Path::Collection { slot: n }, self.label(index));
+        if let SlotKind::Door { text, .. } = &slot.kind {
+            view.door = Some(text.to_string());
+        }
+        if self.snapshot.readings[index].is_err() {
+            view.note = Some(NOTE_UNAVAILABLE.to_owned());
+        }
+        let headline = slot.facet.items().map_or("id", |i| i.headline);
+        for (m, item) in self.items(index)?.iter().enumerate() {
+            let id = item.field("id").unwrap_or_default();
+            view.entries.push(Entry {
+                select: format!("{n}.{}", m + 1),
+                text: EntryText::Data(headline_of(slot.facet, item, headline)),
+                identity: id.to_owned(),
+            });
+        }
+        Ok(view)
+    }
+
+    fn selected(&self, n: u8, m: u16) -> Result<(usize, &Slot, Item), CockpitError> {
+        let (index, slot) = self.slot(n)?;
+        let items = self.items(index)?;
+        let count = items.len();
+        let item = items.into_iter().nth(usize::from(m) - 1).ok_or_else(|| {
+            CockpitError::NoSuch(match count {
+                0 => format!("slot {n} lists no items right now"),
+                _ => format!("slot {n} has no item {m}; it lists 1 to {count}"),
+            })
+        })?;
+        Ok((index, slot, item))
+    }
+
+    fn item(&self, n: u8, m: u16) -> Result<View, CockpitError> {
+        let (index, slot, item) = self.selected(n, m)?;
+        let mut view = self.base(Path::Item { slot: n, item: m }, self.label(index));
+        let items = slot.facet.items();
+        view.subject = Some(headline_of(
+            slot.facet,
+            &item,
+            items.map_or("id", |i| i.headline),
+        ));
+        if let Some(items) = items {
+            for field in items.fields {
+                if let Some(value) = item.field(field.name) {
+                    view.facts
+                        .push((field.name.to_owned(), display(value, field.cap)));
+                }
+            }
+        }
+        if let Some(collection) = &slot.collection {
+            for (k, action) in collection.actions.iter().enumerate() {
+                let title = self
+                    .table
+                    .cards
+                    .iter()
+                    .find(|c| c.id == action.read.card())
+                    .map_or(action.read.card(), |c| &*c.title);
+                view.entries.push(Entry {
+                    select: format!("{n}.{m}.{}", k + 1),
+                    text: EntryText::Label(title.to_owned()),
+                    identity: action.read.card().to_owned(),
+                });
+            }
+        }
+        Ok(view)
+    }
+
+    fn action(&self, n: u8, m: u16, k: u16) -> Result<View, CockpitError> {
+        let (_, slot, item) = self.selected(n, m)?;
+        let actions = slot.collection.as_ref().map_or(&[][..], |c| &c.actions[..]);
+        let action = actions.get(usize::from(k) - 1).ok_or_else(|| {
+            CockpitError::NoSuch(match actions.len() {
+                0 => format!("item {n}.{m} has no actions"),
+                count => format!("item {n}.{m} has no action {k}; it has 1 to {count}"),
+            })
+        })?;
+        let card = self.table.cards.iter().find(|c| c.id == action.read.card());
+        let mut view = self.base(
+            Path::Action {
+                slot: n,
+                item: m,
+                action: k,
+            },
+            card.map_or(action.read.card(), |c| &*c.title).to_owned(),
+        );
+        let headline = slot.facet.items().map_or("id", |i| i.headline);
+        view.subject = Some(headline_of(slot.facet, &item, headline));
+        let bound: Vec<(&str, &str)> = action
+            .bind
+            .iter()
+            .map(|b| (&*b.argument, item.field(&b.field).unwrap_or_default()))
+            .collect();
+        match self.reader.read(&action.read, &bound) {
+            Ok(result) => view.facts = result_facts(&result),
+            Err(_) => view.note = Some(NOTE_READ_FAILED.to_owned()),
+        }
+        Ok(view)
+    }
+}
+
+/// Fill `{name}` placeholders with the reading's numbers. The laws guarantee
+/// a label has no other braces.
+fn fill(label: &str, reading: &Reading) -> String {
+    let mut out = String::with_capacity(label.len() + 16);
+    let mut rest = label;
+    while let Some(open) = rest.find('{') {
+        let Some(close) = rest[open..].find('}') else {
+            break;
+        };
+        out.push_str(&rest[..open]);
+        out.push_str(&reading.number(&rest[open + 1..open + close]).to_string());
+        rest = &rest[open + close + 1..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `id: headline`, sanitised, within the fields' caps.
+fn headline_of(facet: Facet, item: &Item, headline: &str) -> String {
+    let cap = |name: &str| {
+        facet
+            .items()
+            .and_then(|i| i.field(name))
+            .map_or(24, |f| f.cap)
+    };
+    let id = display(item.field("id").unwrap_or_default(), cap("id"));
+    if headline == "id" {
+        return id;
+    }
+    let text = display(item.field(headline).unwrap_or_default(), cap(headline));
+    format!("{id}: {text}")
+}
+
+/// An action result as facts: numbers first, then one line per item.
+fn result_facts(result: &Reading) -> Vec<(String, String)> {
+    let numbers = result
+        .numbers
+        .iter()
+        .map(|(k, v)| (display(k, 24), v.to_string()));
+    let lines = result.items.iter().enumerate().map(|(i, item)| {
+        let line: Vec<String> = item
+            .fields
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect();
+        (
+            format!("{}", i + 1),
+            display(&line.join(" "), RESULT_LINE_CHARS),
+        )
+    });
+    numbers.chain(lines).take(RESULT_LINES).collect()
+}

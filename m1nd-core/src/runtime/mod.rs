@@ -1,0 +1,19 @@
+//! The cockpit runtime: references, the pure composer, sigs and the two skins.
+
+pub mod budget;
+mod compose;
+pub mod json;
+pub mod reader;
+mod reading_set;
+pub mod reference;
+pub mod sanitize;
+mod sig;
+pub mod text;
+pub mod view;
+
+pub use budget::{WorstCase, worst_case};
+pub use compose::{CockpitError, RESULT_LINE_CHARS, RESULT_LINES, Request, cockpit};
+pub use reader::{Item, ReadError, Reader, Reading};
+pub use reference::{Path, Reference, ReferenceError, parse as parse_reference};
+pub use text::Charset;
+pub use view::{Entry, EntryText, View};

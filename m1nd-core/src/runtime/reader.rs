@@ -1,0 +1,68 @@
+//! The composer's only window on state: read verbs, through [`ReadVerb`]s.
+//!
+//! A [`Reader`] is asked to run a [`ReadVerb`] — a value only the policy
+//! compiler produces — so the composer cannot name a verb the laws did not
+//! check, let alone one that writes.
+
+use crate::table::ReadVerb;
+
+/// What a read verb returns, as far as the cockpit cares.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Reading {
+    /// Named numbers: the facet's placeholders (`count`, `blocks`, …).
+    pub numbers: Vec<(String, u64)>,
+    /// Items, newest or most urgent first. Values are untrusted data.
+    pub items: Vec<Item>,
+}
+
+impl Reading {
+    pub fn number(&self, name: &str) -> u64 {
+        self.numbers
+            .iter()
+            .find(|(n, _)| n == name)
+            .map_or(0, |(_, v)| *v)
+    }
+
+    pub fn with(mut self, name: &str, value: u64) -> Self {
+        self.numbers.push((name.to_owned(), value));
+        self
+    }
+}
+
+/// One item: named fields of untrusted text.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Item {
+    pub fields: Vec<(String, String)>,
+}
+
+impl Item {
+    pub fn new<K: Into<String>, V: Into<String>>(fields: impl IntoIterator<Item = (K, V)>) -> Self {
+        Self {
+            fields: fields
+                .into_iter()
+                .map(|(k, v)| (k.into(), v.into()))
+                .collect(),
+        }
+    }
+
+    pub fn field(&self, name: &str) -> Option<&str> {
+        self.fields
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// A read that failed. The composer shows the fact as unavailable; it never
+/// shows this text to the human (it may carry state).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadError(pub String);
+
+/// Serves read verbs to the composer.
+pub trait Reader {
+    /// Run `read` with its fixed arguments plus `bound` (from a selected item).
+    fn read(&self, read: &ReadVerb, bound: &[(&str, &str)]) -> Result<Reading, ReadError>;
+
+    /// The store's optimistic-concurrency counter.
+    fn store_version(&self) -> u64;
+}

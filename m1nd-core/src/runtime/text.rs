@@ -1,0 +1,63 @@
+//! The plain-text skin: the same view as a card a human reads in a terminal
+//! or a chat, with an ASCII fallback for surfaces that mangle Unicode.
+
+use std::fmt::Write;
+
+use super::json::level_name;
+use super::view::{EntryText, View};
+
+/// Which characters the card may use.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Charset {
+    Unicode,
+    /// Every non-ASCII character becomes `?`.
+    Ascii,
+}
+
+/// Render the card.
+pub fn render(view: &View, charset: Charset) -> String {
+    let dot = match charset {
+        Charset::Unicode => " · ",
+        Charset::Ascii => " - ",
+    };
+    let mut out = String::new();
+    let _ = writeln!(out, "{}{dot}{}", view.title, level_name(view.level));
+    if let Some(subject) = &view.subject {
+        let _ = writeln!(out, "  {subject}");
+    }
+    if view.state_moved {
+        let _ = writeln!(out, "! state moved");
+    }
+    if let Some(note) = &view.note {
+        let _ = writeln!(out, "! {note}");
+    }
+    if let Some(door) = &view.door {
+        let _ = writeln!(out, "  > {door}");
+    }
+    for (field, value) in &view.facts {
+        let _ = writeln!(out, "  {field}: {value}");
+    }
+    for entry in &view.entries {
+        let number = entry.select.split('@').next().unwrap_or(&entry.select);
+        let text = match &entry.text {
+            EntryText::Label(l) => l.clone(),
+            EntryText::Data(d) => format!("[{d}]"),
+        };
+        let _ = writeln!(out, "{number:>6}  {text}");
+    }
+    if let Some(back) = &view.back {
+        let _ = writeln!(out, "{back:>6}  back");
+    }
+    let _ = write!(
+        out,
+        "{}{dot}{}{dot}sv {}",
+        view.menu_sig, view.state_sig, view.store_version
+    );
+    match charset {
+        Charset::Unicode => out,
+        Charset::Ascii => out
+            .chars()
+            .map(|c| if c.is_ascii() { c } else { '?' })
+            .collect(),
+    }
+}

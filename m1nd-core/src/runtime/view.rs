@@ -1,0 +1,59 @@
+//! The skin-neutral view of one cockpit level.
+//!
+//! The composer builds a [`View`]; the JSON and text skins only render it.
+//! That is what makes "two skins, one geometry" true by construction: both
+//! read the same entries, labels, facts and sigs from the same value.
+
+use super::reference::Path;
+
+/// One level of the cockpit, ready to render.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct View {
+    pub level: Path,
+    /// Static text: the cockpit title, a slot label, or an action card's title.
+    pub title: String,
+    /// For item views: the item's headline (untrusted data, sanitised).
+    pub subject: Option<String>,
+    pub menu_sig: String,
+    pub state_sig: String,
+    pub store_version: u64,
+    /// The level's state moved since the human saw it.
+    pub state_moved: bool,
+    /// Static explanation, shown first when state moved or a read failed.
+    pub note: Option<String>,
+    /// Door text (static, from the policy).
+    pub door: Option<String>,
+    /// Numbered choices of this level.
+    pub entries: Vec<Entry>,
+    /// Facts of an item or an action result: (field, sanitised value).
+    pub facts: Vec<(String, String)>,
+    /// Where `0`-style "back" leads from here, as a reference.
+    pub back: Option<String>,
+}
+
+/// A numbered choice. Its payload is only ever the reference a human types.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Entry {
+    /// `3.2@mc_1a2b3c4d`
+    pub select: String,
+    pub text: EntryText,
+    /// What the number denotes (slot key, item id, action card), for the sig.
+    pub(crate) identity: String,
+}
+
+/// Static policy text or untrusted state text — never mixed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EntryText {
+    /// From the policy, with numbers filled in.
+    Label(String),
+    /// From state, sanitised and capped.
+    Data(String),
+}
+
+impl EntryText {
+    pub fn as_str(&self) -> &str {
+        match self {
+            EntryText::Label(s) | EntryText::Data(s) => s,
+        }
+    }
+}

@@ -1,0 +1,224 @@
+//! The compiled cockpit table.
+//!
+//! Every field is a `Cow<'static, _>` so that one type serves two owners: the
+//! `cockpit!` macro emits it as a `static` of borrowed literals, and
+//! [`crate::policy::compile`] builds the same value owned at run time. The two
+//! can then be compared with `==`, which is how the runtime re-check proves the
+//! generated table is the policy on disk.
+//!
+//! The shapes make some laws unrepresentable: a [`SlotKind::Door`] has no field
+//! that could hold a verb (M006), and a read is a [`ReadVerb`], which only the
+//! policy compiler and generated code construct.
+
+use std::borrow::Cow;
+
+use crate::deny::DenyList;
+use crate::facets::Facet;
+
+/// Static or owned text.
+pub type Str = Cow<'static, str>;
+/// Static or owned list.
+pub type List<T> = Cow<'static, [T]>;
+
+/// The whole compiled policy: what the server serves, guards with and lists.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Cockpit {
+    pub schema: Str,
+    pub title: Str,
+    /// The on-request-only sentence, repeated verbatim in the MCP instructions.
+    pub negative_default: Str,
+    /// blake3 of the canonical encoding of the policy (64 hex digits).
+    pub digest: Str,
+    pub budget: Budget,
+    pub verbs: List<Verb>,
+    pub deny: DenyList,
+    pub cards: List<Card>,
+    pub slots: List<Slot>,
+}
+
+/// Response ceilings, in tokens (characters / 4 of the pretty JSON).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Budget {
+    pub root_tokens: u32,
+    pub drill_tokens: u32,
+}
+
+/// A verb the server knows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verb {
+    pub name: Str,
+    pub summary: Str,
+    /// Arguments a caller must supply.
+    pub requires: List<Str>,
+    /// Further arguments a caller may supply.
+    pub accepts: List<Str>,
+    /// Tombstones: refused in every session, kept so old callers get a clear answer.
+    pub retired: bool,
+}
+
+/// A help card (upstream's OverviewCard form), reused by the menu for its reads.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Card {
+    pub id: Str,
+    pub title: Str,
+    pub why: Str,
+    pub tool: Str,
+    pub arguments: List<Argument>,
+    pub reject_tool: Option<Str>,
+    pub reject_reason: Option<Str>,
+    /// Listed by the help overview (subject to the deny list in read-only sessions).
+    pub overview: bool,
+}
+
+/// A fixed argument a card passes to its verb.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Argument {
+    pub name: Str,
+    pub value: Str,
+}
+
+/// A permission to call one read verb with fixed arguments.
+///
+/// Its fields are private and its constructor is hidden: the only values that
+/// exist were produced by the policy compiler after every law passed, so holding
+/// a `ReadVerb` is proof that the call cannot write.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReadVerb {
+    card: Str,
+    verb: Str,
+    arguments: List<Argument>,
+}
+
+impl ReadVerb {
+    /// Used by the policy compiler and by `cockpit!` expansions only.
+    #[doc(hidden)]
+    pub const fn __from_checked_policy(card: Str, verb: Str, arguments: List<Argument>) -> Self {
+        Self {
+            card,
+            verb,
+            arguments,
+        }
+    }
+
+    /// The help card this read comes from.
+    pub fn card(&self) -> &str {
+        &self.card
+    }
+
+    /// The verb to call.
+    pub fn verb(&self) -> &str {
+        &self.verb
+    }
+
+    /// The fixed arguments of the call.
+    pub fn arguments(&self) -> &[Argument] {
+        &self.arguments
+    }
+}
+
+/// One numbered entry of the root menu.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Slot {
+    /// The number a human types (1–9; 0 is "back").
+    pub n: u8,
+    pub facet: Facet,
+    /// One of the permanent trio held in slots 1–3.
+    pub pinned: bool,
+    pub kind: SlotKind,
+    /// One label per facet condition.
+    pub labels: List<Label>,
+    pub collection: Option<Collection>,
+}
+
+impl Slot {
+    /// The label text for a facet condition; the laws guarantee one exists for each.
+    pub fn label(&self, condition: &str) -> Option<&str> {
+        self.labels
+            .iter()
+            .find(|l| l.condition == condition)
+            .map(|l| &*l.text)
+    }
+}
+
+/// What selecting a slot does.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SlotKind {
+    /// A pointer: text that says where to go. Nothing to execute, even by mistake.
+    Door { text: Str, source: Option<ReadVerb> },
+    /// An argument-less read.
+    Read { read: ReadVerb },
+    /// The help overview, derived at compile time from the cards the deny list allows.
+    Help { cards: List<HelpEntry> },
+}
+
+impl SlotKind {
+    /// The read that feeds this slot's label and collection, if any.
+    pub fn source(&self) -> Option<&ReadVerb> {
+        match self {
+            SlotKind::Door { source, .. } => source.as_ref(),
+            SlotKind::Read { read } => Some(read),
+            SlotKind::Help { .. } => None,
+        }
+    }
+}
+
+/// A card listed by the derived help collection.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HelpEntry {
+    pub card: Str,
+    pub title: Str,
+    pub why: Str,
+    pub tool: Str,
+}
+
+/// A label for one facet condition; `{name}` placeholders are the facet's numbers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Label {
+    pub condition: Str,
+    pub text: Str,
+}
+
+/// A fixed-N projection of a facet's items (level 2), with drill-down actions.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Collection {
+    pub items: Str,
+    pub limit: u16,
+    pub actions: List<Action>,
+}
+
+/// A read run on a selected item, its targets bound from item fields (level 3).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Action {
+    pub read: ReadVerb,
+    pub bind: List<Binding>,
+}
+
+/// `argument ← item.field`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Binding {
+    pub argument: Str,
+    pub field: Str,
+}
+
+impl Cockpit {
+    /// The verb definition for a canonical name.
+    pub fn verb(&self, name: &str) -> Option<&Verb> {
+        self.verbs.iter().find(|v| v.name == name)
+    }
+
+    /// The slot a human selects with `n`.
+    pub fn slot(&self, n: u8) -> Option<&Slot> {
+        self.slots.iter().find(|s| s.n == n)
+    }
+
+    /// Every read the menu can perform: slot sources and item actions.
+    pub fn reads(&self) -> impl Iterator<Item = &ReadVerb> {
+        self.slots.iter().flat_map(|slot| {
+            slot.kind.source().into_iter().chain(
+                slot.collection
+                    .iter()
+                    .flat_map(|c| c.actions.iter().map(|a| &a.read)),
+            )
+        })
+    }
+}
