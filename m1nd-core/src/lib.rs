@@ -4,6 +4,8 @@
 //! `m1nd policy check` CLI and the runtime re-check in tests all call the same
 //! [`policy::compile`], so a law is written once and enforced everywhere.
 
+#[cfg(feature = "codegen")]
+pub mod codegen;
 pub mod deny;
 pub mod facets;
 pub mod names;

@@ -222,3 +222,20 @@ impl Cockpit {
         })
     }
 }
+
+impl Cockpit {
+    /// The value `cockpit!` emits next to its compile errors, so that rustc
+    /// reports the policy's violations and nothing else. Never served.
+    #[doc(hidden)]
+    pub const STUB: Cockpit = Cockpit {
+        schema: Cow::Borrowed(""),
+        title: Cow::Borrowed(""),
+        negative_default: Cow::Borrowed(""),
+        digest: Cow::Borrowed(""),
+        budget: Budget { root_tokens: 0, drill_tokens: 0 },
+        verbs: Cow::Borrowed(&[]),
+        deny: DenyList { tools: Cow::Borrowed(&[]), status_only: Cow::Borrowed(&[]) },
+        cards: Cow::Borrowed(&[]),
+        slots: Cow::Borrowed(&[]),
+    };
+}

@@ -1,0 +1,192 @@
+//! Code generation: a compiled [`Cockpit`] as a `const` Rust expression.
+//!
+//! `cockpit!` and `m1nd policy expand` both call [`expand`], so the golden
+//! expansion checked into the repository is exactly what the macro emits.
+
+use proc_macro2::TokenStream;
+use quote::{ToTokens, quote};
+
+use crate::deny::{DenyList, StatusOnly};
+use crate::table::{Action, Argument, Binding, Card, Cockpit, Collection, HelpEntry, Label, ReadVerb, Slot, SlotKind, Str, Verb};
+
+/// Paths for `include_bytes!`, so editing a policy file recompiles the caller.
+/// They are written as given: relative paths resolve against the calling file.
+pub struct Includes(pub Vec<String>);
+
+/// The table as a block expression of type `::m1nd_core::Cockpit`.
+pub fn expand(cockpit: &Cockpit, includes: &Includes) -> TokenStream {
+    let tracked = includes.0.iter().map(|path| quote! { const _: &[u8] = ::core::include_bytes!(#path); });
+    let body = cockpit_tokens(cockpit);
+    quote! {
+        {
+            #(#tracked)*
+            #body
+        }
+    }
+}
+
+/// The expression emitted next to compile errors: correctly typed, so the
+/// errors the policy caused are the only ones the developer sees.
+pub fn stub(includes: &Includes, errors: TokenStream) -> TokenStream {
+    let tracked = includes.0.iter().map(|path| quote! { const _: &[u8] = ::core::include_bytes!(#path); });
+    quote! {
+        {
+            #(#tracked)*
+            #errors
+            ::m1nd_core::Cockpit::STUB
+        }
+    }
+}
+
+fn s(v: &str) -> TokenStream {
+    quote! { ::std::borrow::Cow::Borrowed(#v) }
+}
+
+fn opt(v: Option<&Str>) -> TokenStream {
+    match v {
+        Some(v) => {
+            let v = s(v);
+            quote! { ::core::option::Option::Some(#v) }
+        }
+        None => quote! { ::core::option::Option::None },
+    }
+}
+
+fn list<T>(items: &[T], each: impl Fn(&T) -> TokenStream) -> TokenStream {
+    let items = items.iter().map(each);
+    quote! { ::std::borrow::Cow::Borrowed(&[#(#items),*]) }
+}
+
+fn strs(items: &[Str]) -> TokenStream {
+    list(items, |v| s(v))
+}
+
+fn cockpit_tokens(c: &Cockpit) -> TokenStream {
+    let (schema, title, negative_default, digest) = (s(&c.schema), s(&c.title), s(&c.negative_default), s(&c.digest));
+    let (root, drill) = (c.budget.root_tokens, c.budget.drill_tokens);
+    let verbs = list(&c.verbs, verb);
+    let deny = deny(&c.deny);
+    let cards = list(&c.cards, card);
+    let slots = list(&c.slots, slot);
+    quote! {
+        ::m1nd_core::Cockpit {
+            schema: #schema,
+            title: #title,
+            negative_default: #negative_default,
+            digest: #digest,
+            budget: ::m1nd_core::Budget { root_tokens: #root, drill_tokens: #drill },
+            verbs: #verbs,
+            deny: #deny,
+            cards: #cards,
+            slots: #slots,
+        }
+    }
+}
+
+fn verb(v: &Verb) -> TokenStream {
+    let (name, summary, requires, accepts, retired) = (s(&v.name), s(&v.summary), strs(&v.requires), strs(&v.accepts), v.retired);
+    quote! { ::m1nd_core::Verb { name: #name, summary: #summary, requires: #requires, accepts: #accepts, retired: #retired } }
+}
+
+fn deny(d: &DenyList) -> TokenStream {
+    let tools = strs(&d.tools);
+    let status_only = list(&d.status_only, |r: &StatusOnly| {
+        let (verb, argument, allowed) = (s(&r.verb), s(&r.argument), strs(&r.allowed));
+        quote! { ::m1nd_core::StatusOnly { verb: #verb, argument: #argument, allowed: #allowed } }
+    });
+    quote! { ::m1nd_core::DenyList { tools: #tools, status_only: #status_only } }
+}
+
+fn argument(a: &Argument) -> TokenStream {
+    let (name, value) = (s(&a.name), s(&a.value));
+    quote! { ::m1nd_core::Argument { name: #name, value: #value } }
+}
+
+fn card(c: &Card) -> TokenStream {
+    let (id, title, why, tool) = (s(&c.id), s(&c.title), s(&c.why), s(&c.tool));
+    let arguments = list(&c.arguments, argument);
+    let (reject_tool, reject_reason) = (opt(c.reject_tool.as_ref()), opt(c.reject_reason.as_ref()));
+    let overview = c.overview;
+    quote! {
+        ::m1nd_core::Card {
+            id: #id, title: #title, why: #why, tool: #tool, arguments: #arguments,
+            reject_tool: #reject_tool, reject_reason: #reject_reason, overview: #overview,
+        }
+    }
+}
+
+fn read(r: &ReadVerb) -> TokenStream {
+    let (card, verb) = (s(r.card()), s(r.verb()));
+    let arguments = list(r.arguments(), argument);
+    quote! { ::m1nd_core::ReadVerb::__from_checked_policy(#card, #verb, #arguments) }
+}
+
+fn slot(slot: &Slot) -> TokenStream {
+    let n = slot.n;
+    let facet = proc_macro2::Ident::new(slot.facet.variant(), proc_macro2::Span::call_site());
+    let pinned = slot.pinned;
+    let kind = match &slot.kind {
+        SlotKind::Door { text, source } => {
+            let text = s(text);
+            let source = match source {
+                Some(r) => {
+                    let r = read(r);
+                    quote! { ::core::option::Option::Some(#r) }
+                }
+                None => quote! { ::core::option::Option::None },
+            };
+            quote! { ::m1nd_core::SlotKind::Door { text: #text, source: #source } }
+        }
+        SlotKind::Read { read: r } => {
+            let r = read(r);
+            quote! { ::m1nd_core::SlotKind::Read { read: #r } }
+        }
+        SlotKind::Help { cards } => {
+            let cards = list(cards, |h: &HelpEntry| {
+                let (card, title, why, tool) = (s(&h.card), s(&h.title), s(&h.why), s(&h.tool));
+                quote! { ::m1nd_core::HelpEntry { card: #card, title: #title, why: #why, tool: #tool } }
+            });
+            quote! { ::m1nd_core::SlotKind::Help { cards: #cards } }
+        }
+    };
+    let labels = list(&slot.labels, |l: &Label| {
+        let (condition, text) = (s(&l.condition), s(&l.text));
+        quote! { ::m1nd_core::Label { condition: #condition, text: #text } }
+    });
+    let collection = match &slot.collection {
+        None => quote! { ::core::option::Option::None },
+        Some(c) => {
+            let c = collection(c);
+            quote! { ::core::option::Option::Some(#c) }
+        }
+    };
+    quote! {
+        ::m1nd_core::Slot {
+            n: #n, facet: ::m1nd_core::Facet::#facet, pinned: #pinned, kind: #kind,
+            labels: #labels, collection: #collection,
+        }
+    }
+}
+
+fn collection(c: &Collection) -> TokenStream {
+    let (items, limit) = (s(&c.items), c.limit);
+    let actions = list(&c.actions, |a: &Action| {
+        let r = read(&a.read);
+        let bind = list(&a.bind, |b: &Binding| {
+            let (argument, field) = (s(&b.argument), s(&b.field));
+            quote! { ::m1nd_core::Binding { argument: #argument, field: #field } }
+        });
+        quote! { ::m1nd_core::Action { read: #r, bind: #bind } }
+    });
+    quote! { ::m1nd_core::Collection { items: #items, limit: #limit, actions: #actions } }
+}
+
+/// A compile error carrying a rendered diagnostic, spanned where the caller says.
+pub fn compile_error(message: &str, span: proc_macro2::Span) -> TokenStream {
+    let lit = proc_macro2::Literal::string(message);
+    let mut lit_tokens = TokenStream::new();
+    let mut lit = lit;
+    lit.set_span(span);
+    lit.to_tokens(&mut lit_tokens);
+    quote::quote_spanned! {span=> ::core::compile_error!{ #lit_tokens } }
+}
