@@ -5,6 +5,8 @@
 //! It is produced by `cockpit!` from `policy/`; a policy that breaks a law
 //! does not compile.
 
+pub mod expand;
+
 pub use m1nd_core::Cockpit;
 
 /// The compiled policy.

@@ -232,9 +232,15 @@ impl Cockpit {
         title: Cow::Borrowed(""),
         negative_default: Cow::Borrowed(""),
         digest: Cow::Borrowed(""),
-        budget: Budget { root_tokens: 0, drill_tokens: 0 },
+        budget: Budget {
+            root_tokens: 0,
+            drill_tokens: 0,
+        },
         verbs: Cow::Borrowed(&[]),
-        deny: DenyList { tools: Cow::Borrowed(&[]), status_only: Cow::Borrowed(&[]) },
+        deny: DenyList {
+            tools: Cow::Borrowed(&[]),
+            status_only: Cow::Borrowed(&[]),
+        },
         cards: Cow::Borrowed(&[]),
         slots: Cow::Borrowed(&[]),
     };

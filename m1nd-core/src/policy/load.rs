@@ -87,7 +87,11 @@ fn toml_diagnostic(file: PolicyFile, text: &str, error: &toml::de::Error) -> Dia
     let first_line = message.lines().next().unwrap_or("invalid TOML");
     let span = error.span().unwrap_or(0..0);
     let span = span.start.min(text.len())..span.end.min(text.len());
-    let title = format!("{}: {}", file.file_name(), lower_first(first_line));
+    let title = format!(
+        "{}: {}",
+        file.file_name(),
+        plain_types(&lower_first(first_line))
+    );
     let help = unknown_field_help(message).unwrap_or_else(|| {
         if message.contains("duplicate key") {
             "each key may appear once per table; remove or rename the second one".to_owned()
@@ -117,6 +121,20 @@ fn unknown_field_help(message: &str) -> Option<String> {
         None if expected.is_empty() => format!("remove `{field}`: no keys are allowed here"),
         None => format!("remove `{field}`; the keys allowed here are {listed}"),
     })
+}
+
+/// serde names Rust types (`i64`, `a sequence`); a policy author thinks in TOML.
+fn plain_types(message: &str) -> String {
+    [
+        ("expected i64", "expected an integer"),
+        ("expected u32", "expected a non-negative integer"),
+        ("expected a boolean", "expected `true` or `false`"),
+        ("expected a sequence", "expected an array"),
+        ("expected a map", "expected a table"),
+        ("expected struct ", "expected a table for "),
+    ]
+    .iter()
+    .fold(message.to_owned(), |m, (from, to)| m.replace(from, to))
 }
 
 fn lower_first(s: &str) -> String {

@@ -31,7 +31,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let is_pinned = slot.pinned.as_ref().is_some_and(|p| *p.get_ref());
         if is_pinned {
             pinned.push((n, slot.pinned.as_ref().map(|p| loc(PolicyFile::Cockpit, p))));
-            if !(1..=3).contains(&n) {
+            if n != 0 && !(1..=3).contains(&n) {
                 out.push(
                     Diagnostic::new(
                         Law::M009,

@@ -1,0 +1,7 @@
+//! M001: an unknown schema.
+
+static COCKPIT: m1nd_core::Cockpit = m1nd_macros::cockpit!("tests/ui/policies/m001_schema");
+
+fn main() {
+    let _ = &COCKPIT;
+}

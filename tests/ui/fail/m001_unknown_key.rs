@@ -1,0 +1,7 @@
+//! M001: an unknown key gets a "did you mean".
+
+static COCKPIT: m1nd_core::Cockpit = m1nd_macros::cockpit!("tests/ui/policies/m001_unknown_key");
+
+fn main() {
+    let _ = &COCKPIT;
+}
