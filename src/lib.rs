@@ -7,6 +7,8 @@
 
 pub mod expand;
 
+pub mod store;
+
 pub use m1nd_core::Cockpit;
 
 /// The compiled policy.

@@ -8,8 +8,7 @@ use quote::{ToTokens, quote};
 
 use crate::deny::{DenyList, StatusOnly};
 use crate::table::{
-    Action, Argument, Binding, Card, Cockpit, Collection, HelpEntry, Label, ReadVerb, Slot,
-    SlotKind, Str, Verb,
+    Action, Argument, Binding, Card, Cockpit, Collection, HelpEntry, Label, ReadVerb, Slot, SlotKind, Str, Verb,
 };
 
 /// Paths for `include_bytes!`, so editing a policy file recompiles the caller.
@@ -18,10 +17,7 @@ pub struct Includes(pub Vec<String>);
 
 /// The table as a block expression of type `::m1nd_core::Cockpit`.
 pub fn expand(cockpit: &Cockpit, includes: &Includes) -> TokenStream {
-    let tracked = includes
-        .0
-        .iter()
-        .map(|path| quote! { const _: &[u8] = ::core::include_bytes!(#path); });
+    let tracked = includes.0.iter().map(|path| quote! { const _: &[u8] = ::core::include_bytes!(#path); });
     let body = cockpit_tokens(cockpit);
     quote! {
         {
@@ -34,10 +30,7 @@ pub fn expand(cockpit: &Cockpit, includes: &Includes) -> TokenStream {
 /// The expression emitted next to compile errors: correctly typed, so the
 /// errors the policy caused are the only ones the developer sees.
 pub fn stub(includes: &Includes, errors: TokenStream) -> TokenStream {
-    let tracked = includes
-        .0
-        .iter()
-        .map(|path| quote! { const _: &[u8] = ::core::include_bytes!(#path); });
+    let tracked = includes.0.iter().map(|path| quote! { const _: &[u8] = ::core::include_bytes!(#path); });
     quote! {
         {
             #(#tracked)*
@@ -71,12 +64,7 @@ fn strs(items: &[Str]) -> TokenStream {
 }
 
 fn cockpit_tokens(c: &Cockpit) -> TokenStream {
-    let (schema, title, negative_default, digest) = (
-        s(&c.schema),
-        s(&c.title),
-        s(&c.negative_default),
-        s(&c.digest),
-    );
+    let (schema, title, negative_default, digest) = (s(&c.schema), s(&c.title), s(&c.negative_default), s(&c.digest));
     let (root, drill) = (c.budget.root_tokens, c.budget.drill_tokens);
     let verbs = list(&c.verbs, verb);
     let deny = deny(&c.deny);
@@ -98,13 +86,8 @@ fn cockpit_tokens(c: &Cockpit) -> TokenStream {
 }
 
 fn verb(v: &Verb) -> TokenStream {
-    let (name, summary, requires, accepts, retired) = (
-        s(&v.name),
-        s(&v.summary),
-        strs(&v.requires),
-        strs(&v.accepts),
-        v.retired,
-    );
+    let (name, summary, requires, accepts, retired) =
+        (s(&v.name), s(&v.summary), strs(&v.requires), strs(&v.accepts), v.retired);
     quote! { ::m1nd_core::Verb { name: #name, summary: #summary, requires: #requires, accepts: #accepts, retired: #retired } }
 }
 

@@ -31,38 +31,21 @@ pub enum Refusal {
     /// The verb writes: it is on `READ_ONLY_DENIED_TOOLS`.
     Denied { verb: String },
     /// The verb writes unless `argument` holds one of `allowed`.
-    StatusOnly {
-        verb: String,
-        argument: String,
-        allowed: Vec<String>,
-        got: Option<String>,
-    },
+    StatusOnly { verb: String, argument: String, allowed: Vec<String>, got: Option<String> },
 }
 
 impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Refusal::Denied { verb } => write!(
-                f,
-                "`{verb}` writes: READ_ONLY_DENIED_TOOLS denies it to a session attached read-only"
-            ),
-            Refusal::StatusOnly {
-                verb,
-                argument,
-                allowed,
-                got,
-            } => {
-                let got = got
-                    .as_deref()
-                    .map_or("nothing".to_owned(), |g| format!("`{g}`"));
+            Refusal::Denied { verb } => {
+                write!(f, "`{verb}` writes: READ_ONLY_DENIED_TOOLS denies it to a session attached read-only")
+            }
+            Refusal::StatusOnly { verb, argument, allowed, got } => {
+                let got = got.as_deref().map_or("nothing".to_owned(), |g| format!("`{g}`"));
                 write!(
                     f,
                     "`{verb}` is status-only in a read-only session: `{argument}` must be one of {}, got {got}",
-                    allowed
-                        .iter()
-                        .map(|a| format!("`{a}`"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    allowed.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ")
                 )
             }
         }
@@ -93,9 +76,7 @@ impl DenyList {
     /// ASCII case folding (`" Status "` is `status`).
     pub fn check(&self, verb: &str, args: Option<&Map<String, Value>>) -> Result<(), Refusal> {
         if self.lists(verb) {
-            return Err(Refusal::Denied {
-                verb: verb.to_owned(),
-            });
+            return Err(Refusal::Denied { verb: verb.to_owned() });
         }
         let Some(rule) = self.status_only(verb) else {
             return Ok(());

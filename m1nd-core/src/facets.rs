@@ -108,125 +108,47 @@ impl Facet {
     pub const fn conditions(self) -> &'static [Condition] {
         match self {
             Facet::Tray => &[
-                Condition {
-                    name: UNAVAILABLE,
-                    placeholders: &[],
-                },
-                Condition {
-                    name: "quiet",
-                    placeholders: &[],
-                },
-                Condition {
-                    name: "waiting",
-                    placeholders: &["count"],
-                },
+                Condition { name: UNAVAILABLE, placeholders: &[] },
+                Condition { name: "quiet", placeholders: &[] },
+                Condition { name: "waiting", placeholders: &["count"] },
             ],
             Facet::Map => &[
-                Condition {
-                    name: UNAVAILABLE,
-                    placeholders: &[],
-                },
-                Condition {
-                    name: "empty",
-                    placeholders: &[],
-                },
-                Condition {
-                    name: "candidates",
-                    placeholders: &["candidates"],
-                },
-                Condition {
-                    name: "ratified",
-                    placeholders: &["blocks", "stale"],
-                },
+                Condition { name: UNAVAILABLE, placeholders: &[] },
+                Condition { name: "empty", placeholders: &[] },
+                Condition { name: "candidates", placeholders: &["candidates"] },
+                Condition { name: "ratified", placeholders: &["blocks", "stale"] },
             ],
             Facet::Missions => &[
-                Condition {
-                    name: UNAVAILABLE,
-                    placeholders: &[],
-                },
-                Condition {
-                    name: "none",
-                    placeholders: &[],
-                },
-                Condition {
-                    name: "active",
-                    placeholders: &["flight", "waiting"],
-                },
+                Condition { name: UNAVAILABLE, placeholders: &[] },
+                Condition { name: "none", placeholders: &[] },
+                Condition { name: "active", placeholders: &["flight", "waiting"] },
             ],
             Facet::Health => &[
-                Condition {
-                    name: UNAVAILABLE,
-                    placeholders: &[],
-                },
-                Condition {
-                    name: "ok",
-                    placeholders: &[],
-                },
-                Condition {
-                    name: "alerts",
-                    placeholders: &["alerts"],
-                },
+                Condition { name: UNAVAILABLE, placeholders: &[] },
+                Condition { name: "ok", placeholders: &[] },
+                Condition { name: "alerts", placeholders: &["alerts"] },
             ],
             Facet::Trust => &[
-                Condition {
-                    name: UNAVAILABLE,
-                    placeholders: &[],
-                },
-                Condition {
-                    name: "unscored",
-                    placeholders: &[],
-                },
-                Condition {
-                    name: "scored",
-                    placeholders: &["modules", "low"],
-                },
+                Condition { name: UNAVAILABLE, placeholders: &[] },
+                Condition { name: "unscored", placeholders: &[] },
+                Condition { name: "scored", placeholders: &["modules", "low"] },
             ],
             Facet::Memories => &[
-                Condition {
-                    name: UNAVAILABLE,
-                    placeholders: &[],
-                },
-                Condition {
-                    name: "empty",
-                    placeholders: &[],
-                },
-                Condition {
-                    name: "stored",
-                    placeholders: &["memories"],
-                },
+                Condition { name: UNAVAILABLE, placeholders: &[] },
+                Condition { name: "empty", placeholders: &[] },
+                Condition { name: "stored", placeholders: &["memories"] },
             ],
             Facet::Drift => &[
-                Condition {
-                    name: UNAVAILABLE,
-                    placeholders: &[],
-                },
-                Condition {
-                    name: "still",
-                    placeholders: &[],
-                },
-                Condition {
-                    name: "moved",
-                    placeholders: &["nodes"],
-                },
+                Condition { name: UNAVAILABLE, placeholders: &[] },
+                Condition { name: "still", placeholders: &[] },
+                Condition { name: "moved", placeholders: &["nodes"] },
             ],
             Facet::Presences => &[
-                Condition {
-                    name: UNAVAILABLE,
-                    placeholders: &[],
-                },
-                Condition {
-                    name: "alone",
-                    placeholders: &[],
-                },
-                Condition {
-                    name: "present",
-                    placeholders: &["agents"],
-                },
+                Condition { name: UNAVAILABLE, placeholders: &[] },
+                Condition { name: "alone", placeholders: &[] },
+                Condition { name: "present", placeholders: &["agents"] },
             ],
-            Facet::Help => &[Condition {
-                name: "ready",
-                placeholders: &["cards"],
-            }],
+            Facet::Help => &[Condition { name: "ready", placeholders: &["cards"] }],
         }
     }
 
@@ -241,172 +163,79 @@ impl Facet {
             Facet::Map => Some(&Items {
                 name: "blocks",
                 fields: &[
-                    Field {
-                        name: "id",
-                        cap: ID,
-                    },
-                    Field {
-                        name: "title",
-                        cap: 40,
-                    },
-                    Field {
-                        name: "status",
-                        cap: 8,
-                    },
-                    Field {
-                        name: "receipt",
-                        cap: ID,
-                    },
-                    Field {
-                        name: "hash",
-                        cap: 16,
-                    },
-                    Field {
-                        name: "node",
-                        cap: 48,
-                    },
+                    Field { name: "id", cap: ID },
+                    Field { name: "title", cap: 40 },
+                    Field { name: "status", cap: 8 },
+                    Field { name: "receipt", cap: ID },
+                    Field { name: "hash", cap: 16 },
+                    Field { name: "node", cap: 48 },
                 ],
                 headline: "title",
             }),
             Facet::Missions => Some(&Items {
                 name: "missions",
                 fields: &[
-                    Field {
-                        name: "id",
-                        cap: ID,
-                    },
-                    Field {
-                        name: "title",
-                        cap: 40,
-                    },
-                    Field {
-                        name: "phase",
-                        cap: 10,
-                    },
-                    Field {
-                        name: "agent",
-                        cap: ID,
-                    },
+                    Field { name: "id", cap: ID },
+                    Field { name: "title", cap: 40 },
+                    Field { name: "phase", cap: 10 },
+                    Field { name: "agent", cap: ID },
                 ],
                 headline: "title",
             }),
             Facet::Health => Some(&Items {
                 name: "alerts",
                 fields: &[
-                    Field {
-                        name: "id",
-                        cap: ID,
-                    },
-                    Field {
-                        name: "level",
-                        cap: 8,
-                    },
-                    Field {
-                        name: "text",
-                        cap: 60,
-                    },
-                    Field {
-                        name: "node",
-                        cap: 48,
-                    },
+                    Field { name: "id", cap: ID },
+                    Field { name: "level", cap: 8 },
+                    Field { name: "text", cap: 60 },
+                    Field { name: "node", cap: 48 },
                 ],
                 headline: "text",
             }),
             Facet::Trust => Some(&Items {
                 name: "modules",
                 fields: &[
-                    Field {
-                        name: "id",
-                        cap: 48,
-                    },
-                    Field {
-                        name: "score",
-                        cap: 6,
-                    },
-                    Field {
-                        name: "defects",
-                        cap: 20,
-                    },
+                    Field { name: "id", cap: 48 },
+                    Field { name: "score", cap: 6 },
+                    Field { name: "defects", cap: 20 },
                 ],
                 headline: "id",
             }),
             Facet::Memories => Some(&Items {
                 name: "memories",
                 fields: &[
-                    Field {
-                        name: "id",
-                        cap: ID,
-                    },
-                    Field {
-                        name: "claim",
-                        cap: 120,
-                    },
-                    Field {
-                        name: "source",
-                        cap: 32,
-                    },
-                    Field {
-                        name: "at",
-                        cap: 20,
-                    },
+                    Field { name: "id", cap: ID },
+                    Field { name: "claim", cap: 120 },
+                    Field { name: "source", cap: 32 },
+                    Field { name: "at", cap: 20 },
                 ],
                 headline: "claim",
             }),
             Facet::Drift => Some(&Items {
                 name: "nodes",
                 fields: &[
-                    Field {
-                        name: "id",
-                        cap: 48,
-                    },
-                    Field {
-                        name: "evidence",
-                        cap: 60,
-                    },
-                    Field {
-                        name: "cause",
-                        cap: 48,
-                    },
+                    Field { name: "id", cap: 48 },
+                    Field { name: "evidence", cap: 60 },
+                    Field { name: "cause", cap: 48 },
                 ],
                 headline: "id",
             }),
             Facet::Presences => Some(&Items {
                 name: "agents",
                 fields: &[
-                    Field {
-                        name: "id",
-                        cap: ID,
-                    },
-                    Field {
-                        name: "doing",
-                        cap: 48,
-                    },
-                    Field {
-                        name: "since",
-                        cap: 20,
-                    },
+                    Field { name: "id", cap: ID },
+                    Field { name: "doing", cap: 48 },
+                    Field { name: "since", cap: 20 },
                 ],
                 headline: "id",
             }),
             Facet::Help => Some(&Items {
                 name: "cards",
                 fields: &[
-                    Field {
-                        name: "id",
-                        cap: ID,
-                    },
-                    Field {
-                        name: "title",
-                        cap: 40,
-                    },
-                    Field {
-                        name: "why",
-                        cap: 120,
-                    },
-                    Field {
-                        name: "tool",
-                        cap: 32,
-                    },
+                    Field { name: "id", cap: ID },
+                    Field { name: "title", cap: 40 },
+                    Field { name: "why", cap: 120 },
+                    Field { name: "tool", cap: 32 },
                 ],
                 headline: "title",
             }),
@@ -431,11 +260,7 @@ impl Facet {
     pub fn condition_for(self, number: impl Fn(&str) -> u64) -> &'static Condition {
         let conditions = self.conditions();
         let live = conditions.iter().filter(|c| c.name != UNAVAILABLE);
-        let loud = live
-            .clone()
-            .rev()
-            .find(|c| c.placeholders.first().is_some_and(|p| number(p) > 0));
-        loud.or_else(|| live.clone().next())
-            .unwrap_or(&conditions[0])
+        let loud = live.clone().rev().find(|c| c.placeholders.first().is_some_and(|p| number(p) > 0));
+        loud.or_else(|| live.clone().next()).unwrap_or(&conditions[0])
     }
 }

@@ -20,17 +20,14 @@ use unicode_security::skeleton;
 /// The canonical form of a written verb name.
 pub fn canonical(name: &str) -> String {
     let trimmed = name.trim();
-    let bare = ["m1nd.", "m1nd_"]
-        .iter()
-        .find_map(|prefix| strip_prefix_ignore_ascii_case(trimmed, prefix))
-        .unwrap_or(trimmed);
+    let bare =
+        ["m1nd.", "m1nd_"].iter().find_map(|prefix| strip_prefix_ignore_ascii_case(trimmed, prefix)).unwrap_or(trimmed);
     bare.to_ascii_lowercase()
 }
 
 fn strip_prefix_ignore_ascii_case<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
     let head = s.get(..prefix.len())?;
-    head.eq_ignore_ascii_case(prefix)
-        .then(|| &s[prefix.len()..])
+    head.eq_ignore_ascii_case(prefix).then(|| &s[prefix.len()..])
 }
 
 /// Whether `name` is already written the way tools.toml must write verbs:
@@ -88,17 +85,12 @@ impl<'a> NameIndex<'a> {
         if let Some(&i) = self.exact.get(name.as_str()) {
             return Resolution::Known(self.names[i]);
         }
-        if let Some(first_foreign) = name.chars().find(|c| !c.is_ascii()) {
-            if let Some(&i) = self.skeletons.get(&skeleton_of(&name)) {
-                return Resolution::LookAlike {
-                    verb: self.names[i],
-                    first_foreign,
-                };
-            }
+        if let Some(first_foreign) = name.chars().find(|c| !c.is_ascii())
+            && let Some(&i) = self.skeletons.get(&skeleton_of(&name))
+        {
+            return Resolution::LookAlike { verb: self.names[i], first_foreign };
         }
-        Resolution::Unknown {
-            suggestion: self.suggest(&name),
-        }
+        Resolution::Unknown { suggestion: self.suggest(&name) }
     }
 
     /// The closest name within a small edit distance, for "did you mean".
@@ -115,9 +107,7 @@ pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
         .map(|c| (strsim::damerau_levenshtein(name, c), c))
         .filter(|(d, _)| *d <= limit)
         .min_by(|(da, a), (db, b)| {
-            da.cmp(db).then_with(|| {
-                strsim::jaro_winkler(name, b).total_cmp(&strsim::jaro_winkler(name, a))
-            })
+            da.cmp(db).then_with(|| strsim::jaro_winkler(name, b).total_cmp(&strsim::jaro_winkler(name, a)))
         })
         .map(|(_, c)| c)
 }
@@ -128,13 +118,7 @@ mod tests {
 
     #[test]
     fn aliases_and_case_fold_to_the_bare_verb() {
-        for written in [
-            "learn",
-            "m1nd_learn",
-            "m1nd.learn",
-            "M1ND.Learn",
-            "  M1nd_LEARN \n",
-        ] {
+        for written in ["learn", "m1nd_learn", "m1nd.learn", "M1ND.Learn", "  M1nd_LEARN \n"] {
             assert_eq!(canonical(written), "learn", "{written:?}");
         }
     }
@@ -148,28 +132,14 @@ mod tests {
     fn cyrillic_look_alike_never_resolves() {
         let index = NameIndex::new(["apply", "learn"]);
         let written = "\u{0430}pply";
-        assert_eq!(
-            index.resolve(written),
-            Resolution::LookAlike {
-                verb: "apply",
-                first_foreign: '\u{0430}'
-            }
-        );
+        assert_eq!(index.resolve(written), Resolution::LookAlike { verb: "apply", first_foreign: '\u{0430}' });
     }
 
     #[test]
     fn typos_get_a_suggestion_and_strangers_do_not() {
         let index = NameIndex::new(["doctor", "drift", "impact"]);
-        assert_eq!(
-            index.resolve("docter"),
-            Resolution::Unknown {
-                suggestion: Some("doctor")
-            }
-        );
-        assert_eq!(
-            index.resolve("zzzzzzzz"),
-            Resolution::Unknown { suggestion: None }
-        );
+        assert_eq!(index.resolve("docter"), Resolution::Unknown { suggestion: Some("doctor") });
+        assert_eq!(index.resolve("zzzzzzzz"), Resolution::Unknown { suggestion: None });
     }
 
     #[test]

@@ -93,11 +93,7 @@ impl ReadVerb {
     /// Used by the policy compiler and by `cockpit!` expansions only.
     #[doc(hidden)]
     pub const fn __from_checked_policy(card: Str, verb: Str, arguments: List<Argument>) -> Self {
-        Self {
-            card,
-            verb,
-            arguments,
-        }
+        Self { card, verb, arguments }
     }
 
     /// The help card this read comes from.
@@ -133,10 +129,7 @@ pub struct Slot {
 impl Slot {
     /// The label text for a facet condition; the laws guarantee one exists for each.
     pub fn label(&self, condition: &str) -> Option<&str> {
-        self.labels
-            .iter()
-            .find(|l| l.condition == condition)
-            .map(|l| &*l.text)
+        self.labels.iter().find(|l| l.condition == condition).map(|l| &*l.text)
     }
 }
 
@@ -214,11 +207,7 @@ impl Cockpit {
     /// Every read the menu can perform: slot sources and item actions.
     pub fn reads(&self) -> impl Iterator<Item = &ReadVerb> {
         self.slots.iter().flat_map(|slot| {
-            slot.kind.source().into_iter().chain(
-                slot.collection
-                    .iter()
-                    .flat_map(|c| c.actions.iter().map(|a| &a.read)),
-            )
+            slot.kind.source().into_iter().chain(slot.collection.iter().flat_map(|c| c.actions.iter().map(|a| &a.read)))
         })
     }
 }
@@ -232,15 +221,9 @@ impl Cockpit {
         title: Cow::Borrowed(""),
         negative_default: Cow::Borrowed(""),
         digest: Cow::Borrowed(""),
-        budget: Budget {
-            root_tokens: 0,
-            drill_tokens: 0,
-        },
+        budget: Budget { root_tokens: 0, drill_tokens: 0 },
         verbs: Cow::Borrowed(&[]),
-        deny: DenyList {
-            tools: Cow::Borrowed(&[]),
-            status_only: Cow::Borrowed(&[]),
-        },
+        deny: DenyList { tools: Cow::Borrowed(&[]), status_only: Cow::Borrowed(&[]) },
         cards: Cow::Borrowed(&[]),
         slots: Cow::Borrowed(&[]),
     };

@@ -19,13 +19,7 @@ fn base(file: PolicyFile) -> &'static str {
 
 /// The base policy with one file replaced.
 fn with(replaced: PolicyFile, bytes: &[u8]) -> PolicySources {
-    PolicySources::from_bytes("p", |f| {
-        Some(if f == replaced {
-            bytes
-        } else {
-            base(f).as_bytes()
-        })
-    })
+    PolicySources::from_bytes("p", |f| Some(if f == replaced { bytes } else { base(f).as_bytes() }))
 }
 
 fn laws(sources: &PolicySources) -> Vec<Law> {
@@ -37,10 +31,7 @@ fn laws(sources: &PolicySources) -> Vec<Law> {
 
 #[test]
 fn the_base_fixture_compiles() {
-    assert_eq!(
-        laws(&with(PolicyFile::Tools, TOOLS.as_bytes())),
-        Vec::<Law>::new()
-    );
+    assert_eq!(laws(&with(PolicyFile::Tools, TOOLS.as_bytes())), Vec::<Law>::new());
 }
 
 #[test]
@@ -50,26 +41,15 @@ fn a_ten_megabyte_file_is_refused_quickly_with_its_size() {
     let problems = compile(&sources).unwrap_err();
     assert_eq!(problems.len(), 1);
     let text = problems[0].render(&sources);
-    assert!(
-        text.starts_with("[M001] tools.toml cannot be used: the file is"),
-        "{text}"
-    );
-    assert!(text.contains("at most 1048576"), "{text}");
+    assert!(text.starts_with("[M001] tools.toml cannot be used: the file is"), "{text}");
+    assert!(text.contains("at most 4194304"), "{text}");
 }
 
 #[test]
 fn deep_nesting_is_an_error_not_a_stack_overflow() {
     for depth in [100, 10_000, 200_000] {
-        let doc = format!(
-            "{COCKPIT}\ndeep = {}{}\n",
-            "[".repeat(depth),
-            "]".repeat(depth)
-        );
-        assert_eq!(
-            laws(&with(PolicyFile::Cockpit, doc.as_bytes())),
-            vec![Law::M001],
-            "depth {depth}"
-        );
+        let doc = format!("{COCKPIT}\ndeep = {}{}\n", "[".repeat(depth), "]".repeat(depth));
+        assert_eq!(laws(&with(PolicyFile::Cockpit, doc.as_bytes())), vec![Law::M001], "depth {depth}");
     }
 }
 
@@ -84,30 +64,18 @@ fn non_utf8_points_at_the_first_bad_byte() {
     let (line, _) = m1nd_core::policy::line_col(TOOLS, at);
     assert_eq!(
         problems[0].position(&sources),
-        format!(
-            "p/tools.toml:{line}:{}",
-            TOOLS[..at].rsplit('\n').next().unwrap().chars().count() + 1
-        )
+        format!("p/tools.toml:{line}:{}", TOOLS[..at].rsplit('\n').next().unwrap().chars().count() + 1)
     );
 }
 
 #[test]
 fn empty_strings_are_refused_where_text_is_required() {
-    let cockpit = COCKPIT.replace(
-        "door = \"open the tray: the stamp lives there\"",
-        "door = \"\"",
-    );
+    let cockpit = COCKPIT.replace("door = \"open the tray: the stamp lives there\"", "door = \"\"");
     assert!(laws(&with(PolicyFile::Cockpit, cockpit.as_bytes())).contains(&Law::M006));
     let tools = TOOLS.replace("summary = \"Plain text search\"", "summary = \"\"");
-    assert_eq!(
-        laws(&with(PolicyFile::Tools, tools.as_bytes())),
-        vec![Law::M001]
-    );
+    assert_eq!(laws(&with(PolicyFile::Tools, tools.as_bytes())), vec![Law::M001]);
     let cards = CARDS.replace("title = \"Tray bell\"", "title = \" \"");
-    assert_eq!(
-        laws(&with(PolicyFile::Cards, cards.as_bytes())),
-        vec![Law::M001]
-    );
+    assert_eq!(laws(&with(PolicyFile::Cards, cards.as_bytes())), vec![Law::M001]);
 }
 
 #[test]
@@ -116,10 +84,7 @@ fn verbs_that_collide_after_folding_are_duplicates() {
         "{TOOLS}\"m1nd_doctor\" = {{ summary = \"again\" }}\n\"d\u{043E}ctor\" = {{ summary = \"look-alike\" }}\n"
     );
     let found = laws(&with(PolicyFile::Tools, tools.as_bytes()));
-    assert!(
-        found.iter().filter(|l| **l == Law::M003).count() >= 2,
-        "{found:?}"
-    );
+    assert!(found.iter().filter(|l| **l == Law::M003).count() >= 2, "{found:?}");
 }
 
 #[test]
@@ -128,11 +93,7 @@ fn unknown_keys_everywhere_are_m001_with_a_suggestion() {
     let sources = with(PolicyFile::Cockpit, cockpit.as_bytes());
     let problems = compile(&sources).unwrap_err();
     assert_eq!(problems[0].law, Law::M001);
-    assert!(
-        problems[0].help.contains("did you mean `pinned`"),
-        "{}",
-        problems[0].help
-    );
+    assert!(problems[0].help.contains("did you mean `pinned`"), "{}", problems[0].help);
 }
 
 #[test]
@@ -141,11 +102,7 @@ fn a_missing_directory_reports_all_four_files() {
     let sources = PolicySources::read_dir(&dir, "nowhere");
     let problems = compile(&sources).unwrap_err();
     assert_eq!(problems.len(), 4);
-    assert!(
-        problems
-            .iter()
-            .all(|d| d.law == Law::M001 && d.title.contains("missing"))
-    );
+    assert!(problems.iter().all(|d| d.law == Law::M001 && d.title.contains("missing")));
 }
 
 mod never_panics {

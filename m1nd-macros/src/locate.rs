@@ -7,11 +7,7 @@ use m1nd_core::{PolicyFile, PolicySources, compile};
 use proc_macro2::TokenStream;
 use syn::LitStr;
 
-pub fn expand(
-    input: TokenStream,
-    manifest: Option<PathBuf>,
-    call_file: Option<PathBuf>,
-) -> TokenStream {
+pub fn expand(input: TokenStream, manifest: Option<PathBuf>, call_file: Option<PathBuf>) -> TokenStream {
     let lit: LitStr = match syn::parse2(input) {
         Ok(lit) => lit,
         Err(e) => {
@@ -37,9 +33,7 @@ pub fn expand(
             Some(near) => format!("did you mean `{near}`?"),
             None => "create it next to Cargo.toml with tools.toml, read_only_denied.toml, help_cards.toml and cockpit.toml, or correct the path".to_owned(),
         };
-        return fail(format!(
-            "[M001] the policy directory `{written}` does not exist\nhelp: {help}"
-        ));
+        return fail(format!("[M001] the policy directory `{written}` does not exist\nhelp: {help}"));
     };
     let display = written.trim_end_matches('/');
     let sources = PolicySources::read_dir(&dir, display);
@@ -47,10 +41,7 @@ pub fn expand(
     match compile(&sources) {
         Ok(cockpit) => emit(&cockpit, &includes),
         Err(problems) => {
-            let errors: TokenStream = problems
-                .iter()
-                .map(|d| compile_error(&d.render(&sources), span))
-                .collect();
+            let errors: TokenStream = problems.iter().map(|d| compile_error(&d.render(&sources), span)).collect();
             stub(&includes, errors)
         }
     }
@@ -60,28 +51,16 @@ pub fn expand(
 /// holds the calling file (trybuild compiles cases from a manifest copy).
 fn locate(written: &str, manifest: Option<&Path>, call_file: Option<&Path>) -> Option<PathBuf> {
     let from_manifest = manifest.map(|m| m.join(written));
-    let from_package = call_file
-        .and_then(package_root)
-        .map(|root| root.join(written));
-    [from_manifest, from_package]
-        .into_iter()
-        .flatten()
-        .find(|dir| dir.is_dir())
+    let from_package = call_file.and_then(package_root).map(|root| root.join(written));
+    [from_manifest, from_package].into_iter().flatten().find(|dir| dir.is_dir())
 }
 
 /// A sibling directory whose name is a near miss of the one written.
-fn nearest_directory(
-    written: &str,
-    manifest: Option<&Path>,
-    call_file: Option<&Path>,
-) -> Option<String> {
+fn nearest_directory(written: &str, manifest: Option<&Path>, call_file: Option<&Path>) -> Option<String> {
     let written_path = Path::new(written);
     let name = written_path.file_name()?.to_str()?;
     let parent = written_path.parent().unwrap_or(Path::new(""));
-    let roots = [
-        manifest.map(Path::to_path_buf),
-        call_file.and_then(package_root),
-    ];
+    let roots = [manifest.map(Path::to_path_buf), call_file.and_then(package_root)];
     let siblings: Vec<String> = roots
         .into_iter()
         .flatten()
@@ -97,18 +76,13 @@ fn nearest_directory(
 /// The nearest ancestor of `file` holding a Cargo.toml.
 fn package_root(file: &Path) -> Option<PathBuf> {
     let file = std::fs::canonicalize(file).ok()?;
-    file.ancestors()
-        .skip(1)
-        .find(|dir| dir.join("Cargo.toml").is_file())
-        .map(Path::to_path_buf)
+    file.ancestors().skip(1).find(|dir| dir.join("Cargo.toml").is_file()).map(Path::to_path_buf)
 }
 
 /// `include_bytes!` paths for the files that exist, relative to the calling
 /// file when it is known (so expansions do not embed a checkout's location).
 fn includes(dir: &Path, call_file: Option<&Path>) -> Includes {
-    let base = call_file
-        .and_then(|f| std::fs::canonicalize(f).ok())
-        .and_then(|f| f.parent().map(Path::to_path_buf));
+    let base = call_file.and_then(|f| std::fs::canonicalize(f).ok()).and_then(|f| f.parent().map(Path::to_path_buf));
     let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
     let paths = PolicyFile::ALL
         .iter()
@@ -127,11 +101,7 @@ fn includes(dir: &Path, call_file: Option<&Path>) -> Includes {
 fn relative(from: &Path, to: &Path) -> Option<PathBuf> {
     let from: Vec<Component<'_>> = from.components().collect();
     let to_parts: Vec<Component<'_>> = to.components().collect();
-    let common = from
-        .iter()
-        .zip(&to_parts)
-        .take_while(|(a, b)| a == b)
-        .count();
+    let common = from.iter().zip(&to_parts).take_while(|(a, b)| a == b).count();
     if common == 0 {
         return None;
     }

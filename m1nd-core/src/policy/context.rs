@@ -23,6 +23,8 @@ pub struct Context<'p> {
     /// Card id → first definition.
     pub cards: HashMap<&'p str, &'p Spanned<CardDef>>,
     pub card_ids: NameIndex<'p>,
+    /// Canonical verb name → definition.
+    verb_defs: HashMap<&'p str, &'p super::raw::VerbDef>,
 }
 
 /// How a menu entry reaches a card.
@@ -60,43 +62,20 @@ impl MenuRead<'_> {
 
 impl<'p> Context<'p> {
     pub fn new(raw: &'p RawPolicy) -> Self {
-        let names = NameIndex::new(
-            raw.tools
-                .verbs
-                .get_ref()
-                .keys()
-                .map(|k| k.get_ref().as_str()),
-        );
+        let names = NameIndex::new(raw.tools.verbs.get_ref().keys().map(|k| k.get_ref().as_str()));
         let mut denied = HashMap::new();
         for entry in raw.deny.tools.get_ref() {
             denied.entry(canonical(entry.get_ref())).or_insert(entry);
         }
-        let status_only = raw
-            .deny
-            .status_only
-            .iter()
-            .map(|(k, v)| (canonical(k.get_ref()), (k, v.get_ref())))
-            .collect();
+        let status_only =
+            raw.deny.status_only.iter().map(|(k, v)| (canonical(k.get_ref()), (k, v.get_ref()))).collect();
         let mut cards = HashMap::new();
         for card in &raw.cards.card {
-            cards
-                .entry(card.get_ref().id.get_ref().as_str())
-                .or_insert(card);
+            cards.entry(card.get_ref().id.get_ref().as_str()).or_insert(card);
         }
-        let card_ids = NameIndex::new(
-            raw.cards
-                .card
-                .iter()
-                .map(|c| c.get_ref().id.get_ref().as_str()),
-        );
-        Self {
-            raw,
-            names,
-            denied,
-            status_only,
-            cards,
-            card_ids,
-        }
+        let card_ids = NameIndex::new(raw.cards.card.iter().map(|c| c.get_ref().id.get_ref().as_str()));
+        let verb_defs = raw.tools.verbs.get_ref().iter().map(|(k, v)| (k.get_ref().as_str(), v.get_ref())).collect();
+        Self { raw, names, denied, status_only, cards, card_ids, verb_defs }
     }
 
     pub fn resolve(&self, written: &str) -> Resolution<'p> {
@@ -112,13 +91,7 @@ impl<'p> Context<'p> {
     }
 
     pub fn verb_def(&self, canonical: &str) -> Option<&'p super::raw::VerbDef> {
-        self.raw
-            .tools
-            .verbs
-            .get_ref()
-            .iter()
-            .find(|(k, _)| k.get_ref() == canonical)
-            .map(|(_, v)| v.get_ref())
+        self.verb_defs.get(canonical).copied()
     }
 
     /// The deny-list entry that denies this canonical verb, if any.
@@ -143,12 +116,7 @@ impl<'p> Context<'p> {
         let mut reads = Vec::new();
         for slot in self.slots() {
             let mut push = |role, card_ref: &'p Text| {
-                reads.push(MenuRead {
-                    slot,
-                    role,
-                    card_ref,
-                    card: self.card(card_ref.get_ref()),
-                });
+                reads.push(MenuRead { slot, role, card_ref, card: self.card(card_ref.get_ref()) });
             };
             if let Some(card) = &slot.card {
                 push(Role::SlotCard, card);

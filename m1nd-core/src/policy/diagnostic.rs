@@ -164,26 +164,19 @@ impl Diagnostic {
         if let Some(at) = &self.at {
             group = group.element(snippet(sources, at, &self.label, AnnotationKind::Primary));
         } else if let Some(file) = self.file {
-            group = group.element(annotate_snippets::Origin::path(
-                sources.file(file).display.as_str(),
-            ));
+            group = group.element(annotate_snippets::Origin::path(sources.file(file).display.as_str()));
         }
         for (loc, note) in &self.related {
             group = group.element(snippet(sources, loc, note, AnnotationKind::Context));
         }
         let mut report = vec![group];
         if !self.help.is_empty() {
-            report.push(Group::with_title(
-                Level::HELP.secondary_title(self.help.as_str()),
-            ));
+            report.push(Group::with_title(Level::HELP.secondary_title(self.help.as_str())));
         }
         let rendered = Renderer::plain().render(&report);
         // The renderer prints the nameless level as a leading ": "; drop it so
         // the first line is exactly the headline, as rustc shows it after `error: `.
-        rendered
-            .strip_prefix(": ")
-            .map(str::to_owned)
-            .unwrap_or(rendered)
+        rendered.strip_prefix(": ").map(str::to_owned).unwrap_or(rendered)
     }
 }
 
@@ -198,8 +191,5 @@ fn snippet<'a>(
     let end = at.span.end.clamp(start, text.len());
     Snippet::source(text)
         .path(sources.file(at.file).display.as_str())
-        .annotation(
-            kind.span(start..end)
-                .label(if note.is_empty() { None } else { Some(note) }),
-        )
+        .annotation(kind.span(start..end).label(if note.is_empty() { None } else { Some(note) }))
 }

@@ -16,22 +16,13 @@ pub fn load(sources: &PolicySources) -> Result<RawPolicy, Vec<Diagnostic>> {
     let cockpit = parse(sources, PolicyFile::Cockpit, &mut problems);
     match (tools, deny, cards, cockpit) {
         (Some(tools), Some(deny), Some(cards), Some(cockpit)) if problems.is_empty() => {
-            Ok(RawPolicy {
-                tools,
-                deny,
-                cards,
-                cockpit,
-            })
+            Ok(RawPolicy { tools, deny, cards, cockpit })
         }
         _ => Err(problems),
     }
 }
 
-fn parse<T: DeserializeOwned>(
-    sources: &PolicySources,
-    file: PolicyFile,
-    out: &mut Vec<Diagnostic>,
-) -> Option<T> {
+fn parse<T: DeserializeOwned>(sources: &PolicySources, file: PolicyFile, out: &mut Vec<Diagnostic>) -> Option<T> {
     let name = file.file_name();
     let text = match &sources.file(file).text {
         Ok(text) => text,
@@ -48,18 +39,21 @@ fn parse<T: DeserializeOwned>(
             return None;
         }
         Err(problem) => {
-            out.push(
-                Diagnostic::whole_file(Law::M001, file, format!("{name} cannot be used: {problem}"))
-                    .help(format!("a policy directory holds exactly four files: tools.toml, read_only_denied.toml, help_cards.toml and cockpit.toml; put {name} there as a regular UTF-8 file")),
-            );
+            let help = match problem {
+                ReadProblem::TooLarge { .. } => format!(
+                    "a policy is small by design: remove what does not belong in {name} (generated data, pasted logs)"
+                ),
+                ReadProblem::Unreadable(_) => format!("make {name} readable by the user running the build"),
+                _ => format!(
+                    "a policy directory holds exactly four files: tools.toml, read_only_denied.toml, help_cards.toml and cockpit.toml; put {name} there as a regular UTF-8 file"
+                ),
+            };
+            out.push(Diagnostic::whole_file(Law::M001, file, format!("{name} cannot be used: {problem}")).help(help));
             return None;
         }
     };
     if text.trim().is_empty() {
-        out.push(
-            Diagnostic::whole_file(Law::M001, file, format!("{name} is empty"))
-                .help(empty_help(file)),
-        );
+        out.push(Diagnostic::whole_file(Law::M001, file, format!("{name} is empty")).help(empty_help(file)));
         return None;
     }
     match toml::from_str::<T>(text) {
@@ -76,9 +70,7 @@ fn empty_help(file: PolicyFile) -> &'static str {
         PolicyFile::Tools => "declare every verb as a `[verbs.NAME]` table with a `summary`",
         PolicyFile::Deny => "declare `tools = [...]`, the verbs a read-only session may not call",
         PolicyFile::Cards => "declare at least one `[[card]]` with id, title, why and tool",
-        PolicyFile::Cockpit => {
-            "declare schema, title, negative_default, [budget] and the [[slot]]s"
-        }
+        PolicyFile::Cockpit => "declare schema, title, negative_default, [budget] and the [[slot]]s",
     }
 }
 
@@ -87,11 +79,7 @@ fn toml_diagnostic(file: PolicyFile, text: &str, error: &toml::de::Error) -> Dia
     let first_line = message.lines().next().unwrap_or("invalid TOML");
     let span = error.span().unwrap_or(0..0);
     let span = span.start.min(text.len())..span.end.min(text.len());
-    let title = format!(
-        "{}: {}",
-        file.file_name(),
-        plain_types(&lower_first(first_line))
-    );
+    let title = format!("{}: {}", file.file_name(), plain_types(&lower_first(first_line)));
     let help = unknown_field_help(message).unwrap_or_else(|| {
         if message.contains("duplicate key") {
             "each key may appear once per table; remove or rename the second one".to_owned()
@@ -111,11 +99,7 @@ fn unknown_field_help(message: &str) -> Option<String> {
     let rest = message.strip_prefix("unknown field `")?;
     let (field, rest) = rest.split_once('`')?;
     let expected: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
-    let listed = expected
-        .iter()
-        .map(|e| format!("`{e}`"))
-        .collect::<Vec<_>>()
-        .join(", ");
+    let listed = expected.iter().map(|e| format!("`{e}`")).collect::<Vec<_>>().join(", ");
     Some(match suggest(field, expected.iter().copied()) {
         Some(best) => format!("did you mean `{best}`? the keys allowed here are {listed}"),
         None if expected.is_empty() => format!("remove `{field}`: no keys are allowed here"),

@@ -5,6 +5,7 @@
 //! deny list shrinks the menu without anyone editing cockpit.toml.
 
 use std::borrow::Cow;
+use std::collections::HashSet;
 
 use super::context::Context;
 use super::encode::digest;
@@ -13,8 +14,8 @@ use crate::deny::{DenyList, StatusOnly};
 use crate::facets::Facet;
 use crate::names::canonical;
 use crate::table::{
-    Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, Label, List, ReadVerb,
-    Slot, SlotKind, Str, Verb,
+    Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, Label, List, ReadVerb, Slot, SlotKind,
+    Str, Verb,
 };
 
 /// Build the table. Callers run the laws first; lowering assumes they hold.
@@ -35,23 +36,15 @@ pub fn lower(cx: &Context<'_>) -> Cockpit {
         })
         .collect();
     let deny = DenyList {
-        tools: list(
-            raw.deny
-                .tools
-                .get_ref()
-                .iter()
-                .map(|t| Cow::Owned(canonical(t.get_ref()))),
-        ),
-        status_only: list(in_source_order(&raw.deny.status_only).into_iter().map(
-            |(verb, rule)| {
-                let rule = rule.get_ref();
-                StatusOnly {
-                    verb: Cow::Owned(canonical(verb.get_ref())),
-                    argument: owned(rule.argument.get_ref()),
-                    allowed: list(rule.allowed.get_ref().iter().map(|a| owned(a.get_ref()))),
-                }
-            },
-        )),
+        tools: list(raw.deny.tools.get_ref().iter().map(|t| Cow::Owned(canonical(t.get_ref())))),
+        status_only: list(in_source_order(&raw.deny.status_only).into_iter().map(|(verb, rule)| {
+            let rule = rule.get_ref();
+            StatusOnly {
+                verb: Cow::Owned(canonical(verb.get_ref())),
+                argument: owned(rule.argument.get_ref()),
+                allowed: list(rule.allowed.get_ref().iter().map(|a| owned(a.get_ref()))),
+            }
+        })),
     };
     let cards: Vec<Card> = raw.cards.card.iter().map(|c| card(c.get_ref())).collect();
     let budget = raw.cockpit.budget.as_ref().map(|b| b.get_ref());
@@ -59,20 +52,12 @@ pub fn lower(cx: &Context<'_>) -> Cockpit {
         root_tokens: budget.map_or(0, |b| clamp_u32(*b.root_tokens.get_ref())),
         drill_tokens: budget.map_or(0, |b| clamp_u32(*b.drill_tokens.get_ref())),
     };
-    let mut slots: Vec<Slot> = cx
-        .slots()
-        .filter_map(|s| slot(cx, s, &deny, &cards))
-        .collect();
+    let mut slots: Vec<Slot> = cx.slots().filter_map(|s| slot(cx, s, &deny, &cards)).collect();
     slots.sort_by_key(|s| s.n);
     let mut cockpit = Cockpit {
         schema: owned(raw.cockpit.schema.get_ref()),
         title: owned(raw.cockpit.title.get_ref()),
-        negative_default: owned(
-            raw.cockpit
-                .negative_default
-                .as_ref()
-                .map_or("", |t| t.get_ref().as_str()),
-        ),
+        negative_default: owned(raw.cockpit.negative_default.as_ref().map_or("", |t| t.get_ref().as_str())),
         digest: Cow::Borrowed(""),
         budget,
         verbs: Cow::Owned(verbs),
@@ -91,29 +76,23 @@ fn card(def: &CardDef) -> Card {
         why: owned(def.why.get_ref()),
         tool: Cow::Owned(canonical(def.tool.get_ref())),
         arguments: arguments(&def.arguments),
-        reject_tool: def
-            .reject_tool
-            .as_ref()
-            .map(|t| Cow::Owned(canonical(t.get_ref()))),
+        reject_tool: def.reject_tool.as_ref().map(|t| Cow::Owned(canonical(t.get_ref()))),
         reject_reason: def.reject_reason.as_ref().map(|t| owned(t.get_ref())),
         overview: def.overview.as_ref().is_some_and(|o| *o.get_ref()),
     }
 }
 
 fn arguments(table: &Table<String>) -> List<Argument> {
-    list(in_source_order(table).into_iter().map(|(k, v)| Argument {
-        name: owned(k.get_ref()),
-        value: owned(v.get_ref()),
-    }))
+    list(
+        in_source_order(table)
+            .into_iter()
+            .map(|(k, v)| Argument { name: owned(k.get_ref()), value: owned(v.get_ref()) }),
+    )
 }
 
 fn read(cards: &[Card], id: &str) -> Option<ReadVerb> {
     let card = cards.iter().find(|c| c.id == id)?;
-    Some(ReadVerb::__from_checked_policy(
-        card.id.clone(),
-        card.tool.clone(),
-        card.arguments.clone(),
-    ))
+    Some(ReadVerb::__from_checked_policy(card.id.clone(), card.tool.clone(), card.arguments.clone()))
 }
 
 fn slot(cx: &Context<'_>, def: &SlotDef, deny: &DenyList, cards: &[Card]) -> Option<Slot> {
@@ -124,21 +103,14 @@ fn slot(cx: &Context<'_>, def: &SlotDef, deny: &DenyList, cards: &[Card]) -> Opt
             source: def.source.as_ref().and_then(|s| read(cards, s.get_ref())),
         }
     } else if facet == Facet::Help {
-        SlotKind::Help {
-            cards: help_entries(cx, deny, cards),
-        }
+        SlotKind::Help { cards: help_entries(cx, deny, cards) }
     } else {
-        SlotKind::Read {
-            read: read(cards, def.card.as_ref()?.get_ref())?,
-        }
+        SlotKind::Read { read: read(cards, def.card.as_ref()?.get_ref())? }
     };
     let labels = def.label.as_ref().map_or_else(Vec::new, |l| {
         in_source_order(l.get_ref())
             .into_iter()
-            .map(|(k, v)| Label {
-                condition: owned(k.get_ref()),
-                text: owned(v.get_ref()),
-            })
+            .map(|(k, v)| Label { condition: owned(k.get_ref()), text: owned(v.get_ref()) })
             .collect()
     });
     let collection = def.collection.as_ref().map(|c| {
@@ -151,10 +123,11 @@ fn slot(cx: &Context<'_>, def: &SlotDef, deny: &DenyList, cards: &[Card]) -> Opt
                     let a = a.get_ref();
                     Some(Action {
                         read: read(cards, a.card.get_ref())?,
-                        bind: list(in_source_order(&a.bind).into_iter().map(|(k, v)| Binding {
-                            argument: owned(k.get_ref()),
-                            field: owned(v.get_ref()),
-                        })),
+                        bind: list(
+                            in_source_order(&a.bind)
+                                .into_iter()
+                                .map(|(k, v)| Binding { argument: owned(k.get_ref()), field: owned(v.get_ref()) }),
+                        ),
                     })
                 })
                 .collect()
@@ -175,33 +148,23 @@ fn slot(cx: &Context<'_>, def: &SlotDef, deny: &DenyList, cards: &[Card]) -> Opt
     })
 }
 
-/// Overview cards a read-only session may call, in card order.
+/// Overview cards a read-only session may call, in card order: not denied,
+/// and a status-only verb only with its argument pinned to an allowed value.
 fn help_entries(cx: &Context<'_>, deny: &DenyList, cards: &[Card]) -> List<HelpEntry> {
+    let denied: HashSet<&str> = deny.tools.iter().map(|t| &**t).collect();
     let permitted = |card: &Card| {
         let verb = &*card.tool;
-        let args: serde_json::Map<String, serde_json::Value> = card
-            .arguments
-            .iter()
-            .map(|a| {
-                (
-                    a.name.to_string(),
-                    serde_json::Value::String(a.value.to_string()),
-                )
-            })
-            .collect();
-        cx.verb(verb).is_some() && deny.check(verb, Some(&args)).is_ok()
+        let pinned = |rule: &crate::deny::StatusOnly| {
+            card.arguments.iter().any(|a| a.name == rule.argument && rule.permits(&a.value))
+        };
+        cx.verb(verb).is_some() && !denied.contains(verb) && deny.status_only(verb).is_none_or(pinned)
     };
-    list(
-        cards
-            .iter()
-            .filter(|c| c.overview && permitted(c))
-            .map(|c| HelpEntry {
-                card: c.id.clone(),
-                title: c.title.clone(),
-                why: c.why.clone(),
-                tool: c.tool.clone(),
-            }),
-    )
+    list(cards.iter().filter(|c| c.overview && permitted(c)).map(|c| HelpEntry {
+        card: c.id.clone(),
+        title: c.title.clone(),
+        why: c.why.clone(),
+        tool: c.tool.clone(),
+    }))
 }
 
 fn owned(s: &str) -> Str {

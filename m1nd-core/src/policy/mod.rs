@@ -4,6 +4,7 @@
 //! [`compile`], so they report the same violations with the same messages.
 
 mod context;
+mod decompile;
 mod diagnostic;
 mod encode;
 mod laws;
@@ -13,6 +14,7 @@ mod raw;
 mod source;
 
 pub use crate::runtime::{WorstCase, worst_case};
+pub use decompile::decompile;
 pub use diagnostic::{Diagnostic, Law};
 pub use encode::{digest, encode};
 pub use source::{Loc, MAX_FILE_BYTES, PolicyFile, PolicySources, ReadProblem, line_col};

@@ -9,9 +9,10 @@ use std::fmt;
 use std::ops::Range;
 use std::path::Path;
 
-/// The largest policy file accepted. Real policies are a few KiB; a cap keeps a
-/// runaway or hostile file from stalling compilation.
-pub const MAX_FILE_BYTES: usize = 1 << 20;
+/// The largest policy file accepted. Real policies are tens of KiB and a
+/// 10,000-verb policy about 1.3 MiB; the cap keeps a runaway or hostile file
+/// from stalling compilation.
+pub const MAX_FILE_BYTES: usize = 4 << 20;
 
 /// One of the four files of a policy directory.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -23,12 +24,7 @@ pub enum PolicyFile {
 }
 
 impl PolicyFile {
-    pub const ALL: [PolicyFile; 4] = [
-        PolicyFile::Tools,
-        PolicyFile::Deny,
-        PolicyFile::Cards,
-        PolicyFile::Cockpit,
-    ];
+    pub const ALL: [PolicyFile; 4] = [PolicyFile::Tools, PolicyFile::Deny, PolicyFile::Cards, PolicyFile::Cockpit];
 
     pub const fn file_name(self) -> &'static str {
         match self {
@@ -58,15 +54,10 @@ impl fmt::Display for ReadProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ReadProblem::Missing => f.write_str("the file is missing"),
-            ReadProblem::NotAFile => {
-                f.write_str("a directory (or other non-file) stands where the file should be")
-            }
+            ReadProblem::NotAFile => f.write_str("a directory (or other non-file) stands where the file should be"),
             ReadProblem::Unreadable(e) => write!(f, "the file cannot be read: {e}"),
             ReadProblem::TooLarge { bytes } => {
-                write!(
-                    f,
-                    "the file is {bytes} bytes; a policy file may hold at most {MAX_FILE_BYTES}"
-                )
+                write!(f, "the file is {bytes} bytes; a policy file may hold at most {MAX_FILE_BYTES}")
             }
             ReadProblem::NotUtf8 { .. } => f.write_str("the file is not valid UTF-8"),
         }
@@ -103,21 +94,14 @@ impl PolicySources {
         })
     }
 
-    fn build(
-        display: &str,
-        mut read: impl FnMut(PolicyFile) -> Result<Vec<u8>, ReadProblem>,
-    ) -> Self {
+    fn build(display: &str, mut read: impl FnMut(PolicyFile) -> Result<Vec<u8>, ReadProblem>) -> Self {
         let files = PolicyFile::ALL.map(|file| {
             let display = join_display(display, file.file_name());
             let (text, prefix) = match read(file).and_then(check_size) {
                 Ok(bytes) => decode(bytes),
                 Err(problem) => (Err(problem), String::new()),
             };
-            SourceFile {
-                display,
-                text,
-                prefix,
-            }
+            SourceFile { display, text, prefix }
         });
         Self { files }
     }
@@ -135,11 +119,7 @@ impl PolicySources {
 
 fn join_display(dir: &str, file: &str) -> String {
     let dir = dir.trim_end_matches('/');
-    if dir.is_empty() || dir == "." {
-        file.to_owned()
-    } else {
-        format!("{dir}/{file}")
-    }
+    if dir.is_empty() || dir == "." { file.to_owned() } else { format!("{dir}/{file}") }
 }
 
 fn read_file(path: &Path) -> Result<Vec<u8>, ReadProblem> {
@@ -148,9 +128,7 @@ fn read_file(path: &Path) -> Result<Vec<u8>, ReadProblem> {
         Err(e) => return Err(ReadProblem::Unreadable(e.to_string())),
         Ok(meta) if !meta.is_file() => return Err(ReadProblem::NotAFile),
         Ok(meta) if meta.len() > MAX_FILE_BYTES as u64 => {
-            return Err(ReadProblem::TooLarge {
-                bytes: usize::try_from(meta.len()).unwrap_or(usize::MAX),
-            });
+            return Err(ReadProblem::TooLarge { bytes: usize::try_from(meta.len()).unwrap_or(usize::MAX) });
         }
         Ok(_) => {}
     }
@@ -158,11 +136,7 @@ fn read_file(path: &Path) -> Result<Vec<u8>, ReadProblem> {
 }
 
 fn check_size(bytes: Vec<u8>) -> Result<Vec<u8>, ReadProblem> {
-    if bytes.len() > MAX_FILE_BYTES {
-        Err(ReadProblem::TooLarge { bytes: bytes.len() })
-    } else {
-        Ok(bytes)
-    }
+    if bytes.len() > MAX_FILE_BYTES { Err(ReadProblem::TooLarge { bytes: bytes.len() }) } else { Ok(bytes) }
 }
 
 fn decode(bytes: Vec<u8>) -> (Result<String, ReadProblem>, String) {

@@ -10,9 +10,7 @@
 
 use std::collections::HashMap;
 
-use super::compose::{
-    Composer, LEVEL_NOTES, RESULT_LINE_CHARS, RESULT_LINES, sig_moved_note, version_moved_note,
-};
+use super::compose::{Composer, LEVEL_NOTES, RESULT_LINE_CHARS, RESULT_LINES, sig_moved_note, version_moved_note};
 use super::json::{to_pretty, tokens};
 use super::reader::{Item, ReadError, Reader, Reading};
 use super::reading_set::Snapshot;
@@ -58,15 +56,8 @@ pub fn worst_case(table: &Cockpit) -> WorstCase {
         let count = collection_len(slot);
         let actions = slot.collection.as_ref().map_or(0, |c| c.actions.len());
         for m in 1..=count {
-            paths.push(Path::Item {
-                slot: slot.n,
-                item: m,
-            });
-            paths.extend((1..=actions as u16).map(|k| Path::Action {
-                slot: slot.n,
-                item: m,
-                action: k,
-            }));
+            paths.push(Path::Item { slot: slot.n, item: m });
+            paths.extend((1..=actions as u16).map(|k| Path::Action { slot: slot.n, item: m, action: k }));
         }
         let _ = index;
         for path in paths {
@@ -74,24 +65,13 @@ pub fn worst_case(table: &Cockpit) -> WorstCase {
                 continue;
             };
             let keep_title = matches!(path, Path::Action { .. });
-            let size = measure(
-                view,
-                if keep_title {
-                    None
-                } else {
-                    Some(title.clone())
-                },
-            );
+            let size = measure(view, if keep_title { None } else { Some(title.clone()) });
             if size > drill.0 {
                 drill = (size, path.to_string());
             }
         }
     }
-    WorstCase {
-        root_tokens,
-        drill_tokens: drill.0,
-        drill_level: drill.1,
-    }
+    WorstCase { root_tokens, drill_tokens: drill.0, drill_level: drill.1 }
 }
 
 fn collection_len(slot: &Slot) -> u16 {
@@ -115,14 +95,9 @@ fn loud_labels_root(table: &Cockpit, loud: &LoudReader) -> View {
         };
         per_card.insert(read.card().to_owned(), reading);
     }
-    let reader = FixedReader {
-        per_card,
-        store_version: loud.store_version(),
-    };
+    let reader = FixedReader { per_card, store_version: loud.store_version() };
     let snapshot = Snapshot::take(table, &reader);
-    Composer::new(table, &reader, &snapshot)
-        .level(Path::Root)
-        .unwrap_or_else(|_| unreachable_root())
+    Composer::new(table, &reader, &snapshot).level(Path::Root).unwrap_or_else(|_| unreachable_root())
 }
 
 fn unreachable_root() -> View {
@@ -152,10 +127,7 @@ fn longest_condition(slot: &Slot) -> &str {
     slot.labels
         .iter()
         .max_by_key(|l| {
-            let placeholders = slot
-                .facet
-                .condition(&l.condition)
-                .map_or(0, |c| c.placeholders.len());
+            let placeholders = slot.facet.condition(&l.condition).map_or(0, |c| c.placeholders.len());
             filled_len(&l.text, placeholders)
         })
         .map_or(UNAVAILABLE, |l| &l.condition)
@@ -178,12 +150,8 @@ fn longest_label(slot: &Slot) -> String {
 
 /// Numbers that put a facet in `condition`, each at `u64::MAX`.
 fn numbers_for(facet: Facet, condition: &str) -> Reading {
-    let placeholders = facet
-        .condition(condition)
-        .map_or(&[][..], |c| c.placeholders);
-    placeholders
-        .iter()
-        .fold(Reading::default(), |r, p| r.with(p, u64::MAX))
+    let placeholders = facet.condition(condition).map_or(&[][..], |c| c.placeholders);
+    placeholders.iter().fold(Reading::default(), |r, p| r.with(p, u64::MAX))
 }
 
 fn longest_state_sig(table: &Cockpit) -> String {
@@ -195,19 +163,9 @@ fn longest_state_sig(table: &Cockpit) -> String {
 
 fn longest_note() -> String {
     let sig = "mc_00000000";
-    let mut notes = vec![
-        sig_moved_note(sig, sig),
-        version_moved_note(u64::MAX, u64::MAX, None),
-    ];
-    notes.extend(
-        LEVEL_NOTES
-            .iter()
-            .map(|n| version_moved_note(u64::MAX, u64::MAX, Some(n))),
-    );
-    notes
-        .into_iter()
-        .max_by_key(|n| n.chars().count())
-        .unwrap_or_default()
+    let mut notes = vec![sig_moved_note(sig, sig), version_moved_note(u64::MAX, u64::MAX, None)];
+    notes.extend(LEVEL_NOTES.iter().map(|n| version_moved_note(u64::MAX, u64::MAX, Some(n))));
+    notes.into_iter().max_by_key(|n| n.chars().count()).unwrap_or_default()
 }
 
 /// Serves the loudest state every read can return.
@@ -219,13 +177,7 @@ struct LoudReader {
 impl LoudReader {
     fn new(table: &Cockpit) -> Self {
         let mut per_card = HashMap::new();
-        let max_limit = table
-            .slots
-            .iter()
-            .filter_map(|s| s.collection.as_ref())
-            .map(|c| c.limit)
-            .max()
-            .unwrap_or(0);
+        let max_limit = table.slots.iter().filter_map(|s| s.collection.as_ref()).map(|c| c.limit).max().unwrap_or(0);
         for slot in table.slots.iter() {
             let Some(read) = slot.kind.source() else {
                 continue;
@@ -242,14 +194,8 @@ impl LoudReader {
             per_card.insert(read.card().to_owned(), reading);
         }
         let line = Item::new([("x", "\"".repeat(RESULT_LINE_CHARS))]);
-        let action_result = Reading {
-            numbers: Vec::new(),
-            items: vec![line; RESULT_LINES],
-        };
-        Self {
-            per_card,
-            action_result,
-        }
+        let action_result = Reading { numbers: Vec::new(), items: vec![line; RESULT_LINES] };
+        Self { per_card, action_result }
     }
 }
 
@@ -258,11 +204,7 @@ impl Reader for LoudReader {
         if !bound.is_empty() {
             return Ok(self.action_result.clone());
         }
-        Ok(self
-            .per_card
-            .get(read.card())
-            .cloned()
-            .unwrap_or_else(|| self.action_result.clone()))
+        Ok(self.per_card.get(read.card()).cloned().unwrap_or_else(|| self.action_result.clone()))
     }
 
     fn store_version(&self) -> u64 {
@@ -278,10 +220,7 @@ struct FixedReader {
 
 impl Reader for FixedReader {
     fn read(&self, read: &ReadVerb, _bound: &[(&str, &str)]) -> Result<Reading, ReadError> {
-        self.per_card
-            .get(read.card())
-            .cloned()
-            .unwrap_or_else(|| Ok(Reading::default()))
+        self.per_card.get(read.card()).cloned().unwrap_or_else(|| Ok(Reading::default()))
     }
 
     fn store_version(&self) -> u64 {

@@ -44,27 +44,19 @@ impl std::error::Error for CockpitError {}
 pub const RESULT_LINES: usize = 8;
 pub const RESULT_LINE_CHARS: usize = 80;
 
-const NOTE_UNAVAILABLE: &str =
-    "this fact cannot be read right now; the rest of the menu is unaffected";
+const NOTE_UNAVAILABLE: &str = "this fact cannot be read right now; the rest of the menu is unaffected";
 const NOTE_READ_FAILED: &str = "this read failed; nothing was changed";
 
 /// Serve one cockpit request.
-pub fn cockpit(
-    table: &Cockpit,
-    reader: &dyn Reader,
-    request: &Request,
-) -> Result<View, CockpitError> {
-    let reference = reference::parse(request.select.as_deref().unwrap_or(""))
-        .map_err(CockpitError::Reference)?;
+pub fn cockpit(table: &Cockpit, reader: &dyn Reader, request: &Request) -> Result<View, CockpitError> {
+    let reference = reference::parse(request.select.as_deref().unwrap_or("")).map_err(CockpitError::Reference)?;
     let snapshot = Snapshot::take(table, reader);
     Composer::new(table, reader, &snapshot).answer(&reference, request.seen_store_version)
 }
 
 /// The note when the menu a number was read from has changed.
 pub(crate) fn sig_moved_note(seen: &str, now: &str) -> String {
-    format!(
-        "state moved: the menu you chose from ({seen}) is now {now}; nothing was selected, here it is again"
-    )
+    format!("state moved: the menu you chose from ({seen}) is now {now}; nothing was selected, here it is again")
 }
 
 /// The note when only the store version moved; any other note follows it.
@@ -88,19 +80,10 @@ pub(crate) struct Composer<'a> {
 
 impl<'a> Composer<'a> {
     pub(crate) fn new(table: &'a Cockpit, reader: &'a dyn Reader, snapshot: &'a Snapshot) -> Self {
-        Self {
-            table,
-            reader,
-            snapshot,
-            state_sig: state_sig(table, snapshot),
-        }
+        Self { table, reader, snapshot, state_sig: state_sig(table, snapshot) }
     }
 
-    fn answer(
-        &self,
-        reference: &Reference,
-        seen_version: Option<u64>,
-    ) -> Result<View, CockpitError> {
+    fn answer(&self, reference: &Reference, seen_version: Option<u64>) -> Result<View, CockpitError> {
         let path = reference.path;
         if let (Some(seen), true) = (&reference.seen_sig, path != Path::Root) {
             let parent = self.level(path.parent())?;
@@ -114,11 +97,7 @@ impl<'a> Composer<'a> {
         let mut view = self.level(path)?;
         if let Some(seen) = seen_version.filter(|v| *v != self.snapshot.store_version) {
             view.state_moved = true;
-            view.note = Some(version_moved_note(
-                self.snapshot.store_version,
-                seen,
-                view.note.as_deref(),
-            ));
+            view.note = Some(version_moved_note(self.snapshot.store_version, seen, view.note.as_deref()));
         }
         Ok(view)
     }
@@ -181,28 +160,16 @@ impl<'a> Composer<'a> {
             Err(_) => slot.label(UNAVAILABLE).unwrap_or(UNAVAILABLE).to_owned(),
             Ok(reading) => {
                 let condition = slot.facet.condition_for(|p| reading.number(p));
-                fill(
-                    slot.label(condition.name).unwrap_or(condition.name),
-                    reading,
-                )
+                fill(slot.label(condition.name).unwrap_or(condition.name), reading)
             }
         }
     }
 
     fn slot(&self, n: u8) -> Result<(usize, &Slot), CockpitError> {
-        self.table
-            .slots
-            .iter()
-            .enumerate()
-            .find(|(_, s)| s.n == n)
-            .ok_or_else(|| {
-                let numbers: Vec<String> =
-                    self.table.slots.iter().map(|s| s.n.to_string()).collect();
-                CockpitError::NoSuch(format!(
-                    "there is no slot {n}; the slots are {}",
-                    numbers.join(", ")
-                ))
-            })
+        self.table.slots.iter().enumerate().find(|(_, s)| s.n == n).ok_or_else(|| {
+            let numbers: Vec<String> = self.table.slots.iter().map(|s| s.n.to_string()).collect();
+            CockpitError::NoSuch(format!("there is no slot {n}; the slots are {}", numbers.join(", ")))
+        })
     }
 
     /// The items a slot lists: its collection's fixed-N projection.
@@ -216,14 +183,7 @@ impl<'a> Composer<'a> {
             SlotKind::Help { cards } => cards
                 .iter()
                 .take(limit)
-                .map(|c| {
-                    Item::new([
-                        ("id", &*c.card),
-                        ("title", &*c.title),
-                        ("why", &*c.why),
-                        ("tool", &*c.tool),
-                    ])
-                })
+                .map(|c| Item::new([("id", &*c.card), ("title", &*c.title), ("why", &*c.why), ("tool", &*c.tool)]))
                 .collect(),
             _ => match &self.snapshot.readings[index] {
                 Ok(reading) => reading.items.iter().take(limit).cloned().collect(),
@@ -270,16 +230,11 @@ impl<'a> Composer<'a> {
         let (index, slot, item) = self.selected(n, m)?;
         let mut view = self.base(Path::Item { slot: n, item: m }, self.label(index));
         let items = slot.facet.items();
-        view.subject = Some(headline_of(
-            slot.facet,
-            &item,
-            items.map_or("id", |i| i.headline),
-        ));
+        view.subject = Some(headline_of(slot.facet, &item, items.map_or("id", |i| i.headline)));
         if let Some(items) = items {
             for field in items.fields {
                 if let Some(value) = item.field(field.name) {
-                    view.facts
-                        .push((field.name.to_owned(), display(value, field.cap)));
+                    view.facts.push((field.name.to_owned(), display(value, field.cap)));
                 }
             }
         }
@@ -312,20 +267,13 @@ impl<'a> Composer<'a> {
         })?;
         let card = self.table.cards.iter().find(|c| c.id == action.read.card());
         let mut view = self.base(
-            Path::Action {
-                slot: n,
-                item: m,
-                action: k,
-            },
+            Path::Action { slot: n, item: m, action: k },
             card.map_or(action.read.card(), |c| &*c.title).to_owned(),
         );
         let headline = slot.facet.items().map_or("id", |i| i.headline);
         view.subject = Some(headline_of(slot.facet, &item, headline));
-        let bound: Vec<(&str, &str)> = action
-            .bind
-            .iter()
-            .map(|b| (&*b.argument, item.field(&b.field).unwrap_or_default()))
-            .collect();
+        let bound: Vec<(&str, &str)> =
+            action.bind.iter().map(|b| (&*b.argument, item.field(&b.field).unwrap_or_default())).collect();
         match self.reader.read(&action.read, &bound) {
             Ok(result) => view.facts = result_facts(&result),
             Err(_) => view.note = Some(NOTE_READ_FAILED.to_owned()),
@@ -353,12 +301,7 @@ fn fill(label: &str, reading: &Reading) -> String {
 
 /// `id: headline`, sanitised, within the fields' caps.
 fn headline_of(facet: Facet, item: &Item, headline: &str) -> String {
-    let cap = |name: &str| {
-        facet
-            .items()
-            .and_then(|i| i.field(name))
-            .map_or(24, |f| f.cap)
-    };
+    let cap = |name: &str| facet.items().and_then(|i| i.field(name)).map_or(24, |f| f.cap);
     let id = display(item.field("id").unwrap_or_default(), cap("id"));
     if headline == "id" {
         return id;
@@ -369,20 +312,10 @@ fn headline_of(facet: Facet, item: &Item, headline: &str) -> String {
 
 /// An action result as facts: numbers first, then one line per item.
 fn result_facts(result: &Reading) -> Vec<(String, String)> {
-    let numbers = result
-        .numbers
-        .iter()
-        .map(|(k, v)| (display(k, 24), v.to_string()));
+    let numbers = result.numbers.iter().map(|(k, v)| (display(k, 24), v.to_string()));
     let lines = result.items.iter().enumerate().map(|(i, item)| {
-        let line: Vec<String> = item
-            .fields
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect();
-        (
-            format!("{}", i + 1),
-            display(&line.join(" "), RESULT_LINE_CHARS),
-        )
+        let line: Vec<String> = item.fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
+        (format!("{}", i + 1), display(&line.join(" "), RESULT_LINE_CHARS))
     });
     numbers.chain(lines).take(RESULT_LINES).collect()
 }

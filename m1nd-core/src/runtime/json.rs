@@ -33,11 +33,7 @@ pub fn to_value(view: &View) -> Value {
         o.insert("door".into(), json!(door));
     }
     if !view.facts.is_empty() {
-        let facts: Map<String, Value> = view
-            .facts
-            .iter()
-            .map(|(k, v)| (k.clone(), json!(v)))
-            .collect();
+        let facts: Map<String, Value> = view.facts.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
         o.insert("facts".into(), Value::Object(facts));
     }
     if !view.entries.is_empty() || view.level == Path::Root {

@@ -17,10 +17,7 @@ pub struct Reading {
 
 impl Reading {
     pub fn number(&self, name: &str) -> u64 {
-        self.numbers
-            .iter()
-            .find(|(n, _)| n == name)
-            .map_or(0, |(_, v)| *v)
+        self.numbers.iter().find(|(n, _)| n == name).map_or(0, |(_, v)| *v)
     }
 
     pub fn with(mut self, name: &str, value: u64) -> Self {
@@ -37,19 +34,11 @@ pub struct Item {
 
 impl Item {
     pub fn new<K: Into<String>, V: Into<String>>(fields: impl IntoIterator<Item = (K, V)>) -> Self {
-        Self {
-            fields: fields
-                .into_iter()
-                .map(|(k, v)| (k.into(), v.into()))
-                .collect(),
-        }
+        Self { fields: fields.into_iter().map(|(k, v)| (k.into(), v.into())).collect() }
     }
 
     pub fn field(&self, name: &str) -> Option<&str> {
-        self.fields
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
+        self.fields.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
     }
 }
 

@@ -19,18 +19,13 @@ impl Snapshot {
             .slots
             .iter()
             .map(|slot| match &slot.kind {
-                SlotKind::Help { cards } => {
-                    Ok(Reading::default().with("cards", cards.len() as u64))
-                }
+                SlotKind::Help { cards } => Ok(Reading::default().with("cards", cards.len() as u64)),
                 kind => match kind.source() {
                     Some(read) => reader.read(read, &[]),
                     None => Ok(Reading::default()),
                 },
             })
             .collect();
-        Self {
-            readings,
-            store_version,
-        }
+        Self { readings, store_version }
     }
 }

@@ -67,17 +67,13 @@ impl std::error::Error for ReferenceError {}
 pub const MAX_REFERENCE_CHARS: usize = 64;
 
 fn fail(reason: impl Into<String>) -> ReferenceError {
-    ReferenceError {
-        reason: reason.into(),
-    }
+    ReferenceError { reason: reason.into() }
 }
 
 /// Parse what a human typed.
 pub fn parse(input: &str) -> Result<Reference, ReferenceError> {
     if input.len() > MAX_REFERENCE_CHARS * 4 || input.chars().count() > MAX_REFERENCE_CHARS {
-        return Err(fail(format!(
-            "the reference is longer than {MAX_REFERENCE_CHARS} characters"
-        )));
+        return Err(fail(format!("the reference is longer than {MAX_REFERENCE_CHARS} characters")));
     }
     let input = input.trim();
     let (body, sig) = match input.split_once('@') {
@@ -88,23 +84,15 @@ pub fn parse(input: &str) -> Result<Reference, ReferenceError> {
         "" | "?" => Path::Root,
         _ => parse_path(body)?,
     };
-    Ok(Reference {
-        path,
-        seen_sig: sig,
-    })
+    Ok(Reference { path, seen_sig: sig })
 }
 
 fn parse_sig(sig: &str) -> Result<String, ReferenceError> {
-    let hex = sig
-        .strip_prefix("mc_")
-        .ok_or_else(|| fail(format!("`@{}` is not a menu_sig", printable(sig))))?;
+    let hex = sig.strip_prefix("mc_").ok_or_else(|| fail(format!("`@{}` is not a menu_sig", printable(sig))))?;
     if hex.len() == 8 && hex.bytes().all(|b| b.is_ascii_hexdigit()) {
         Ok(format!("mc_{}", hex.to_ascii_lowercase()))
     } else {
-        Err(fail(format!(
-            "`@{}` is not a menu_sig (`mc_` and 8 hex digits)",
-            printable(sig)
-        )))
+        Err(fail(format!("`@{}` is not a menu_sig (`mc_` and 8 hex digits)", printable(sig))))
     }
 }
 
@@ -121,28 +109,15 @@ fn parse_path(body: &str) -> Result<Path, ReferenceError> {
     for (slot, part) in numbers.iter_mut().zip(&parts) {
         *slot = number(part)?;
     }
-    let slot =
-        u8::try_from(numbers[0]).map_err(|_| fail(format!("there is no slot {}", numbers[0])))?;
-    let item =
-        || u16::try_from(numbers[1]).map_err(|_| fail(format!("there is no item {}", numbers[1])));
-    let action = || {
-        u16::try_from(numbers[2]).map_err(|_| fail(format!("there is no action {}", numbers[2])))
-    };
+    let slot = u8::try_from(numbers[0]).map_err(|_| fail(format!("there is no slot {}", numbers[0])))?;
+    let item = || u16::try_from(numbers[1]).map_err(|_| fail(format!("there is no item {}", numbers[1])));
+    let action = || u16::try_from(numbers[2]).map_err(|_| fail(format!("there is no action {}", numbers[2])));
     match (parts.len(), slot) {
         (1, 0) => Ok(Path::Root),
-        (_, 0) => Err(fail(
-            "`0` means back to the root and takes nothing after it",
-        )),
+        (_, 0) => Err(fail("`0` means back to the root and takes nothing after it")),
         (1, _) => Ok(Path::Collection { slot }),
-        (2, _) => Ok(Path::Item {
-            slot,
-            item: positive(item()?, "item")?,
-        }),
-        _ => Ok(Path::Action {
-            slot,
-            item: positive(item()?, "item")?,
-            action: positive(action()?, "action")?,
-        }),
+        (2, _) => Ok(Path::Item { slot, item: positive(item()?, "item")? }),
+        _ => Ok(Path::Action { slot, item: positive(item()?, "item")?, action: positive(action()?, "action")? }),
     }
 }
 
@@ -153,24 +128,16 @@ fn number(part: &str) -> Result<u64, ReferenceError> {
     if !part.bytes().all(|b| b.is_ascii_digit()) {
         return Err(fail(format!("`{}` is not a number", printable(part))));
     }
-    part.parse::<u64>()
-        .map_err(|_| fail(format!("`{}` is too large", printable(part))))
+    part.parse::<u64>().map_err(|_| fail(format!("`{}` is too large", printable(part))))
 }
 
 fn positive(n: u16, what: &str) -> Result<u16, ReferenceError> {
-    if n == 0 {
-        Err(fail(format!("{what}s are numbered from 1")))
-    } else {
-        Ok(n)
-    }
+    if n == 0 { Err(fail(format!("{what}s are numbered from 1"))) } else { Ok(n) }
 }
 
 /// Echo input in an error without letting it carry control characters.
 fn printable(s: &str) -> String {
-    s.chars()
-        .take(24)
-        .map(|c| if c.is_control() { '\u{FFFD}' } else { c })
-        .collect()
+    s.chars().take(24).map(|c| if c.is_control() { '\u{FFFD}' } else { c }).collect()
 }
 
 #[cfg(test)]
@@ -188,14 +155,7 @@ mod tests {
         assert_eq!(path("0"), Path::Root);
         assert_eq!(path("3"), Path::Collection { slot: 3 });
         assert_eq!(path("3.2"), Path::Item { slot: 3, item: 2 });
-        assert_eq!(
-            path(" 3.2.1 "),
-            Path::Action {
-                slot: 3,
-                item: 2,
-                action: 1
-            }
-        );
+        assert_eq!(path(" 3.2.1 "), Path::Action { slot: 3, item: 2, action: 1 });
         let r = parse("3.2@mc_0A1b2C3d").unwrap();
         assert_eq!(r.seen_sig.as_deref(), Some("mc_0a1b2c3d"));
         assert_eq!(parse("?@mc_00000000").unwrap().path, Path::Root);

@@ -48,16 +48,9 @@ pub fn render(view: &View, charset: Charset) -> String {
     if let Some(back) = &view.back {
         let _ = writeln!(out, "{back:>6}  back");
     }
-    let _ = write!(
-        out,
-        "{}{dot}{}{dot}sv {}",
-        view.menu_sig, view.state_sig, view.store_version
-    );
+    let _ = write!(out, "{}{dot}{}{dot}sv {}", view.menu_sig, view.state_sig, view.store_version);
     match charset {
         Charset::Unicode => out,
-        Charset::Ascii => out
-            .chars()
-            .map(|c| if c.is_ascii() { c } else { '?' })
-            .collect(),
+        Charset::Ascii => out.chars().map(|c| if c.is_ascii() { c } else { '?' }).collect(),
     }
 }

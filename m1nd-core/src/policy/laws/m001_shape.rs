@@ -24,9 +24,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         if !is_canonical_spelling(name.get_ref()) {
             let fixed = canonical(name.get_ref());
             let help = if is_canonical_spelling(&fixed) {
-                format!(
-                    "declare it as `[verbs.{fixed}]`; aliases such as `m1nd_` and `m1nd.` are added by the server"
-                )
+                format!("declare it as `[verbs.{fixed}]`; aliases such as `m1nd_` and `m1nd.` are added by the server")
             } else {
                 "verb names are lower-case ASCII snake_case, starting with a letter".to_owned()
             };
@@ -79,14 +77,14 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             }
         }
         if card.reject_tool.is_some() != card.reject_reason.is_some() {
-            let at = card
-                .reject_tool
-                .as_ref()
-                .or(card.reject_reason.as_ref())
-                .unwrap_or(&card.id);
+            let at = card.reject_tool.as_ref().or(card.reject_reason.as_ref()).unwrap_or(&card.id);
             out.push(
-                Diagnostic::new(Law::M001, loc(PolicyFile::Cards, at), format!("card `{}` has only one of `reject_tool` and `reject_reason`", card.id.get_ref()))
-                    .help("a rejected tool needs its reason, and a reason needs its tool: give both or neither"),
+                Diagnostic::new(
+                    Law::M001,
+                    loc(PolicyFile::Cards, at),
+                    format!("card `{}` has only one of `reject_tool` and `reject_reason`", card.id.get_ref()),
+                )
+                .help("a rejected tool needs its reason, and a reason needs its tool: give both or neither"),
             );
         }
     }

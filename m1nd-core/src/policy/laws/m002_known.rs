@@ -39,9 +39,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             )
             .label("no card has this id");
             d = d.help(match cx.card_ids.suggest(written) {
-                Some(best) => format!(
-                    "did you mean `{best}`? or declare a `[[card]]` with id = \"{written}\""
-                ),
+                Some(best) => format!("did you mean `{best}`? or declare a `[[card]]` with id = \"{written}\""),
                 None => format!("declare a `[[card]]` with id = \"{written}\" in help_cards.toml"),
             });
             out.push(d);
@@ -54,17 +52,27 @@ fn verb(cx: &Context<'_>, file: PolicyFile, written: &Text, what: &str, out: &mu
     match cx.resolve(name) {
         Resolution::Known(_) => {}
         Resolution::LookAlike { verb, first_foreign } => out.push(
-            Diagnostic::new(Law::M002, loc(file, written), format!("{what} `{name}`, a look-alike of `{verb}` that is not a verb"))
-                .label(format!("U+{:04X} is not ASCII", first_foreign as u32))
-                .help(format!("write `{verb}` in plain ASCII; names with non-ASCII letters never resolve to a verb")),
+            Diagnostic::new(
+                Law::M002,
+                loc(file, written),
+                format!("{what} `{name}`, a look-alike of `{verb}` that is not a verb"),
+            )
+            .label(format!("U+{:04X} is not ASCII", first_foreign as u32))
+            .help(format!("write `{verb}` in plain ASCII; names with non-ASCII letters never resolve to a verb")),
         ),
         Resolution::Unknown { suggestion } => out.push(
-            Diagnostic::new(Law::M002, loc(file, written), format!("{what} `{name}`, which tools.toml does not declare"))
-                .label("unknown verb")
-                .help(match suggestion {
-                    Some(best) => format!("did you mean `{best}`? every verb must be declared as `[verbs.NAME]` in tools.toml"),
-                    None => "declare it as `[verbs.NAME]` in tools.toml, or name a verb that is declared there".to_owned(),
-                }),
+            Diagnostic::new(
+                Law::M002,
+                loc(file, written),
+                format!("{what} `{name}`, which tools.toml does not declare"),
+            )
+            .label("unknown verb")
+            .help(match suggestion {
+                Some(best) => {
+                    format!("did you mean `{best}`? every verb must be declared as `[verbs.NAME]` in tools.toml")
+                }
+                None => "declare it as `[verbs.NAME]` in tools.toml, or name a verb that is declared there".to_owned(),
+            }),
         ),
     }
 }

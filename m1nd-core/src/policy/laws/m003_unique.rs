@@ -14,25 +14,16 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let verbs = cx.verbs_in_order();
     first_wins(
         PolicyFile::Tools,
-        verbs
-            .iter()
-            .map(|(k, _)| (skeleton_of(&canonical(k.get_ref())), *k)),
+        verbs.iter().map(|(k, _)| (skeleton_of(&canonical(k.get_ref())), *k)),
         |name, first| {
-            format!(
-                "verb `{name}` collides with `{first}` (same name once aliases, case and look-alikes are folded)"
-            )
+            format!("verb `{name}` collides with `{first}` (same name once aliases, case and look-alikes are folded)")
         },
         "rename or remove one of them; clients could not tell them apart",
         out,
     );
     first_wins(
         PolicyFile::Deny,
-        cx.raw
-            .deny
-            .tools
-            .get_ref()
-            .iter()
-            .map(|t| (canonical(t.get_ref()), t)),
+        cx.raw.deny.tools.get_ref().iter().map(|t| (canonical(t.get_ref()), t)),
         |name, first| format!("the deny list names `{name}` twice (first as `{first}`)"),
         "list each verb once",
         out,
@@ -50,10 +41,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let def = verb.get_ref();
         first_wins(
             PolicyFile::Tools,
-            def.requires
-                .iter()
-                .chain(&def.accepts)
-                .map(|a| (a.get_ref().clone(), a)),
+            def.requires.iter().chain(&def.accepts).map(|a| (a.get_ref().clone(), a)),
             |arg, _| format!("verb `{}` lists argument `{arg}` twice", name.get_ref()),
             "an argument is either required (`requires`) or optional (`accepts`), once",
             out,
@@ -61,11 +49,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     }
     first_wins(
         PolicyFile::Cards,
-        cx.raw
-            .cards
-            .card
-            .iter()
-            .map(|c| (c.get_ref().id.get_ref().clone(), &c.get_ref().id)),
+        cx.raw.cards.card.iter().map(|c| (c.get_ref().id.get_ref().clone(), &c.get_ref().id)),
         |id, _| format!("card id `{id}` is used twice"),
         "give every card its own id; the menu names cards by id",
         out,
@@ -99,14 +83,10 @@ fn first_wins<'a, T: 'a + std::fmt::Display>(
     for (key, value) in items {
         match seen.get(&key) {
             Some(first) => out.push(
-                Diagnostic::new(
-                    Law::M003,
-                    loc(file, value),
-                    title(value.get_ref(), first.get_ref()),
-                )
-                .label("defined again here")
-                .related(loc(file, first), "first defined here")
-                .help(help),
+                Diagnostic::new(Law::M003, loc(file, value), title(value.get_ref(), first.get_ref()))
+                    .label("defined again here")
+                    .related(loc(file, first), "first defined here")
+                    .help(help),
             ),
             None => {
                 seen.insert(key, value);

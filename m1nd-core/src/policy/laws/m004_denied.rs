@@ -22,44 +22,24 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 (verb, format!("`{written}` (that is `{verb}`)"))
             }
             Resolution::Known(verb) => (verb, format!("`{verb}`")),
-            Resolution::LookAlike {
-                verb,
-                first_foreign,
-            } => (
-                verb,
-                format!(
-                    "`{written}`, a look-alike of `{verb}` (U+{:04X} is not ASCII),",
-                    first_foreign as u32
-                ),
-            ),
+            Resolution::LookAlike { verb, first_foreign } => {
+                (verb, format!("`{written}`, a look-alike of `{verb}` (U+{:04X} is not ASCII),", first_foreign as u32))
+            }
             Resolution::Unknown { .. } => continue,
         };
         let Some(entry) = cx.denial(verb) else {
             continue;
         };
-        let retired = cx
-            .verb_def(verb)
-            .and_then(|d| d.retired.as_ref())
-            .is_some_and(|r| *r.get_ref());
-        let why = if retired {
-            " (a retired verb, refused forever)"
-        } else {
-            ""
-        };
+        let retired = cx.verb_def(verb).and_then(|d| d.retired.as_ref()).is_some_and(|r| *r.get_ref());
+        let why = if retired { " (a retired verb, refused forever)" } else { "" };
         out.push(
             Diagnostic::new(
                 Law::M004,
                 loc(PolicyFile::Cockpit, read.card_ref),
-                format!(
-                    "{} calls {how} which READ_ONLY_DENIED_TOOLS denies{why}",
-                    read.describe()
-                ),
+                format!("{} calls {how} which READ_ONLY_DENIED_TOOLS denies{why}", read.describe()),
             )
             .label("the menu reaches a write here")
-            .related(
-                loc(PolicyFile::Cards, tool),
-                format!("card `{}` calls it here", card.get_ref().id.get_ref()),
-            )
+            .related(loc(PolicyFile::Cards, tool), format!("card `{}` calls it here", card.get_ref().id.get_ref()))
             .related(loc(PolicyFile::Deny, entry), "denied here")
             .help(HELP),
         );

@@ -10,18 +10,17 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let def = rule.get_ref();
         if def.allowed.get_ref().is_empty() {
             out.push(
-                Diagnostic::new(Law::M005, loc(PolicyFile::Deny, &def.allowed), format!("status-only rule for `{}` allows nothing", key.get_ref()))
-                    .help("list at least one allowed value, or move the verb to `tools` to deny it outright"),
+                Diagnostic::new(
+                    Law::M005,
+                    loc(PolicyFile::Deny, &def.allowed),
+                    format!("status-only rule for `{}` allows nothing", key.get_ref()),
+                )
+                .help("list at least one allowed value, or move the verb to `tools` to deny it outright"),
             );
         }
         if let Some(verb) = cx.verb(key.get_ref()).and_then(|v| cx.verb_def(v)) {
             let arg = def.argument.get_ref();
-            if !verb
-                .requires
-                .iter()
-                .chain(&verb.accepts)
-                .any(|a| a.get_ref() == arg)
-            {
+            if !verb.requires.iter().chain(&verb.accepts).any(|a| a.get_ref() == arg) {
                 out.push(
                     Diagnostic::new(
                         Law::M005,
@@ -46,29 +45,13 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             continue;
         };
         let argument = rule.argument.get_ref();
-        let allowed: Vec<String> = rule
-            .allowed
-            .get_ref()
-            .iter()
-            .map(|a| format!("\"{}\"", a.get_ref()))
-            .collect();
+        let allowed: Vec<String> = rule.allowed.get_ref().iter().map(|a| format!("\"{}\"", a.get_ref())).collect();
         let pinned = card.arguments.iter().find(|(k, _)| k.get_ref() == argument);
-        let ok = pinned.is_some_and(|(_, v)| {
-            rule.allowed
-                .get_ref()
-                .iter()
-                .any(|a| a.get_ref() == v.get_ref().trim())
-        });
+        let ok = pinned.is_some_and(|(_, v)| rule.allowed.get_ref().iter().any(|a| a.get_ref() == v.get_ref().trim()));
         if !ok {
             let (at, got) = match pinned {
-                Some((_, v)) => (
-                    loc(PolicyFile::Cards, v),
-                    format!("pins it to \"{}\"", v.get_ref()),
-                ),
-                None => (
-                    loc(PolicyFile::Cards, &card.tool),
-                    "leaves it open".to_owned(),
-                ),
+                Some((_, v)) => (loc(PolicyFile::Cards, v), format!("pins it to \"{}\"", v.get_ref())),
+                None => (loc(PolicyFile::Cards, &card.tool), "leaves it open".to_owned()),
             };
             out.push(
                 Diagnostic::new(
@@ -79,10 +62,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 .label("a read-only menu may only ask for the status")
                 .related(at, format!("card `{}`", card.id.get_ref()))
                 .related(loc(PolicyFile::Deny, rule_key), "status-only rule here")
-                .help(format!(
-                    "set `arguments = {{ {argument} = {} }}` on the card",
-                    allowed.join(" or ")
-                )),
+                .help(format!("set `arguments = {{ {argument} = {} }}` on the card", allowed.join(" or "))),
             );
         }
         if let (Role::Action(k), Some(actions)) = (read.role, &read.slot.actions) {
@@ -92,14 +72,9 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     Diagnostic::new(
                         Law::M005,
                         loc(PolicyFile::Cockpit, bound),
-                        format!(
-                            "{} binds `{argument}` of status-only `{verb}` from an item",
-                            read.describe()
-                        ),
+                        format!("{} binds `{argument}` of status-only `{verb}` from an item", read.describe()),
                     )
-                    .help(format!(
-                        "pin `{argument}` on the card instead; an item field could carry any value"
-                    )),
+                    .help(format!("pin `{argument}` on the card instead; an item field could carry any value")),
                 );
             }
         }

@@ -29,17 +29,12 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                         loc(PolicyFile::Cockpit, door),
                         format!("slot {n}'s door text is empty"),
                     )
-                    .help(
-                        "say where the human acts, e.g. \"open the tray: the stamp lives there\"",
-                    ),
+                    .help("say where the human acts, e.g. \"open the tray: the stamp lives there\""),
                 );
             }
             continue;
         }
-        for (field, at) in executable
-            .iter()
-            .filter(|(f, _)| !matches!(*f, "card" | "actions"))
-        {
+        for (field, at) in executable.iter().filter(|(f, _)| !matches!(*f, "card" | "actions")) {
             out.push(
                 Diagnostic::new(Law::M006, at.clone(), format!("slot {n} carries `{field}` directly"))
                     .help("a slot reads only through a card: put the tool and its arguments on a `[[card]]` and name it with `card = \"…\"`"),
@@ -58,12 +53,20 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let is_help = Facet::from_key(slot.key.get_ref()) == Some(Facet::Help);
         match (&slot.card, is_help) {
             (Some(card), true) => out.push(
-                Diagnostic::new(Law::M006, loc(PolicyFile::Cockpit, card), format!("slot {n} is the help overview but names a card"))
-                    .help("help is derived from the `overview = true` cards in help_cards.toml; remove `card`"),
+                Diagnostic::new(
+                    Law::M006,
+                    loc(PolicyFile::Cockpit, card),
+                    format!("slot {n} is the help overview but names a card"),
+                )
+                .help("help is derived from the `overview = true` cards in help_cards.toml; remove `card`"),
             ),
             (None, false) => out.push(
-                Diagnostic::new(Law::M006, loc(PolicyFile::Cockpit, &slot.key), format!("slot {n} neither points nor reads"))
-                    .help("give it `door = \"…\"` (a pointer) or `card = \"…\"` (an argument-less read)"),
+                Diagnostic::new(
+                    Law::M006,
+                    loc(PolicyFile::Cockpit, &slot.key),
+                    format!("slot {n} neither points nor reads"),
+                )
+                .help("give it `door = \"…\"` (a pointer) or `card = \"…\"` (an argument-less read)"),
             ),
             _ => {}
         }

@@ -33,27 +33,18 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             // A door's actions are M006's to report; there is no item to bind from.
             Role::Action(_) if read.slot.door.is_some() => {}
             Role::Action(k) => {
-                let Some(action) = read
-                    .slot
-                    .actions
-                    .as_ref()
-                    .map(|a| a.get_ref()[k - 1].get_ref())
-                else {
+                let Some(action) = read.slot.actions.as_ref().map(|a| a.get_ref()[k - 1].get_ref()) else {
                     continue;
                 };
-                let takes: Vec<&str> = def
-                    .requires
-                    .iter()
-                    .chain(&def.accepts)
-                    .map(|a| a.get_ref().as_str())
-                    .collect();
-                for missing in required
-                    .iter()
-                    .filter(|r| !action.bind.keys().any(|b| b.get_ref() == *r))
-                {
+                let takes: Vec<&str> = def.requires.iter().chain(&def.accepts).map(|a| a.get_ref().as_str()).collect();
+                for missing in required.iter().filter(|r| !action.bind.keys().any(|b| b.get_ref() == *r)) {
                     out.push(
-                        Diagnostic::new(Law::M007, loc(PolicyFile::Cockpit, read.card_ref), format!("{} does not bind `{missing}`, which `{verb}` requires", read.describe()))
-                            .help(format!("add `bind = {{ {missing} = \"FIELD\" }}` naming a field of the selected item")),
+                        Diagnostic::new(
+                            Law::M007,
+                            loc(PolicyFile::Cockpit, read.card_ref),
+                            format!("{} does not bind `{missing}`, which `{verb}` requires", read.describe()),
+                        )
+                        .help(format!("add `bind = {{ {missing} = \"FIELD\" }}` naming a field of the selected item")),
                     );
                 }
                 let fields = Context::facet(read.slot).and_then(Facet::items);
@@ -69,18 +60,10 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                                     argument.get_ref()
                                 ),
                             )
-                            .help(did_you_mean(
-                                argument.get_ref(),
-                                &takes,
-                                "arguments",
-                            )),
+                            .help(did_you_mean(argument.get_ref(), &takes, "arguments")),
                         );
                     }
-                    if card
-                        .arguments
-                        .keys()
-                        .any(|a| a.get_ref() == argument.get_ref())
-                    {
+                    if card.arguments.keys().any(|a| a.get_ref() == argument.get_ref()) {
                         out.push(
                             Diagnostic::new(
                                 Law::M007,
@@ -110,11 +93,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                                         items.name
                                     ),
                                 )
-                                .help(did_you_mean(
-                                    field.get_ref(),
-                                    &names,
-                                    "fields",
-                                )),
+                                .help(did_you_mean(field.get_ref(), &names, "fields")),
                             );
                         }
                     }
@@ -131,12 +110,7 @@ fn card_arguments(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let Some(def) = cx.verb(card.tool.get_ref()).and_then(|v| cx.verb_def(v)) else {
             continue;
         };
-        let takes: Vec<&str> = def
-            .requires
-            .iter()
-            .chain(&def.accepts)
-            .map(|a| a.get_ref().as_str())
-            .collect();
+        let takes: Vec<&str> = def.requires.iter().chain(&def.accepts).map(|a| a.get_ref().as_str()).collect();
         for argument in card.arguments.keys() {
             if !takes.contains(&argument.get_ref().as_str()) {
                 out.push(
@@ -150,11 +124,7 @@ fn card_arguments(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                             card.tool.get_ref()
                         ),
                     )
-                    .help(did_you_mean(
-                        argument.get_ref(),
-                        &takes,
-                        "arguments",
-                    )),
+                    .help(did_you_mean(argument.get_ref(), &takes, "arguments")),
                 );
             }
         }
@@ -162,19 +132,12 @@ fn card_arguments(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
 }
 
 fn list(names: &[&str]) -> String {
-    names
-        .iter()
-        .map(|n| format!("`{n}`"))
-        .collect::<Vec<_>>()
-        .join(", ")
+    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
 }
 
 fn did_you_mean(name: &str, candidates: &[&str], what: &str) -> String {
     match suggest(name, candidates.iter().copied()) {
-        Some(best) => format!(
-            "did you mean `{best}`? the {what} here are {}",
-            list(candidates)
-        ),
+        Some(best) => format!("did you mean `{best}`? the {what} here are {}", list(candidates)),
         None if candidates.is_empty() => format!("there are no {what} here"),
         None => format!("the {what} here are {}", list(candidates)),
     }

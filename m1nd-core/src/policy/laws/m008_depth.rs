@@ -24,10 +24,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         if let Some(actions) = &slot.actions {
             for action in actions.get_ref() {
                 let action = action.get_ref();
-                for (field, at) in [
-                    ("collection", &action.collection),
-                    ("actions", &action.actions),
-                ] {
+                for (field, at) in [("collection", &action.collection), ("actions", &action.actions)] {
                     if let Some(at) = at {
                         out.push(
                             Diagnostic::new(Law::M008, loc(PolicyFile::Cockpit, at), format!("slot {n}'s action `{}` opens a level below the item", action.card.get_ref()))
@@ -65,8 +62,12 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let limit = *def.limit.get_ref();
         if !(1..=MAX_LIMIT).contains(&limit) {
             out.push(
-                Diagnostic::new(Law::M008, loc(PolicyFile::Cockpit, &def.limit), format!("slot {n}'s collection limit {limit} is outside 1..={MAX_LIMIT}"))
-                    .help("a collection is a short fixed-N projection (recent memories = 5, say), never an open list"),
+                Diagnostic::new(
+                    Law::M008,
+                    loc(PolicyFile::Cockpit, &def.limit),
+                    format!("slot {n}'s collection limit {limit} is outside 1..={MAX_LIMIT}"),
+                )
+                .help("a collection is a short fixed-N projection (recent memories = 5, say), never an open list"),
             );
         }
         let Some(facet) = facet else { continue };
@@ -83,12 +84,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 Diagnostic::new(
                     Law::M008,
                     loc(PolicyFile::Cockpit, &def.items),
-                    format!(
-                        "slot {n}'s facet `{}` lists `{}`, not `{}`",
-                        facet.key(),
-                        items.name,
-                        def.items.get_ref()
-                    ),
+                    format!("slot {n}'s facet `{}` lists `{}`, not `{}`", facet.key(), items.name, def.items.get_ref()),
                 )
                 .help(match suggest(def.items.get_ref(), [items.name]) {
                     Some(best) => format!("did you mean `{best}`?"),

@@ -53,10 +53,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         }
     }
     if pinned.len() != 3 {
-        let at = pinned
-            .get(3)
-            .and_then(|(_, l)| l.clone())
-            .unwrap_or_else(|| Loc::new(PolicyFile::Cockpit, 0..0));
+        let at = pinned.get(3).and_then(|(_, l)| l.clone()).unwrap_or_else(|| Loc::new(PolicyFile::Cockpit, 0..0));
         out.push(
             Diagnostic::new(Law::M009, at, format!("{} slots are pinned; exactly three must be", pinned.len()))
                 .help("pin the permanent trio (tray, map, missions, say) as slots 1, 2 and 3 with `pinned = true`"),

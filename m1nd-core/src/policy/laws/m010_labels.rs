@@ -25,10 +25,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 Diagnostic::new(
                     Law::M010,
                     loc(PolicyFile::Cockpit, &slot.key),
-                    format!(
-                        "slot {n} shows `{}`, which is not a facet",
-                        slot.key.get_ref()
-                    ),
+                    format!("slot {n} shows `{}`, which is not a facet", slot.key.get_ref()),
                 )
                 .help(match suggest(slot.key.get_ref(), keys) {
                     Some(best) => {
@@ -41,20 +38,11 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         };
         let Some(labels) = &slot.label else {
             out.push(
-                Diagnostic::new(
-                    Law::M010,
-                    loc(PolicyFile::Cockpit, &slot.key),
-                    format!("slot {n} has no labels"),
-                )
-                .help(format!(
-                    "add `label = {{ {} }}`",
-                    facet
-                        .conditions()
-                        .iter()
-                        .map(|c| format!("{} = \"…\"", c.name))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )),
+                Diagnostic::new(Law::M010, loc(PolicyFile::Cockpit, &slot.key), format!("slot {n} has no labels"))
+                    .help(format!(
+                        "add `label = {{ {} }}`",
+                        facet.conditions().iter().map(|c| format!("{} = \"…\"", c.name)).collect::<Vec<_>>().join(", ")
+                    )),
             );
             continue;
         };
@@ -66,8 +54,16 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             .collect();
         if !missing.is_empty() {
             out.push(
-                Diagnostic::new(Law::M010, loc(PolicyFile::Cockpit, labels), format!("slot {n} ({}) has no label for {}", facet.key(), missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")))
-                    .help("every condition of the facet needs a label, so the slot never goes blank when state changes"),
+                Diagnostic::new(
+                    Law::M010,
+                    loc(PolicyFile::Cockpit, labels),
+                    format!(
+                        "slot {n} ({}) has no label for {}",
+                        facet.key(),
+                        missing.iter().map(|m| format!("`{m}`")).collect::<Vec<_>>().join(", ")
+                    ),
+                )
+                .help("every condition of the facet needs a label, so the slot never goes blank when state changes"),
             );
         }
         for (condition, text) in labels.get_ref() {
@@ -78,29 +74,15 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                         Diagnostic::new(
                             Law::M010,
                             loc(PolicyFile::Cockpit, condition),
-                            format!(
-                                "`{}` is not a condition of facet `{}`",
-                                condition.get_ref(),
-                                facet.key()
-                            ),
+                            format!("`{}` is not a condition of facet `{}`", condition.get_ref(), facet.key()),
                         )
-                        .help(
-                            match suggest(condition.get_ref(), names.iter().copied()) {
-                                Some(best) => format!(
-                                    "did you mean `{best}`? its conditions are {}",
-                                    names.join(", ")
-                                ),
-                                None => format!("its conditions are {}", names.join(", ")),
-                            },
-                        ),
+                        .help(match suggest(condition.get_ref(), names.iter().copied()) {
+                            Some(best) => format!("did you mean `{best}`? its conditions are {}", names.join(", ")),
+                            None => format!("its conditions are {}", names.join(", ")),
+                        }),
                     );
                 }
-                Some(c) => static_text(
-                    text,
-                    c.placeholders,
-                    &format!("slot {n}'s `{}` label", c.name),
-                    out,
-                ),
+                Some(c) => static_text(text, c.placeholders, &format!("slot {n}'s `{}` label", c.name), out),
             }
         }
     }
@@ -112,18 +94,13 @@ fn static_text(text: &Text, allowed: &[&str], what: &str, out: &mut Vec<Diagnost
     let at = loc(PolicyFile::Cockpit, text);
     if s.trim().is_empty() {
         out.push(
-            Diagnostic::new(Law::M010, at.clone(), format!("{what} is empty"))
-                .help("write a short static phrase"),
+            Diagnostic::new(Law::M010, at.clone(), format!("{what} is empty")).help("write a short static phrase"),
         );
     }
     if s.chars().any(char::is_control) {
         out.push(
-            Diagnostic::new(
-                Law::M010,
-                at.clone(),
-                format!("{what} contains a control character"),
-            )
-            .help("labels are one line of plain text: remove newlines, tabs and escapes"),
+            Diagnostic::new(Law::M010, at.clone(), format!("{what} contains a control character"))
+                .help("labels are one line of plain text: remove newlines, tabs and escapes"),
         );
     }
     if s.chars().count() > MAX_LABEL_CHARS {
@@ -131,10 +108,7 @@ fn static_text(text: &Text, allowed: &[&str], what: &str, out: &mut Vec<Diagnost
             Diagnostic::new(
                 Law::M010,
                 at.clone(),
-                format!(
-                    "{what} is {} characters; the limit is {MAX_LABEL_CHARS}",
-                    s.chars().count()
-                ),
+                format!("{what} is {} characters; the limit is {MAX_LABEL_CHARS}", s.chars().count()),
             )
             .help("a label is read at a glance: shorten it"),
         );
@@ -154,18 +128,12 @@ fn static_text(text: &Text, allowed: &[&str], what: &str, out: &mut Vec<Diagnost
             let help = if allowed.is_empty() {
                 "this text is static: it may not interpolate anything".to_owned()
             } else {
-                let listed = allowed
-                    .iter()
-                    .map(|a| format!("{{{a}}}"))
-                    .collect::<Vec<_>>()
-                    .join(", ");
+                let listed = allowed.iter().map(|a| format!("{{{a}}}")).collect::<Vec<_>>().join(", ");
                 match suggest(name, allowed.iter().copied()) {
-                    Some(best) => format!(
-                        "did you mean `{{{best}}}`? the placeholders here are {listed}, all numbers"
-                    ),
-                    None => format!(
-                        "the placeholders here are {listed}, all numbers; state strings never reach a label"
-                    ),
+                    Some(best) => format!("did you mean `{{{best}}}`? the placeholders here are {listed}, all numbers"),
+                    None => {
+                        format!("the placeholders here are {listed}, all numbers; state strings never reach a label")
+                    }
                 }
             };
             out.push(
@@ -182,10 +150,6 @@ fn static_text(text: &Text, allowed: &[&str], what: &str, out: &mut Vec<Diagnost
 }
 
 fn unbalanced(at: &super::super::source::Loc, what: &str) -> Diagnostic {
-    Diagnostic::new(
-        Law::M010,
-        at.clone(),
-        format!("{what} has an unbalanced brace"),
-    )
-    .help("placeholders are written `{name}`; braces are not allowed otherwise")
+    Diagnostic::new(Law::M010, at.clone(), format!("{what} has an unbalanced brace"))
+        .help("placeholders are written `{name}`; braces are not allowed otherwise")
 }

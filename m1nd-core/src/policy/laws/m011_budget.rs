@@ -21,10 +21,7 @@ pub fn check_declared(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         return;
     };
     let b = budget.get_ref();
-    for (name, value) in [
-        ("root_tokens", &b.root_tokens),
-        ("drill_tokens", &b.drill_tokens),
-    ] {
+    for (name, value) in [("root_tokens", &b.root_tokens), ("drill_tokens", &b.drill_tokens)] {
         let v = *value.get_ref();
         if !(1..=MAX_TOKENS).contains(&v) {
             out.push(
@@ -47,9 +44,16 @@ pub fn check_worst_case(cx: &Context<'_>, cockpit: &Cockpit, out: &mut Vec<Diagn
     let b = budget.get_ref();
     if worst.root_tokens > cockpit.budget.root_tokens as usize {
         out.push(
-            Diagnostic::new(Law::M011, loc(PolicyFile::Cockpit, &b.root_tokens), format!("the worst-case root response is {} tokens, over its budget of {}", worst.root_tokens, cockpit.budget.root_tokens))
-                .label("measured on the loudest state this policy admits")
-                .help("shorten the longest labels or the title, or raise `root_tokens` if the growth is deliberate"),
+            Diagnostic::new(
+                Law::M011,
+                loc(PolicyFile::Cockpit, &b.root_tokens),
+                format!(
+                    "the worst-case root response is {} tokens, over its budget of {}",
+                    worst.root_tokens, cockpit.budget.root_tokens
+                ),
+            )
+            .label("measured on the loudest state this policy admits")
+            .help("shorten the longest labels or the title, or raise `root_tokens` if the growth is deliberate"),
         );
     }
     if worst.drill_tokens > cockpit.budget.drill_tokens as usize {

@@ -10,16 +10,20 @@ const HELP: &str = "say in one sentence that the cockpit is served only when the
 pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     match &cx.raw.cockpit.negative_default {
         None => out.push(
-            Diagnostic::new(Law::M012, loc(PolicyFile::Cockpit, &cx.raw.cockpit.schema), "cockpit.toml declares no `negative_default`")
-                .label("add it next to the schema")
-                .help(HELP),
+            Diagnostic::new(
+                Law::M012,
+                loc(PolicyFile::Cockpit, &cx.raw.cockpit.schema),
+                "cockpit.toml declares no `negative_default`",
+            )
+            .label("add it next to the schema")
+            .help(HELP),
         ),
-        Some(text) if text.get_ref().trim().is_empty() => out.push(
-            Diagnostic::new(Law::M012, loc(PolicyFile::Cockpit, text), "`negative_default` is empty").help(HELP),
-        ),
+        Some(text) if text.get_ref().trim().is_empty() => out
+            .push(Diagnostic::new(Law::M012, loc(PolicyFile::Cockpit, text), "`negative_default` is empty").help(HELP)),
         Some(text) if text.get_ref().contains(['\n', '\r']) => out.push(
-            Diagnostic::new(Law::M012, loc(PolicyFile::Cockpit, text), "`negative_default` spans several lines")
-                .help("keep it one sentence on one line; it is compared word for word with the instructions and skills"),
+            Diagnostic::new(Law::M012, loc(PolicyFile::Cockpit, text), "`negative_default` spans several lines").help(
+                "keep it one sentence on one line; it is compared word for word with the instructions and skills",
+            ),
         ),
         Some(_) => {}
     }

@@ -1,0 +1,121 @@
+//! A compiled table written back as the four policy files.
+//!
+//! This is how a table is re-checked with the laws themselves rather than
+//! with a second, hand-written list of invariants: decompile it, compile the
+//! result, and require the same table back. A generated `COCKPIT` that could
+//! not have come from a lawful policy fails that round trip.
+
+use std::fmt::Write;
+
+use super::source::{PolicyFile, PolicySources};
+use crate::table::{Cockpit, SlotKind};
+
+/// The table as policy sources, named `display/<file>` in diagnostics.
+pub fn decompile(c: &Cockpit, display: &str) -> PolicySources {
+    let files = [tools(c), deny(c), cards(c), cockpit(c)];
+    PolicySources::from_bytes(display, |f| {
+        Some(files[PolicyFile::ALL.iter().position(|x| *x == f).unwrap_or(0)].as_bytes())
+    })
+}
+
+/// A TOML basic string: JSON's escapes are all valid TOML escapes.
+fn q(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned())
+}
+
+fn array<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    format!("[{}]", items.map(q).collect::<Vec<_>>().join(", "))
+}
+
+fn tools(c: &Cockpit) -> String {
+    let mut out = String::new();
+    for v in c.verbs.iter() {
+        let _ = writeln!(out, "[verbs.{}]\nsummary = {}", v.name, q(&v.summary));
+        let _ = writeln!(
+            out,
+            "requires = {}\naccepts = {}",
+            array(v.requires.iter().map(|s| &**s)),
+            array(v.accepts.iter().map(|s| &**s))
+        );
+        if v.retired {
+            out.push_str("retired = true\n");
+        }
+    }
+    out
+}
+
+fn deny(c: &Cockpit) -> String {
+    let mut out = format!("tools = {}\n", array(c.deny.tools.iter().map(|s| &**s)));
+    for rule in c.deny.status_only.iter() {
+        let _ = writeln!(
+            out,
+            "[status_only.{}]\nargument = {}\nallowed = {}",
+            rule.verb,
+            q(&rule.argument),
+            array(rule.allowed.iter().map(|s| &**s))
+        );
+    }
+    out
+}
+
+fn inline<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> String {
+    format!("{{ {} }}", pairs.map(|(k, v)| format!("{} = {}", q(k), q(v))).collect::<Vec<_>>().join(", "))
+}
+
+fn cards(c: &Cockpit) -> String {
+    let mut out = String::new();
+    for card in c.cards.iter() {
+        let _ = writeln!(
+            out,
+            "[[card]]\nid = {}\ntitle = {}\nwhy = {}\ntool = {}",
+            q(&card.id),
+            q(&card.title),
+            q(&card.why),
+            q(&card.tool)
+        );
+        let _ = writeln!(
+            out,
+            "arguments = {}\noverview = {}",
+            inline(card.arguments.iter().map(|a| (&*a.name, &*a.value))),
+            card.overview
+        );
+        if let (Some(tool), Some(reason)) = (&card.reject_tool, &card.reject_reason) {
+            let _ = writeln!(out, "reject_tool = {}\nreject_reason = {}", q(tool), q(reason));
+        }
+    }
+    out
+}
+
+fn cockpit(c: &Cockpit) -> String {
+    let mut out =
+        format!("schema = {}\ntitle = {}\nnegative_default = {}\n", q(&c.schema), q(&c.title), q(&c.negative_default));
+    let _ = writeln!(out, "[budget]\nroot_tokens = {}\ndrill_tokens = {}", c.budget.root_tokens, c.budget.drill_tokens);
+    for slot in c.slots.iter() {
+        let _ = writeln!(out, "[[slot]]\nn = {}\nkey = {}\npinned = {}", slot.n, q(slot.facet.key()), slot.pinned);
+        match &slot.kind {
+            SlotKind::Door { text, source } => {
+                let _ = writeln!(out, "door = {}", q(text));
+                if let Some(source) = source {
+                    let _ = writeln!(out, "source = {}", q(source.card()));
+                }
+            }
+            SlotKind::Read { read } => {
+                let _ = writeln!(out, "card = {}", q(read.card()));
+            }
+            SlotKind::Help { .. } => {}
+        }
+        let _ = writeln!(out, "label = {}", inline(slot.labels.iter().map(|l| (&*l.condition, &*l.text))));
+        if let Some(col) = &slot.collection {
+            let _ = writeln!(out, "collection = {{ items = {}, limit = {} }}", q(&col.items), col.limit);
+            for action in col.actions.iter() {
+                let _ = writeln!(
+                    out,
+                    "[[slot.actions]]\ncard = {}\nbind = {}",
+                    q(action.read.card()),
+                    inline(action.bind.iter().map(|b| (&*b.argument, &*b.field)))
+                );
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,379 @@
+//! The store's one document, `state.json`, and the rules a loaded one must meet.
+//!
+//! Unknown fields, phases and statuses are refused rather than ignored: a
+//! store that says something this build does not understand is reported, not
+//! half-read and then rewritten without the parts it did not know.
+
+use std::collections::HashSet;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// The tag in `"format"`; a different tag is a different file layout.
+pub const FORMAT: &str = "m1nd-store-v1";
+
+/// Longest claim a memory may carry, in characters. Memories are re-read at
+/// every boot, so one runaway claim would tax every later session.
+pub const MAX_CLAIM_CHARS: usize = 4096;
+
+/// Longest `source` a memory may carry, in characters.
+pub const MAX_SOURCE_CHARS: usize = 256;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct State {
+    pub format: Format,
+    pub store_version: u64,
+    pub missions: Vec<Mission>,
+    pub blocks: Vec<Block>,
+    /// Oldest first, so a new memory is an append.
+    pub memories: Vec<Memory>,
+    pub alerts: Vec<Alert>,
+    pub modules: Vec<Module>,
+    pub drift: Vec<Drift>,
+    pub presences: Vec<Presence>,
+    /// How many times the store was saved or checkpointed on request.
+    pub checkpoints: u64,
+}
+
+/// The `"format"` tag. Its own type so a wrong tag is a parse error with the
+/// line and column of the tag.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Format;
+
+impl Serialize for Format {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(FORMAT)
+    }
+}
+
+impl<'de> Deserialize<'de> for Format {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let tag = String::deserialize(deserializer)?;
+        if tag == FORMAT {
+            Ok(Format)
+        } else {
+            let shown: String = tag.chars().take(40).collect();
+            Err(serde::de::Error::custom(format!("unsupported store format `{shown}`; this build reads `{FORMAT}`")))
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Mission {
+    pub id: String,
+    pub title: String,
+    pub phase: Phase,
+    pub agent: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Phase {
+    Judging,
+    Executing,
+    Gate,
+    Review,
+    MergeWait,
+    Landed,
+    Failed,
+}
+
+impl Phase {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Phase::Judging => "judging",
+            Phase::Executing => "executing",
+            Phase::Gate => "gate",
+            Phase::Review => "review",
+            Phase::MergeWait => "merge_wait",
+            Phase::Landed => "landed",
+            Phase::Failed => "failed",
+        }
+    }
+
+    /// Being worked on by an agent (not waiting for the human, not finished).
+    pub const fn in_flight(self) -> bool {
+        matches!(self, Phase::Judging | Phase::Executing | Phase::Gate | Phase::Review)
+    }
+
+    pub const fn open(self) -> bool {
+        !matches!(self, Phase::Landed | Phase::Failed)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Block {
+    pub id: String,
+    pub title: String,
+    pub status: BlockStatus,
+    pub receipt: String,
+    pub hash: String,
+    pub node: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BlockStatus {
+    Fresh,
+    Stale,
+    Candidate,
+}
+
+impl BlockStatus {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            BlockStatus::Fresh => "fresh",
+            BlockStatus::Stale => "stale",
+            BlockStatus::Candidate => "candidate",
+        }
+    }
+
+    /// Part of the map: a human ratified it, whether its receipt is current or not.
+    pub const fn ratified(self) -> bool {
+        matches!(self, BlockStatus::Fresh | BlockStatus::Stale)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Memory {
+    pub id: String,
+    pub claim: String,
+    pub source: String,
+    pub at: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Alert {
+    pub id: String,
+    pub level: String,
+    pub text: String,
+    pub node: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Module {
+    /// The module path.
+    pub id: String,
+    /// A decimal in 0..=1, kept as text so it round-trips exactly as written.
+    pub score: String,
+    pub defects: String,
+}
+
+impl Module {
+    /// The score as a number; `validate` guarantees it parses for loaded states.
+    pub fn score_value(&self) -> Option<f64> {
+        parse_score(&self.score)
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Drift {
+    /// The node that moved.
+    pub id: String,
+    pub evidence: String,
+    /// The node that moved it.
+    pub cause: String,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Presence {
+    /// The agent id.
+    pub id: String,
+    pub doing: String,
+    pub since: String,
+}
+
+/// How much of each kind the store holds.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub missions: usize,
+    pub blocks: usize,
+    pub memories: usize,
+    pub alerts: usize,
+    pub modules: usize,
+    pub drift: usize,
+    pub presences: usize,
+    pub checkpoints: u64,
+}
+
+impl State {
+    /// A new, empty store at version 1.
+    pub fn empty() -> Self {
+        State {
+            format: Format,
+            store_version: 1,
+            missions: Vec::new(),
+            blocks: Vec::new(),
+            memories: Vec::new(),
+            alerts: Vec::new(),
+            modules: Vec::new(),
+            drift: Vec::new(),
+            presences: Vec::new(),
+            checkpoints: 0,
+        }
+    }
+
+    pub fn counts(&self) -> Counts {
+        Counts {
+            missions: self.missions.len(),
+            blocks: self.blocks.len(),
+            memories: self.memories.len(),
+            alerts: self.alerts.len(),
+            modules: self.modules.len(),
+            drift: self.drift.len(),
+            presences: self.presences.len(),
+            checkpoints: self.checkpoints,
+        }
+    }
+
+    /// The rules serde cannot express. Readers rely on them (ids are unique
+    /// and scores are numbers), so a state that breaks one is corrupt.
+    pub fn validate(&self) -> Result<(), String> {
+        unique("missions", self.missions.iter().map(|m| m.id.as_str()))?;
+        unique("blocks", self.blocks.iter().map(|b| b.id.as_str()))?;
+        unique("memories", self.memories.iter().map(|m| m.id.as_str()))?;
+        unique("alerts", self.alerts.iter().map(|a| a.id.as_str()))?;
+        unique("modules", self.modules.iter().map(|m| m.id.as_str()))?;
+        unique("drift", self.drift.iter().map(|d| d.id.as_str()))?;
+        unique("presences", self.presences.iter().map(|p| p.id.as_str()))?;
+        for mission in &self.missions {
+            if !is_mission_id(&mission.id) {
+                return Err(format!("mission id `{}` is not `msn_` followed by 12 hex digits", shown(&mission.id)));
+            }
+        }
+        prefixed("blocks", "sb_", self.blocks.iter().map(|b| b.id.as_str()))?;
+        prefixed("memories", "mem_", self.memories.iter().map(|m| m.id.as_str()))?;
+        for memory in &self.memories {
+            check_claim(&memory.claim).map_err(|why| format!("memory `{}`: {why}", shown(&memory.id)))?;
+        }
+        for module in &self.modules {
+            if module.score_value().is_none() {
+                return Err(format!(
+                    "module `{}` has score `{}`; a score is a decimal from 0 to 1",
+                    shown(&module.id),
+                    shown(&module.score)
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The claim rules shared by `memorize` and `validate`.
+pub fn check_claim(claim: &str) -> Result<(), String> {
+    if claim.trim().is_empty() {
+        return Err("the claim is empty".to_owned());
+    }
+    let chars = claim.chars().count();
+    if chars > MAX_CLAIM_CHARS {
+        return Err(format!("the claim is {chars} characters; the limit is {MAX_CLAIM_CHARS}"));
+    }
+    Ok(())
+}
+
+fn parse_score(text: &str) -> Option<f64> {
+    let value: f64 = text.trim().parse().ok()?;
+    (value.is_finite() && (0.0..=1.0).contains(&value)).then_some(value)
+}
+
+fn is_mission_id(id: &str) -> bool {
+    id.strip_prefix("msn_")
+        .is_some_and(|hex| hex.len() == 12 && hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
+}
+
+fn unique<'a>(kind: &str, ids: impl Iterator<Item = &'a str>) -> Result<(), String> {
+    let mut seen = HashSet::new();
+    for id in ids {
+        if id.trim().is_empty() {
+            return Err(format!("{kind}: an item has an empty id"));
+        }
+        if !seen.insert(id) {
+            return Err(format!("{kind}: id `{}` appears twice", shown(id)));
+        }
+    }
+    Ok(())
+}
+
+fn prefixed<'a>(kind: &str, prefix: &str, ids: impl Iterator<Item = &'a str>) -> Result<(), String> {
+    for id in ids {
+        if id.len() <= prefix.len() || !id.starts_with(prefix) {
+            return Err(format!("{kind}: id `{}` does not start with `{prefix}`", shown(id)));
+        }
+    }
+    Ok(())
+}
+
+/// Untrusted text quoted in an error, kept short.
+fn shown(text: &str) -> String {
+    const MAX: usize = 40;
+    let mut out: String = text.chars().filter(|c| !c.is_control()).take(MAX).collect();
+    if text.chars().count() > MAX {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(json: &str) -> Result<State, serde_json::Error> {
+        serde_json::from_str(json)
+    }
+
+    #[test]
+    fn empty_state_round_trips_with_its_tag() {
+        let text = serde_json::to_string(&State::empty()).expect("serialize");
+        assert!(text.contains(r#""format":"m1nd-store-v1""#));
+        assert_eq!(parse(&text).expect("parse"), State::empty());
+    }
+
+    #[test]
+    fn wrong_tag_unknown_field_and_unknown_phase_are_refused() {
+        let good = serde_json::to_string(&State::empty()).expect("serialize");
+        let wrong_tag = good.replace("m1nd-store-v1", "m1nd-store-v9");
+        let err = parse(&wrong_tag).expect_err("wrong tag");
+        assert!(err.to_string().contains("unsupported store format `m1nd-store-v9`"));
+        assert!(err.line() > 0);
+
+        let extra = good.replacen('{', r#"{"surprise":1,"#, 1);
+        assert!(parse(&extra).is_err());
+
+        let bad_phase = good.replace(
+            r#""missions":[]"#,
+            r#""missions":[{"id":"msn_0123456789ab","title":"t","phase":"dreaming","agent":"a"}]"#,
+        );
+        assert!(parse(&bad_phase).is_err());
+    }
+
+    #[test]
+    fn validate_catches_what_serde_cannot() {
+        let mut state = State::empty();
+        state.missions.push(Mission { id: "msn_XYZ".into(), title: "t".into(), phase: Phase::Gate, agent: "a".into() });
+        assert!(state.validate().is_err());
+
+        let mut state = State::empty();
+        state.modules.push(Module { id: "src/a".into(), score: "high".into(), defects: "0".into() });
+        assert!(state.validate().is_err());
+
+        let mut state = State::empty();
+        for _ in 0..2 {
+            state.alerts.push(Alert { id: "al_1".into(), level: "warn".into(), text: "x".into(), node: "n".into() });
+        }
+        assert!(state.validate().unwrap_err().contains("appears twice"));
+    }
+
+    #[test]
+    fn claims_are_bounded() {
+        assert!(check_claim("  ").is_err());
+        assert!(check_claim(&"é".repeat(MAX_CLAIM_CHARS)).is_ok());
+        assert!(check_claim(&"é".repeat(MAX_CLAIM_CHARS + 1)).is_err());
+    }
+}
