@@ -8,6 +8,7 @@
 pub mod codegen;
 pub mod deny;
 pub mod facets;
+pub mod guard;
 pub mod names;
 pub mod policy;
 pub mod runtime;

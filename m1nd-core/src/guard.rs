@@ -1,0 +1,177 @@
+//! The guard on `tools/call`: one decision for every transport.
+//!
+//! It normalises the requested name with the same rule the policy compiler
+//! uses ([`crate::names::canonical`]), then refuses — before any side effect —
+//! retired verbs always, and in a read-only session every denied verb, every
+//! status-only verb outside its allowed argument, and every name it does not
+//! know (fail-closed, unlike upstream).
+
+use serde_json::{Map, Value};
+
+use crate::deny::Refusal;
+use crate::names::{NameIndex, Resolution};
+use crate::table::{Cockpit, Verb};
+
+/// Why a call was refused.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Refused {
+    /// No verb has this name (after trimming, prefix stripping and case folding).
+    Unknown { name: String, suggestion: Option<String> },
+    /// A non-ASCII name that imitates a verb.
+    LookAlike { name: String, verb: String },
+    /// A tombstone: refused in every session.
+    Retired { verb: String },
+    /// Read-only session and the verb writes.
+    ReadOnly(Refusal),
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refused::Unknown { name, suggestion: Some(s) } => {
+                write!(f, "unknown tool `{name}`; did you mean `{s}`?")
+            }
+            Refused::Unknown { name, suggestion: None } => write!(f, "unknown tool `{name}`"),
+            Refused::LookAlike { name, verb } => {
+                write!(f, "`{name}` is a look-alike of `{verb}` (non-ASCII letters); it is not a tool")
+            }
+            Refused::Retired { verb } => write!(f, "`{verb}` is retired and refused in every session"),
+            Refused::ReadOnly(refusal) => write!(f, "{refusal}; this session is attached read-only"),
+        }
+    }
+}
+
+/// Resolves and checks tool calls against a compiled table.
+pub struct Guard<'a> {
+    cockpit: &'a Cockpit,
+    names: NameIndex<'a>,
+    read_only: bool,
+}
+
+impl<'a> Guard<'a> {
+    pub fn new(cockpit: &'a Cockpit, read_only: bool) -> Self {
+        Self { cockpit, names: NameIndex::new(cockpit.verbs.iter().map(|v| &*v.name)), read_only }
+    }
+
+    pub fn read_only(&self) -> bool {
+        self.read_only
+    }
+
+    /// The verb a call may proceed with, or why it may not.
+    pub fn check(&self, name: &str, args: Option<&Map<String, Value>>) -> Result<&'a Verb, Refused> {
+        let verb = match self.names.resolve(name) {
+            Resolution::Known(v) => v,
+            Resolution::LookAlike { verb, .. } => {
+                return Err(Refused::LookAlike { name: printable(name), verb: verb.to_owned() });
+            }
+            Resolution::Unknown { suggestion } => {
+                return Err(Refused::Unknown { name: printable(name), suggestion: suggestion.map(str::to_owned) });
+            }
+        };
+        let def =
+            self.cockpit.verb(verb).ok_or_else(|| Refused::Unknown { name: printable(name), suggestion: None })?;
+        if def.retired {
+            return Err(Refused::Retired { verb: verb.to_owned() });
+        }
+        if self.read_only {
+            self.cockpit.deny.check(verb, args).map_err(Refused::ReadOnly)?;
+        }
+        Ok(def)
+    }
+
+    /// Whether `tools/list` shows this verb to the session.
+    pub fn lists(&self, verb: &Verb) -> bool {
+        !verb.retired && !(self.read_only && self.cockpit.deny.always_denies(&verb.name))
+    }
+}
+
+/// A name echoed in a refusal: bounded, and without control characters.
+fn printable(name: &str) -> String {
+    let mut out: String = name.chars().take(64).map(|c| if c.is_control() { '\u{FFFD}' } else { c }).collect();
+    if name.chars().count() > 64 {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::deny::DenyList;
+    use std::borrow::Cow;
+
+    fn verb(name: &'static str, retired: bool) -> Verb {
+        Verb {
+            name: Cow::Borrowed(name),
+            summary: Cow::Borrowed(""),
+            requires: Cow::Borrowed(&[]),
+            accepts: Cow::Borrowed(&[]),
+            retired,
+        }
+    }
+
+    fn table() -> Cockpit {
+        let mut c = Cockpit::STUB;
+        c.verbs = Cow::Owned(vec![
+            verb("doctor", false),
+            verb("learn", false),
+            verb("persist", false),
+            verb("mission_post", true),
+        ]);
+        c.deny = DenyList {
+            tools: Cow::Owned(vec![Cow::Borrowed("learn"), Cow::Borrowed("mission_post")]),
+            status_only: Cow::Owned(vec![crate::deny::StatusOnly {
+                verb: Cow::Borrowed("persist"),
+                argument: Cow::Borrowed("action"),
+                allowed: Cow::Owned(vec![Cow::Borrowed("status")]),
+            }]),
+        };
+        c
+    }
+
+    fn args(action: Value) -> Map<String, Value> {
+        Map::from_iter([("action".to_owned(), action)])
+    }
+
+    #[test]
+    fn read_only_refuses_every_alias_of_a_denied_verb() {
+        let t = table();
+        let guard = Guard::new(&t, true);
+        for name in ["learn", "m1nd.learn", "m1nd_learn", "LEARN", "  M1ND.Learn\t"] {
+            assert!(matches!(guard.check(name, None), Err(Refused::ReadOnly(_))), "{name}");
+        }
+        assert_eq!(guard.check("m1nd.doctor", None).map(|v| &*v.name), Ok("doctor"));
+    }
+
+    #[test]
+    fn status_only_fails_closed() {
+        let t = table();
+        let guard = Guard::new(&t, true);
+        assert!(guard.check("persist", Some(&args(Value::from(" Status ")))).is_ok());
+        for bad in [Value::from("save"), Value::from(1), Value::Null] {
+            assert!(guard.check("persist", Some(&args(bad))).is_err());
+        }
+        assert!(guard.check("persist", None).is_err());
+        assert!(Guard::new(&t, false).check("persist", Some(&args(Value::from("save")))).is_ok());
+    }
+
+    #[test]
+    fn unknown_look_alike_and_retired_are_refused_in_any_session() {
+        let t = table();
+        for read_only in [true, false] {
+            let guard = Guard::new(&t, read_only);
+            assert!(matches!(guard.check("docter", None), Err(Refused::Unknown { suggestion: Some(_), .. })));
+            assert!(matches!(guard.check("l\u{0435}arn", None), Err(Refused::LookAlike { .. })));
+            assert!(matches!(guard.check("mission_post", None), Err(Refused::Retired { .. })));
+        }
+    }
+
+    #[test]
+    fn listing_hides_what_the_session_may_not_call() {
+        let t = table();
+        let shown =
+            |ro| t.verbs.iter().filter(|v| Guard::new(&t, ro).lists(v)).map(|v| v.name.to_string()).collect::<Vec<_>>();
+        assert_eq!(shown(true), ["doctor", "persist"]);
+        assert_eq!(shown(false), ["doctor", "learn", "persist"]);
+    }
+}
