@@ -12,7 +12,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
             "Serve this cockpit only when the human types ? or explicitly asks for it, never on your own initiative and never at landing.",
         ),
         digest: ::std::borrow::Cow::Borrowed(
-            "ec648a682e79a3ba2d5f0b44a222f4ff64c3a4114b8c6dbacf415d40e8cdf99c",
+            "cccc60c7923db97ed137046cd9decb5498d8c0f661b0aa73c64bf0ac5e4c9173",
         ),
         budget: ::m1nd_core::Budget {
             root_tokens: 800u32,
@@ -44,7 +44,13 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         "Serve the human's numbered menu over read-only state, on request only",
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
-                    accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    accepts: ::std::borrow::Cow::Borrowed(
+                        &[
+                            ::std::borrow::Cow::Borrowed("agent_id"),
+                            ::std::borrow::Cow::Borrowed("select"),
+                            ::std::borrow::Cow::Borrowed("seen_store_version"),
+                        ],
+                    ),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1049,7 +1055,10 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(
-                        &[::std::borrow::Cow::Borrowed("action")],
+                        &[
+                            ::std::borrow::Cow::Borrowed("action"),
+                            ::std::borrow::Cow::Borrowed("expected_store_version"),
+                        ],
                     ),
                     retired: false,
                 },
@@ -1096,8 +1105,15 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     summary: ::std::borrow::Cow::Borrowed(
                         "Store a durable claim in shared memory for later sessions",
                     ),
-                    requires: ::std::borrow::Cow::Borrowed(&[]),
-                    accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    requires: ::std::borrow::Cow::Borrowed(
+                        &[::std::borrow::Cow::Borrowed("claim")],
+                    ),
+                    accepts: ::std::borrow::Cow::Borrowed(
+                        &[
+                            ::std::borrow::Cow::Borrowed("source"),
+                            ::std::borrow::Cow::Borrowed("expected_store_version"),
+                        ],
+                    ),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
