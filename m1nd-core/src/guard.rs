@@ -81,7 +81,8 @@ impl<'a> Guard<'a> {
 
     /// Whether `tools/list` shows this verb to the session.
     pub fn lists(&self, verb: &Verb) -> bool {
-        !verb.retired && !(self.read_only && self.cockpit.deny.always_denies(&verb.name))
+        let hidden_by_read_only = self.read_only && self.cockpit.deny.always_denies(&verb.name);
+        !verb.retired && !hidden_by_read_only
     }
 }
 

@@ -20,13 +20,16 @@ use super::view::View;
 use crate::facets::{Facet, UNAVAILABLE};
 use crate::table::{Cockpit, ReadVerb, Slot, SlotKind};
 
-/// The largest root and drill responses, in tokens, and which drill it was.
+/// The largest root and drill responses, in tokens, which drill it was, and
+/// the loud views themselves (for inspection and the battery test).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct WorstCase {
     pub root_tokens: usize,
     pub drill_tokens: usize,
     /// The reference of the largest drill, e.g. `6.5`.
     pub drill_level: String,
+    pub root: View,
+    pub drill: Option<View>,
 }
 
 /// Measure the worst root and drill responses of a table.
@@ -36,7 +39,7 @@ pub fn worst_case(table: &Cockpit) -> WorstCase {
     let composer = Composer::new(table, &loud, &snapshot);
     let longest_sig = longest_state_sig(table);
     let note = longest_note();
-    let measure = |mut view: View, title: Option<String>| {
+    let loudest = |mut view: View, title: Option<String>| {
         view.state_sig.clone_from(&longest_sig);
         view.store_version = u64::MAX;
         view.state_moved = true;
@@ -44,13 +47,12 @@ pub fn worst_case(table: &Cockpit) -> WorstCase {
         if let Some(title) = title {
             view.title = title;
         }
-        tokens(&to_pretty(&view))
+        let size = tokens(&to_pretty(&view));
+        (size, view)
     };
-    let mut root = loud_labels_root(table, &loud);
-    root.title = table.title.to_string();
-    let root_tokens = measure(root, None);
-    let mut drill = (0, String::new());
-    for (index, slot) in table.slots.iter().enumerate() {
+    let (root_tokens, root) = loudest(loud_labels_root(table, &loud), None);
+    let mut drill: (usize, String, Option<View>) = (0, String::new(), None);
+    for slot in table.slots.iter() {
         let title = longest_label(slot);
         let mut paths = vec![Path::Collection { slot: slot.n }];
         let count = collection_len(slot);
@@ -59,19 +61,18 @@ pub fn worst_case(table: &Cockpit) -> WorstCase {
             paths.push(Path::Item { slot: slot.n, item: m });
             paths.extend((1..=actions as u16).map(|k| Path::Action { slot: slot.n, item: m, action: k }));
         }
-        let _ = index;
         for path in paths {
             let Ok(view) = composer.level(path) else {
                 continue;
             };
             let keep_title = matches!(path, Path::Action { .. });
-            let size = measure(view, if keep_title { None } else { Some(title.clone()) });
+            let (size, view) = loudest(view, if keep_title { None } else { Some(title.clone()) });
             if size > drill.0 {
-                drill = (size, path.to_string());
+                drill = (size, path.to_string(), Some(view));
             }
         }
     }
-    WorstCase { root_tokens, drill_tokens: drill.0, drill_level: drill.1 }
+    WorstCase { root_tokens, drill_tokens: drill.0, drill_level: drill.1, root, drill: drill.2 }
 }
 
 fn collection_len(slot: &Slot) -> u16 {

@@ -40,6 +40,10 @@ impl std::fmt::Display for CockpitError {
 
 impl std::error::Error for CockpitError {}
 
+/// The width of an item's headline in a listing (level 2) and as the subject
+/// of its item view; the item's facts carry each field up to its own cap.
+pub const HEADLINE_CHARS: usize = 40;
+
 /// Most lines an action result shows, and their width.
 pub const RESULT_LINES: usize = 8;
 pub const RESULT_LINE_CHARS: usize = 80;
@@ -299,15 +303,10 @@ fn fill(label: &str, reading: &Reading) -> String {
     out
 }
 
-/// `id: headline`, sanitised, within the fields' caps.
+/// The item's headline field, sanitised, at most [`HEADLINE_CHARS`].
 fn headline_of(facet: Facet, item: &Item, headline: &str) -> String {
-    let cap = |name: &str| facet.items().and_then(|i| i.field(name)).map_or(24, |f| f.cap);
-    let id = display(item.field("id").unwrap_or_default(), cap("id"));
-    if headline == "id" {
-        return id;
-    }
-    let text = display(item.field(headline).unwrap_or_default(), cap(headline));
-    format!("{id}: {text}")
+    let cap = facet.items().and_then(|i| i.field(headline)).map_or(HEADLINE_CHARS, |f| f.cap);
+    display(item.field(headline).unwrap_or_default(), cap.min(HEADLINE_CHARS))
 }
 
 /// An action result as facts: numbers first, then one line per item.

@@ -9,12 +9,14 @@ use super::reading_set::Snapshot;
 use super::view::View;
 use crate::table::Cockpit;
 
-/// A mechanical summary of state: each facet's leading number (or condition
-/// when it has none, `?` when unavailable), then the store version.
+/// A mechanical summary of state: each pinned facet's leading number (or its
+/// condition when it has none, `?` when unavailable), then the store version.
+/// The pinned trio is what a human decides from; every other slot's state
+/// still reaches menu_sig through its label.
 pub fn state_sig(cockpit: &Cockpit, snapshot: &Snapshot) -> String {
-    let mut parts: Vec<String> = Vec::with_capacity(cockpit.slots.len() + 1);
+    let mut parts: Vec<String> = Vec::with_capacity(4);
     for (slot, reading) in cockpit.slots.iter().zip(&snapshot.readings) {
-        if slot.facet.derived() {
+        if !slot.pinned || slot.facet.derived() {
             continue;
         }
         let value = match reading {

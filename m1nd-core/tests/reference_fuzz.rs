@@ -1,0 +1,65 @@
+//! The reference parser never panics and never accepts more than it should.
+
+use m1nd_core::runtime::{Path, parse_reference};
+use proptest::prelude::*;
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn arbitrary_text_never_panics(s in "\\PC*") {
+        if let Err(e) = parse_reference(&s) {
+            prop_assert!(e.to_string().contains("valid forms"));
+        }
+    }
+
+    #[test]
+    fn number_shaped_text_never_panics(s in "[ @.\\-+0-9mc_a-f?]{0,40}") {
+        let _ = parse_reference(&s);
+    }
+
+    /// Whatever parses holds at most three numbers, and prints back to an
+    /// equivalent reference.
+    #[test]
+    fn accepted_references_round_trip(a in 0u64..300, b in 0u64..70_000, c in 0u64..70_000, depth in 1usize..=3) {
+        let text = [a, b, c][..depth].iter().map(u64::to_string).collect::<Vec<_>>().join(".");
+        if let Ok(r) = parse_reference(&text) {
+            let again = parse_reference(&r.path.to_string()).unwrap();
+            prop_assert_eq!(again.path, r.path);
+        }
+    }
+}
+
+#[test]
+fn large_unicode_negative_and_overflowing_inputs_are_errors() {
+    let huge = "1".repeat(1 << 20);
+    let unicode_huge = "é".repeat(1 << 19);
+    let cases = [
+        huge.as_str(),
+        unicode_huge.as_str(),
+        "99999999999999999999",
+        "1.99999999999999999999",
+        "-1",
+        "3.-2",
+        "+3",
+        "3.2.1.0",
+        "1.1.1.1.1.1.1",
+        "３",
+        "3\u{0}",
+        "3@mc_zzzzzzzz",
+        "3@mc_1234567",
+        "3@mc_123456789",
+        "3 . 2",
+    ];
+    for input in cases {
+        let shown: String = input.chars().take(24).collect();
+        assert!(parse_reference(input).is_err(), "{shown:?} should not parse");
+    }
+}
+
+#[test]
+fn whitespace_and_sig_are_tolerated() {
+    let r = parse_reference("\t 3.2 @ mc_ABCDEF01 \n").unwrap();
+    assert_eq!(r.path, Path::Item { slot: 3, item: 2 });
+    assert_eq!(r.seen_sig.as_deref(), Some("mc_abcdef01"));
+}
