@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# End-to-end suite: the official MCP Python SDK drives `m1nd serve` over stdio.
+#
+#   tests/e2e/run.sh                  build if needed, run the pytest suite, exit with pytest's code
+#   tests/e2e/run.sh -k moves         extra arguments go to pytest
+#   tests/e2e/run.sh bench            the stdio latency bench (bench_stdio.py) on the debug build
+#   tests/e2e/run.sh bench --release  the same on a release build (built here if needed)
+#
+# The venv lives in target/e2e-venv and is reused while requirements.txt is unchanged.
+# M1ND_BIN names the server binary and skips the build; by default it is built with cargo.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+cd "$root"
+
+mode=test
+profile=debug
+if [[ "${1:-}" == "bench" ]]; then
+  mode=bench
+  shift
+  if [[ "${1:-}" == "--release" ]]; then
+    profile=release
+    shift
+  fi
+fi
+
+venv="$root/target/e2e-venv"
+req="$here/requirements.txt"
+python="${PYTHON:-python3}"
+export PYTHONDONTWRITEBYTECODE=1
+
+if [[ ! -x "$venv/bin/python" ]]; then
+  echo "e2e: creating venv in $venv" >&2
+  mkdir -p "$root/target"
+  "$python" -m venv "$venv"
+fi
+stamp="$venv/.requirements.sha256"
+want="$(sha256sum "$req" | cut -d' ' -f1)"
+if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
+  echo "e2e: installing $(grep -Ev '^\s*(#|$)' "$req" | tr '\n' ' ')" >&2
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"
+  echo "$want" >"$stamp"
+fi
+
+if [[ -z "${M1ND_BIN:-}" ]]; then
+  # cargo decides whether anything is stale; a no-op build takes well under a second.
+  if [[ "$profile" == release ]]; then
+    cargo build --quiet --release -p m1nd
+  else
+    cargo build --quiet -p m1nd
+  fi
+  target_dir="${CARGO_TARGET_DIR:-target}"
+  [[ "$target_dir" == /* ]] || target_dir="$root/$target_dir"
+  export M1ND_BIN="$target_dir/$profile/m1nd"
+fi
+
+if [[ "$mode" == bench ]]; then
+  exec "$venv/bin/python" "$here/bench_stdio.py" "$@"
+fi
+
+set +e
+"$venv/bin/python" -m pytest -q "$here" "$@"
+code=$?
+set -e
+exit "$code"
