@@ -4,6 +4,7 @@
 //! composer can render them without a mapping. Values are untrusted text; the
 //! composer sanitises and caps them.
 
+use std::borrow::Cow;
 use std::collections::HashSet;
 
 use m1nd_core::ReadVerb;
@@ -36,11 +37,11 @@ pub fn serves(verb: &str) -> bool {
 }
 
 impl Reader for Store {
-    fn read(&self, read: &ReadVerb, bound: &[(&str, &str)]) -> Result<Reading, ReadError> {
+    fn read(&self, read: &ReadVerb, bound: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
         // Bound values come from the selected item and win over fixed ones.
         let arguments: Vec<(&str, &str)> =
             bound.iter().copied().chain(read.arguments().iter().map(|a| (&*a.name, &*a.value))).collect();
-        answer(&self.state, read.verb(), &arguments)
+        answer(&self.state, read.verb(), &arguments).map(Cow::Owned)
     }
 
     fn store_version(&self) -> u64 {

@@ -8,6 +8,7 @@
 //! the pretty JSON. Each of those maxima is independent of the others in the
 //! renderer, so combining them bounds every real response.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::compose::{Composer, LEVEL_NOTES, RESULT_LINE_CHARS, RESULT_LINES, sig_moved_note, version_moved_note};
@@ -201,11 +202,11 @@ impl LoudReader {
 }
 
 impl Reader for LoudReader {
-    fn read(&self, read: &ReadVerb, bound: &[(&str, &str)]) -> Result<Reading, ReadError> {
+    fn read(&self, read: &ReadVerb, bound: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
         if !bound.is_empty() {
-            return Ok(self.action_result.clone());
+            return Ok(Cow::Borrowed(&self.action_result));
         }
-        Ok(self.per_card.get(read.card()).cloned().unwrap_or_else(|| self.action_result.clone()))
+        Ok(Cow::Borrowed(self.per_card.get(read.card()).unwrap_or(&self.action_result)))
     }
 
     fn store_version(&self) -> u64 {
@@ -220,8 +221,12 @@ struct FixedReader {
 }
 
 impl Reader for FixedReader {
-    fn read(&self, read: &ReadVerb, _bound: &[(&str, &str)]) -> Result<Reading, ReadError> {
-        self.per_card.get(read.card()).cloned().unwrap_or_else(|| Ok(Reading::default()))
+    fn read(&self, read: &ReadVerb, _bound: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
+        match self.per_card.get(read.card()) {
+            Some(Ok(reading)) => Ok(Cow::Borrowed(reading)),
+            Some(Err(e)) => Err(e.clone()),
+            None => Ok(Cow::Owned(Reading::default())),
+        }
     }
 
     fn store_version(&self) -> u64 {

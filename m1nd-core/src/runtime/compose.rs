@@ -3,6 +3,9 @@
 //! It reads through [`Reader`] only, writes nothing, and fails alone: a read
 //! that fails degrades its own slot to the `unavailable` label.
 
+use std::borrow::Cow;
+
+use super::digits::push_u64;
 use super::reader::{Item, Reader, Reading};
 use super::reading_set::Snapshot;
 use super::reference::{self, Path, Reference};
@@ -78,12 +81,12 @@ pub(crate) const LEVEL_NOTES: [&str; 2] = [NOTE_UNAVAILABLE, NOTE_READ_FAILED];
 pub(crate) struct Composer<'a> {
     table: &'a Cockpit,
     reader: &'a dyn Reader,
-    snapshot: &'a Snapshot,
+    snapshot: &'a Snapshot<'a>,
     state_sig: String,
 }
 
 impl<'a> Composer<'a> {
-    pub(crate) fn new(table: &'a Cockpit, reader: &'a dyn Reader, snapshot: &'a Snapshot) -> Self {
+    pub(crate) fn new(table: &'a Cockpit, reader: &'a dyn Reader, snapshot: &'a Snapshot<'a>) -> Self {
         Self { table, reader, snapshot, state_sig: state_sig(table, snapshot) }
     }
 
@@ -116,7 +119,8 @@ impl<'a> Composer<'a> {
         view.menu_sig = menu_sig(self.table, &view);
         let sig = view.menu_sig.clone();
         for entry in &mut view.entries {
-            entry.select = format!("{}@{sig}", entry.select);
+            entry.select.push('@');
+            entry.select.push_str(&sig);
         }
         view.back = match path {
             Path::Root => None,
@@ -149,9 +153,9 @@ impl<'a> Composer<'a> {
         let mut view = self.base(Path::Root, self.table.title.to_string());
         for (i, slot) in self.table.slots.iter().enumerate() {
             view.entries.push(Entry {
-                select: slot.n.to_string(),
+                select: reference_text(&[u64::from(slot.n)]),
                 text: EntryText::Label(self.label(i)),
-                identity: slot.facet.key().to_owned(),
+                identity: Cow::Borrowed(slot.facet.key()),
             });
         }
         view
@@ -160,12 +164,9 @@ impl<'a> Composer<'a> {
     /// The slot's label for its current condition, numbers filled in.
     fn label(&self, index: usize) -> String {
         let slot = &self.table.slots[index];
-        match &self.snapshot.readings[index] {
-            Err(_) => slot.label(UNAVAILABLE).unwrap_or(UNAVAILABLE).to_owned(),
-            Ok(reading) => {
-                let condition = slot.facet.condition_for(|p| reading.number(p));
-                fill(slot.label(condition.name).unwrap_or(condition.name), reading)
-            }
+        match (&self.snapshot.readings[index], self.snapshot.conditions[index]) {
+            (Ok(reading), Some(condition)) => fill(slot.label(condition.name).unwrap_or(condition.name), reading),
+            _ => slot.label(UNAVAILABLE).unwrap_or(UNAVAILABLE).to_owned(),
         }
     }
 
@@ -209,9 +210,9 @@ impl<'a> Composer<'a> {
         for (m, item) in self.items(index)?.iter().enumerate() {
             let id = item.field("id").unwrap_or_default();
             view.entries.push(Entry {
-                select: format!("{n}.{}", m + 1),
+                select: reference_text(&[u64::from(n), m as u64 + 1]),
                 text: EntryText::Data(headline_of(slot.facet, item, headline)),
-                identity: id.to_owned(),
+                identity: Cow::Owned(id.to_owned()),
             });
         }
         Ok(view)
@@ -251,9 +252,9 @@ impl<'a> Composer<'a> {
                     .find(|c| c.id == action.read.card())
                     .map_or(action.read.card(), |c| &*c.title);
                 view.entries.push(Entry {
-                    select: format!("{n}.{m}.{}", k + 1),
+                    select: reference_text(&[u64::from(n), u64::from(m), k as u64 + 1]),
                     text: EntryText::Label(title.to_owned()),
-                    identity: action.read.card().to_owned(),
+                    identity: Cow::Owned(action.read.card().to_owned()),
                 });
             }
         }
@@ -286,20 +287,38 @@ impl<'a> Composer<'a> {
     }
 }
 
+/// A reference with room for the `@mc_xxxxxxxx` the level appends once its sig is known.
+fn reference_text(numbers: &[u64]) -> String {
+    let mut s = String::with_capacity(24);
+    for (i, n) in numbers.iter().enumerate() {
+        if i > 0 {
+            s.push('.');
+        }
+        push_u64(&mut s, *n);
+    }
+    s
+}
+
 /// Fill `{name}` placeholders with the reading's numbers. The laws guarantee
 /// a label has no other braces.
 fn fill(label: &str, reading: &Reading) -> String {
-    let mut out = String::with_capacity(label.len() + 16);
-    let mut rest = label;
-    while let Some(open) = rest.find('{') {
-        let Some(close) = rest[open..].find('}') else {
-            break;
-        };
-        out.push_str(&rest[..open]);
-        out.push_str(&reading.number(&rest[open + 1..open + close]).to_string());
-        rest = &rest[open + close + 1..];
+    let mut out = String::with_capacity(label.len() + 24);
+    let bytes = label.as_bytes();
+    let (mut start, mut i) = (0, 0);
+    // Braces are ASCII, so byte positions found here are char boundaries.
+    while i < bytes.len() {
+        if bytes[i] == b'{'
+            && let Some(len) = bytes[i..].iter().position(|b| *b == b'}')
+        {
+            out.push_str(&label[start..i]);
+            push_u64(&mut out, reading.number(&label[i + 1..i + len]));
+            i += len + 1;
+            start = i;
+            continue;
+        }
+        i += 1;
     }
-    out.push_str(rest);
+    out.push_str(&label[start..]);
     out
 }
 

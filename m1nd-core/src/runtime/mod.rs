@@ -2,6 +2,7 @@
 
 pub mod budget;
 mod compose;
+mod digits;
 pub mod json;
 pub mod reader;
 mod reading_set;

@@ -4,6 +4,8 @@
 //! compiler produces — so the composer cannot name a verb the laws did not
 //! check, let alone one that writes.
 
+use std::borrow::Cow;
+
 use crate::table::ReadVerb;
 
 /// What a read verb returns, as far as the cockpit cares.
@@ -50,7 +52,10 @@ pub struct ReadError(pub String);
 /// Serves read verbs to the composer.
 pub trait Reader {
     /// Run `read` with its fixed arguments plus `bound` (from a selected item).
-    fn read(&self, read: &ReadVerb, bound: &[(&str, &str)]) -> Result<Reading, ReadError>;
+    ///
+    /// A reader that already holds the answer lends it (`Cow::Borrowed`); one
+    /// that computes it returns it owned. The composer only looks.
+    fn read(&self, read: &ReadVerb, bound: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError>;
 
     /// The store's optimistic-concurrency counter.
     fn store_version(&self) -> u64;

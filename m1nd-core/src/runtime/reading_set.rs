@@ -1,31 +1,42 @@
 //! One consistent look at state: every slot's read, taken once per request.
 
+use std::borrow::Cow;
+
 use super::reader::{ReadError, Reader, Reading};
+use crate::facets::Condition;
 use crate::table::{Cockpit, SlotKind};
 
 /// Every slot's reading (in slot order) and the store version.
 #[derive(Clone, Debug)]
-pub struct Snapshot {
-    pub readings: Vec<Result<Reading, ReadError>>,
+pub struct Snapshot<'r> {
+    pub readings: Vec<Result<Cow<'r, Reading>, ReadError>>,
     pub store_version: u64,
+    /// Each slot's condition, chosen once; `None` where the read failed.
+    pub conditions: Vec<Option<&'static Condition>>,
 }
 
-impl Snapshot {
+impl<'r> Snapshot<'r> {
     /// Read every slot's source. A failed read is kept as an error so that
     /// slot alone degrades; a door with no source reads as empty.
-    pub fn take(cockpit: &Cockpit, reader: &dyn Reader) -> Self {
+    pub fn take(cockpit: &Cockpit, reader: &'r dyn Reader) -> Self {
         let store_version = reader.store_version();
-        let readings = cockpit
+        let readings: Vec<_> = cockpit
             .slots
             .iter()
             .map(|slot| match &slot.kind {
-                SlotKind::Help { cards } => Ok(Reading::default().with("cards", cards.len() as u64)),
+                SlotKind::Help { cards } => Ok(Cow::Owned(Reading::default().with("cards", cards.len() as u64))),
                 kind => match kind.source() {
                     Some(read) => reader.read(read, &[]),
-                    None => Ok(Reading::default()),
+                    None => Ok(Cow::Owned(Reading::default())),
                 },
             })
             .collect();
-        Self { readings, store_version }
+        let conditions = cockpit
+            .slots
+            .iter()
+            .zip(&readings)
+            .map(|(slot, reading)| reading.as_ref().ok().map(|r| slot.facet.condition_for(|p| r.number(p))))
+            .collect();
+        Self { readings, store_version, conditions }
     }
 }

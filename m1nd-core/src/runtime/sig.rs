@@ -5,6 +5,7 @@
 //! and the store_version. blake3 over explicit length-prefixed bytes is stable
 //! across runs, platforms and Rust versions, unlike `DefaultHasher`.
 
+use super::digits::{push_u64, u64_text};
 use super::reading_set::Snapshot;
 use super::view::View;
 use crate::table::Cockpit;
@@ -13,34 +14,35 @@ use crate::table::Cockpit;
 /// condition when it has none, `?` when unavailable), then the store version.
 /// The pinned trio is what a human decides from; every other slot's state
 /// still reaches menu_sig through its label.
-pub fn state_sig(cockpit: &Cockpit, snapshot: &Snapshot) -> String {
-    let mut parts: Vec<String> = Vec::with_capacity(4);
-    for (slot, reading) in cockpit.slots.iter().zip(&snapshot.readings) {
+pub fn state_sig(cockpit: &Cockpit, snapshot: &Snapshot<'_>) -> String {
+    let mut out = String::with_capacity(96);
+    for ((slot, reading), condition) in cockpit.slots.iter().zip(&snapshot.readings).zip(&snapshot.conditions) {
         if !slot.pinned || slot.facet.derived() {
             continue;
         }
-        let value = match reading {
-            Err(_) => "?".to_owned(),
-            Ok(r) => {
-                let condition = slot.facet.condition_for(|p| r.number(p));
-                match condition.placeholders.first() {
-                    Some(p) => r.number(p).to_string(),
-                    None => condition.name.to_owned(),
-                }
-            }
+        out.push_str(slot.facet.key());
+        out.push(':');
+        match (reading, condition) {
+            (Ok(r), Some(c)) => match c.placeholders.first() {
+                Some(p) => push_u64(&mut out, r.number(p)),
+                None => out.push_str(c.name),
+            },
+            _ => out.push('?'),
         };
-        parts.push(format!("{}:{value}", slot.facet.key()));
+        out.push('|');
     }
-    parts.push(format!("sv:{}", snapshot.store_version));
-    parts.join("|")
+    out.push_str("sv:");
+    push_u64(&mut out, snapshot.store_version);
+    out
 }
 
 /// The sig of a composed view (its `menu_sig` field is ignored).
 pub fn menu_sig(cockpit: &Cockpit, view: &View) -> String {
-    let mut h = blake3::Hasher::new();
+    // One buffer, one hash: cheaper than many small `update` calls.
+    let mut buf: Vec<u8> = Vec::with_capacity(1024);
     let mut put = |s: &str| {
-        h.update(&(s.len() as u64).to_le_bytes());
-        h.update(s.as_bytes());
+        buf.extend_from_slice(&(s.len() as u64).to_le_bytes());
+        buf.extend_from_slice(s.as_bytes());
     };
     put("m1nd-menu-sig-v1");
     put(&cockpit.digest);
@@ -48,13 +50,13 @@ pub fn menu_sig(cockpit: &Cockpit, view: &View) -> String {
     put(&view.title);
     put(view.subject.as_deref().unwrap_or(""));
     put(&view.state_sig);
-    put(&view.store_version.to_string());
+    put(&u64_text(view.store_version));
     for entry in &view.entries {
         put(number_of(&entry.select));
         put(&entry.identity);
         put(entry.text.as_str());
     }
-    let hex = h.finalize().to_hex();
+    let hex = blake3::hash(&buf).to_hex();
     format!("mc_{}", &hex[..8])
 }
 

@@ -4,6 +4,8 @@
 //! That is what makes "two skins, one geometry" true by construction: both
 //! read the same entries, labels, facts and sigs from the same value.
 
+use std::borrow::Cow;
+
 use super::reference::Path;
 
 /// One level of the cockpit, ready to render.
@@ -38,7 +40,7 @@ pub struct Entry {
     pub select: String,
     pub text: EntryText,
     /// What the number denotes (slot key, item id, action card), for the sig.
-    pub(crate) identity: String,
+    pub(crate) identity: Cow<'static, str>,
 }
 
 /// Static policy text or untrusted state text — never mixed.

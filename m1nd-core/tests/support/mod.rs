@@ -3,6 +3,7 @@
 
 #![allow(dead_code)]
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -25,11 +26,15 @@ pub struct MemReader {
 }
 
 impl Reader for MemReader {
-    fn read(&self, read: &ReadVerb, bound: &[(&str, &str)]) -> Result<Reading, ReadError> {
+    fn read(&self, read: &ReadVerb, bound: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
         if !bound.is_empty() {
-            return Ok(self.action.clone());
+            return Ok(Cow::Borrowed(&self.action));
         }
-        self.by_card.get(read.card()).cloned().unwrap_or_else(|| Ok(Reading::default()))
+        match self.by_card.get(read.card()) {
+            Some(Ok(reading)) => Ok(Cow::Borrowed(reading)),
+            Some(Err(e)) => Err(e.clone()),
+            None => Ok(Cow::Owned(Reading::default())),
+        }
     }
 
     fn store_version(&self) -> u64 {
