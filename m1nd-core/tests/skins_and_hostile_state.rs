@@ -214,3 +214,45 @@ fn json_is_the_schema_the_widget_reads() {
     assert_eq!(keys, ["schema", "level", "title", "menu_sig", "state_sig", "store_version", "entries"]);
     assert!(matches!(json["store_version"], Value::Number(_)));
 }
+
+/// Only the store version moved: the answer is given, led by the moved flag
+/// and the note (they are the first keys after the schema).
+#[test]
+fn a_stale_store_version_answers_but_says_so_first() {
+    let table = real_policy();
+    let states = vec![FacetState { fails: false, numbers: vec![2, 1, 0], items: vec!["a".into()] }; 9];
+    let reader = reader(&table, &states, 9);
+    let view = cockpit(&table, &reader, &Request { select: Some("2".into()), seen_store_version: Some(8) }).unwrap();
+    assert_eq!(view.level, Path::Collection { slot: 2 });
+    assert!(view.state_moved);
+    let json = to_value(&view);
+    let keys: Vec<&str> = json.as_object().unwrap().keys().map(String::as_str).take(3).collect();
+    assert_eq!(keys, ["schema", "state_moved", "note"]);
+    assert_eq!(json["note"], "state moved: store_version is 9 (you saw 8)");
+    let card = render(&view, Charset::Unicode);
+    let second = card.lines().nth(1).unwrap();
+    assert_eq!(second, "! state moved");
+    let fresh = cockpit(&table, &reader, &Request { select: Some("2".into()), seen_store_version: Some(9) }).unwrap();
+    assert!(!fresh.state_moved && fresh.note.is_none());
+}
+
+/// A door's level shows its text and offers nothing to execute.
+#[test]
+fn a_door_points_and_executes_nothing() {
+    let table = real_policy();
+    let states = vec![FacetState { fails: false, numbers: vec![2, 1, 0], items: vec!["a".into()] }; 9];
+    let reader = reader(&table, &states, 1);
+    for slot in table.slots.iter().filter(|s| matches!(s.kind, m1nd_core::SlotKind::Door { .. })) {
+        let view =
+            cockpit(&table, &reader, &Request { select: Some(slot.n.to_string()), seen_store_version: None }).unwrap();
+        let json = to_value(&view);
+        assert!(json["door"].as_str().is_some_and(|d| !d.is_empty()));
+        assert!(!json.to_string().contains("\"verb\""));
+        if let Some(first) = view.entries.first() {
+            let item =
+                cockpit(&table, &reader, &Request { select: Some(first.select.clone()), seen_store_version: None })
+                    .unwrap();
+            assert!(item.entries.is_empty(), "a door's items carry no actions");
+        }
+    }
+}
