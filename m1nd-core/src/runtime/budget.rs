@@ -99,24 +99,9 @@ fn loud_labels_root(table: &Cockpit, loud: &LoudReader) -> View {
     }
     let reader = FixedReader { per_card, store_version: loud.store_version() };
     let snapshot = Snapshot::take(table, &reader);
-    Composer::new(table, &reader, &snapshot).level(Path::Root).unwrap_or_else(|_| unreachable_root())
-}
-
-fn unreachable_root() -> View {
-    View {
-        level: Path::Root,
-        title: String::new(),
-        subject: None,
-        menu_sig: String::new(),
-        state_sig: String::new(),
-        store_version: 0,
-        state_moved: false,
-        note: None,
-        door: None,
-        entries: Vec::new(),
-        facts: Vec::new(),
-        back: None,
-    }
+    Composer::new(table, &reader, &snapshot)
+        .level(Path::Root)
+        .unwrap_or_else(|_| View::new(Path::Root, String::new(), String::new(), 0))
 }
 
 /// A label's length once its placeholders hold `u64::MAX`.

@@ -133,20 +133,7 @@ impl<'a> Composer<'a> {
     }
 
     fn base(&self, level: Path, title: String) -> View {
-        View {
-            level,
-            title,
-            subject: None,
-            menu_sig: String::new(),
-            state_sig: self.state_sig.clone(),
-            store_version: self.snapshot.store_version,
-            state_moved: false,
-            note: None,
-            door: None,
-            entries: Vec::new(),
-            facts: Vec::new(),
-            back: None,
-        }
+        View::new(level, title, self.state_sig.clone(), self.snapshot.store_version)
     }
 
     fn root(&self) -> View {

@@ -33,6 +33,26 @@ pub struct View {
     pub back: Option<String>,
 }
 
+impl View {
+    /// A level with nothing on it yet; the composer fills it and signs it.
+    pub fn new(level: Path, title: String, state_sig: String, store_version: u64) -> Self {
+        View {
+            level,
+            title,
+            subject: None,
+            menu_sig: String::new(),
+            state_sig,
+            store_version,
+            state_moved: false,
+            note: None,
+            door: None,
+            entries: Vec::new(),
+            facts: Vec::new(),
+            back: None,
+        }
+    }
+}
+
 /// A numbered choice. Its payload is only ever the reference a human types.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Entry {
