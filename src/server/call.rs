@@ -1,0 +1,163 @@
+//! `tools/call`: the guard first, then the arguments, then the store.
+
+use std::path::PathBuf;
+
+use m1nd::COCKPIT;
+use m1nd::store::{Counts, PersistOutcome, Store, StoreError};
+use m1nd_core::guard::{Guard, Refused};
+use m1nd_core::runtime::{self, Charset, Reading, Request, json, text};
+use m1nd_core::{Refusal, Verb};
+use rmcp::model::{CallToolResult, JsonObject};
+use serde_json::{Map, Value, json};
+
+use super::arguments::{self, Checked};
+use super::catalog::{self, served};
+use super::snapshot::Snapshots;
+use super::{MAX_NAME_BYTES, help, reply};
+
+/// Where `memorize` records a claim as coming from when no source is given.
+const DEFAULT_SOURCE: &str = "mcp";
+
+/// One session's view of the table and the store.
+pub struct Session {
+    guard: Guard<'static>,
+    store: Snapshots,
+}
+
+impl Session {
+    pub fn new(read_only: bool, store: PathBuf) -> Self {
+        Self { guard: Guard::new(&COCKPIT, read_only), store: Snapshots::new(store) }
+    }
+
+    pub fn guard(&self) -> &Guard<'static> {
+        &self.guard
+    }
+
+    /// Answer one call. Never panics on input; every failure is `isError`.
+    pub fn call(&self, name: &str, args: Option<&JsonObject>) -> CallToolResult {
+        if name.len() > MAX_NAME_BYTES {
+            return reply::error(format!(
+                "unknown tool: the name is {} bytes long; no tool name is longer than {MAX_NAME_BYTES}",
+                name.len()
+            ));
+        }
+        let verb = match self.guard.check(name, args) {
+            Ok(verb) => verb,
+            Err(refused) => return reply::error(refusal_text(refused)),
+        };
+        if !served(&verb.name) {
+            let served: Vec<&str> = catalog::served_verbs().filter(|v| self.guard.lists(v)).map(|v| &*v.name).collect();
+            return reply::error(format!(
+                "`{}` is a known verb, but this server does not implement it; it serves {}",
+                verb.name,
+                served.join(", ")
+            ));
+        }
+        let checked = match arguments::check(verb, args) {
+            Ok(checked) => checked,
+            Err(why) => return reply::error(why),
+        };
+        self.dispatch(verb, &checked)
+    }
+
+    fn dispatch(&self, verb: &Verb, args: &Checked) -> CallToolResult {
+        let answer = match &*verb.name {
+            "cockpit" => self.cockpit(args),
+            "help" => Ok(help::answer(&self.guard)),
+            "memorize" => self.memorize(args),
+            "persist" => self.persist(args),
+            read => self.read(read, args),
+        };
+        answer.unwrap_or_else(reply::error)
+    }
+
+    /// Open the store for a write (never creates one). The write itself
+    /// re-reads the file and checks `expected_store_version` against it.
+    fn open(&self) -> Result<Store, String> {
+        Store::open(self.store.dir()).map_err(|e| e.to_string())
+    }
+
+    fn cockpit(&self, args: &Checked) -> Result<CallToolResult, String> {
+        let store = self.store.current()?;
+        let request = Request {
+            select: args.text("select").map(str::to_owned),
+            seen_store_version: args.integer("seen_store_version"),
+        };
+        let view = runtime::cockpit(&COCKPIT, &*store, &request).map_err(|e| format!("cockpit: {e}"))?;
+        Ok(reply::text_and_value(text::render(&view, Charset::Unicode), json::to_value(&view)))
+    }
+
+    fn read(&self, verb: &str, args: &Checked) -> Result<CallToolResult, String> {
+        let store = self.store.current()?;
+        let reading = store.read_named(verb, &args.pairs()).map_err(|e| format!("{verb}: {}", e.0))?;
+        Ok(reply::value(reading_json(verb, store.version(), &reading)))
+    }
+
+    fn memorize(&self, args: &Checked) -> Result<CallToolResult, String> {
+        let mut store = self.open()?;
+        let claim = args.text("claim").unwrap_or_default();
+        let source = args.text("source").unwrap_or(DEFAULT_SOURCE);
+        let version = store
+            .memorize(claim, source, args.integer("expected_store_version"))
+            .map_err(|e| write_failed("memorize", &e))?;
+        Ok(reply::value(json!({ "verb": "memorize", "memorized": true, "store_version": version })))
+    }
+
+    fn persist(&self, args: &Checked) -> Result<CallToolResult, String> {
+        let mut store = self.open()?;
+        let action = args.text("action").map(|a| a.trim().to_ascii_lowercase()).unwrap_or_else(|| "status".into());
+        let outcome =
+            store.persist(&action, args.integer("expected_store_version")).map_err(|e| write_failed("persist", &e))?;
+        Ok(reply::value(persist_json(&outcome)))
+    }
+}
+
+fn write_failed(verb: &str, e: &StoreError) -> String {
+    format!("`{verb}` changed nothing: {e}")
+}
+
+/// The refusal's own wording, with any echoed argument value kept short.
+fn refusal_text(refused: Refused) -> String {
+    match refused {
+        Refused::ReadOnly(Refusal::StatusOnly { verb, argument, allowed, got }) => {
+            let got = got.map(|g| {
+                if g.chars().count() > 48 { format!("{}…", g.chars().take(48).collect::<String>()) } else { g }
+            });
+            Refused::ReadOnly(Refusal::StatusOnly { verb, argument, allowed, got }).to_string()
+        }
+        other => other.to_string(),
+    }
+}
+
+fn reading_json(verb: &str, store_version: u64, reading: &Reading) -> Value {
+    let numbers: Map<String, Value> = reading.numbers.iter().map(|(n, v)| (n.clone(), Value::from(*v))).collect();
+    let items: Vec<Value> = reading
+        .items
+        .iter()
+        .map(|item| Value::Object(item.fields.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect()))
+        .collect();
+    json!({ "verb": verb, "store_version": store_version, "numbers": numbers, "items": items })
+}
+
+fn persist_json(outcome: &PersistOutcome) -> Value {
+    json!({
+        "verb": "persist",
+        "action": outcome.action.as_str(),
+        "store_version": outcome.store_version,
+        "wrote": outcome.wrote,
+        "counts": counts_json(&outcome.counts),
+    })
+}
+
+fn counts_json(c: &Counts) -> Value {
+    json!({
+        "missions": c.missions,
+        "blocks": c.blocks,
+        "memories": c.memories,
+        "alerts": c.alerts,
+        "modules": c.modules,
+        "drift": c.drift,
+        "presences": c.presences,
+        "checkpoints": c.checkpoints,
+    })
+}

@@ -1,0 +1,88 @@
+//! `m1nd serve`: the cockpit table served over MCP on stdio.
+//!
+//! # What a `tools/call` goes through, in order
+//!
+//! 1. **Size of the name.** A name longer than [`MAX_NAME_BYTES`] is refused
+//!    as unknown without further work (no verb is that long, and "did you
+//!    mean" over megabytes would stall the server).
+//! 2. **The guard** ([`m1nd_core::guard::Guard`], built from [`m1nd::COCKPIT`]).
+//!    It normalises the name (trim, strip one `m1nd.` / `m1nd_`, fold case)
+//!    and refuses unknown names, look-alikes and retired verbs in every
+//!    session; in a read-only session it also refuses every verb on
+//!    `READ_ONLY_DENIED_TOOLS` and every status-only verb whose pinned argument
+//!    is missing or not allowed. A refusal is a tool result with
+//!    `isError: true` whose text names the verb and the rule. Nothing has
+//!    been opened, read or written at this point.
+//! 3. **Served here?** A verb the table knows but this server does not
+//!    implement is refused, naming the tools it does serve.
+//! 4. **Arguments** ([`arguments`]): only the names the table lists in the
+//!    verb's `requires`/`accepts`, each of the right JSON type and at most
+//!    [`arguments::MAX_STRING_BYTES`] long; every `requires` present.
+//! 5. **Dispatch** ([`call`]): only now is the store touched. Reads and the
+//!    cockpit re-read `state.json` on every call (reusing the last parse when
+//!    the bytes are unchanged) and never write; `memorize` and `persist` go
+//!    through the store's optimistic concurrency (`expected_store_version`),
+//!    so a stale write is refused and changes nothing.
+//!
+//! # Where `tools/list` comes from
+//!
+//! The tools are the verbs this server implements ([`catalog::SERVED`]: the
+//! cockpit, help, and the store's reads and writes) intersected with the
+//! table's verbs, minus what [`Guard::lists`](m1nd_core::guard::Guard::lists)
+//! hides from the session. Descriptions are the table's summaries; input
+//! schemas come from each verb's `requires` and `accepts`.
+//!
+//! Annotations are derived from the deny list, never written by hand:
+//!
+//! - `readOnlyHint = !denied(verb) && !status_only(verb)`: a verb is read-only
+//!   only if no argument can make it write. `persist` is status-only, so one of
+//!   its actions writes, and it is not read-only.
+//! - `destructiveHint = !readOnlyHint`: the table says *whether* a verb
+//!   writes, not whether the write is merely additive, so every writing tool
+//!   keeps the conservative default the MCP specification gives the hint.
+//!
+//! The hints are the same in every session. What a read-only session may do
+//! with a status-only verb is narrowed in its schema instead: the pinned
+//! argument becomes required and limited to its allowed values.
+
+pub mod arguments;
+pub mod call;
+pub mod catalog;
+mod handler;
+mod help;
+mod reply;
+mod snapshot;
+mod transport;
+
+use std::path::PathBuf;
+
+pub use handler::Server;
+
+/// The longest tool name looked up at all.
+pub const MAX_NAME_BYTES: usize = 256;
+
+/// How a server session is set up.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Refuse every verb that writes.
+    pub read_only: bool,
+    /// The store directory (`.m1nd` by default).
+    pub store: PathBuf,
+}
+
+/// Serve MCP on stdin/stdout until the client closes stdin.
+pub fn run(options: Options) -> Result<(), String> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    runtime.block_on(async move {
+        use rmcp::ServiceExt;
+        let service = Server::new(options)
+            .serve(transport::Stdio::new())
+            .await
+            .map_err(|e| format!("the MCP session did not start: {e}"))?;
+        service.waiting().await.map_err(|e| format!("the MCP session ended abnormally: {e}"))?;
+        Ok(())
+    })
+}
