@@ -1,0 +1,44 @@
+//! `m1nd cockpit [REF]`: the card a human would see, from the local store.
+
+use clap::Args;
+use m1nd::COCKPIT;
+use m1nd::store::{Store, StoreError};
+use m1nd_core::runtime::{self, Charset, Request, json, text};
+
+use super::{Failure, StoreArg, emit};
+
+#[derive(Debug, Args)]
+pub struct CockpitArgs {
+    /// A reference: nothing or `?` for the root, `N`, `N.M`, `N.M.K`, optionally `@mc_xxxxxxxx`.
+    #[arg(value_name = "REF")]
+    reference: Option<String>,
+    /// Print the JSON view (schema m1nd-cockpit-v1) instead of the text card.
+    #[arg(long)]
+    json: bool,
+    /// Use only ASCII in the text card.
+    #[arg(long)]
+    ascii: bool,
+    /// The store_version you last saw; the card says so if the store moved since.
+    #[arg(long, value_name = "N")]
+    seen_store_version: Option<u64>,
+    #[command(flatten)]
+    store: StoreArg,
+}
+
+pub fn run(args: CockpitArgs) -> Result<(), Failure> {
+    let store = Store::open(&args.store.store).map_err(|e| match e {
+        StoreError::NotFound { .. } => Failure::usage(format!(
+            "no store at {}; create one with `m1nd init --demo` (a sample state) or `m1nd init` (empty)",
+            args.store.store.display()
+        )),
+        other => Failure::usage(other.to_string()),
+    })?;
+    let request = Request { select: args.reference, seen_store_version: args.seen_store_version };
+    let view = runtime::cockpit(&COCKPIT, &store, &request).map_err(|e| Failure::usage(e.to_string()))?;
+    if args.json {
+        emit(&json::to_pretty(&view))
+    } else {
+        let charset = if args.ascii { Charset::Ascii } else { Charset::Unicode };
+        emit(&text::render(&view, charset))
+    }
+}

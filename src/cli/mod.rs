@@ -1,0 +1,118 @@
+//! Command-line interface (clap derive).
+//!
+//! Exit codes: 0 success; 1 policy violations or a refusal (the store
+//! already exists, ...); 2 usage errors, bad references and I/O errors.
+
+mod cockpit;
+mod init;
+mod policy;
+mod serve;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "m1nd",
+    version,
+    about = "The m1nd cockpit: a compile-time checked, read-only menu over a shared store"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Print the cockpit card (root, or the level a reference selects).
+    Cockpit(cockpit::CockpitArgs),
+    /// Check or expand a cockpit policy directory.
+    #[command(subcommand)]
+    Policy(PolicyCommand),
+    /// Create a store (empty, or seeded with a demo state).
+    Init(init::InitArgs),
+    /// Serve MCP over stdio.
+    Serve(serve::ServeArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum PolicyCommand {
+    /// Run the laws on a policy directory, with the same messages as the compiler.
+    Check(policy::CheckArgs),
+    /// Print what `cockpit!` expands the policy to.
+    Expand(policy::ExpandArgs),
+}
+
+/// The store directory option shared by several commands.
+#[derive(Debug, Args)]
+struct StoreArg {
+    /// The store directory.
+    #[arg(long, value_name = "DIR", default_value = m1nd::store::DEFAULT_DIR)]
+    store: PathBuf,
+}
+
+/// Output format of `policy check`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Format {
+    Text,
+    Json,
+}
+
+/// A command that did not succeed: what to print and how to exit.
+#[derive(Debug)]
+pub struct Failure {
+    code: u8,
+    message: String,
+}
+
+impl Failure {
+    /// Policy violations or a refusal: exit 1.
+    pub fn refused(message: impl Into<String>) -> Self {
+        Self { code: 1, message: message.into() }
+    }
+
+    /// A usage, reference or I/O error: exit 2.
+    pub fn usage(message: impl Into<String>) -> Self {
+        Self { code: 2, message: message.into() }
+    }
+}
+
+/// Write `text` to stdout, ending it with a newline. A closed pipe (`| head`)
+/// ends the output quietly; any other write error is an I/O failure.
+pub fn emit(text: &str) -> Result<(), Failure> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let newline = if text.ends_with('\n') { "" } else { "\n" };
+    match out.write_all(text.as_bytes()).and_then(|()| out.write_all(newline.as_bytes())).and_then(|()| out.flush()) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(()),
+        Err(e) => Err(Failure::usage(format!("cannot write to stdout: {e}"))),
+    }
+}
+
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // Help and version exit 0; usage errors exit 2.
+        Err(e) => e.exit(),
+    };
+    let outcome = match cli.command {
+        Command::Cockpit(args) => cockpit::run(args),
+        Command::Policy(PolicyCommand::Check(args)) => policy::check(args),
+        Command::Policy(PolicyCommand::Expand(args)) => policy::expand(args),
+        Command::Init(args) => init::run(args),
+        Command::Serve(args) => serve::run(args),
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => {
+            if !failure.message.is_empty() {
+                use std::io::Write;
+                let _ = writeln!(std::io::stderr(), "error: {}", failure.message);
+            }
+            ExitCode::from(failure.code)
+        }
+    }
+}
