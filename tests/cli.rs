@@ -1,0 +1,176 @@
+//! The `m1nd` command line: policy check/expand, init, cockpit.
+
+mod server_support;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use serde_json::Value;
+use server_support::{BIN, TempDir};
+
+const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+
+fn m1nd(args: &[&str]) -> Output {
+    Command::new(BIN).args(args).current_dir(ROOT).env_remove("M1ND_READ_ONLY").output().expect("run m1nd")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+/// The diagnostics of a trybuild `.stderr`, without the part rustc adds
+/// (the span on the `.rs` file that invoked the macro).
+fn compiler_diagnostics(case: &str) -> Vec<String> {
+    let path = Path::new(ROOT).join("tests/ui/fail").join(format!("{case}.stderr"));
+    let text = std::fs::read_to_string(&path).expect("read .stderr");
+    text.split("\n\nerror: ")
+        .map(|block| {
+            let block = block.strip_prefix("error: ").unwrap_or(block);
+            let end = block.find("\n --> tests/ui/fail/").unwrap_or(block.len());
+            format!("error: {}", &block[..end])
+        })
+        .collect()
+}
+
+fn unindent(text: &str) -> String {
+    text.lines().map(str::trim_start).collect::<Vec<_>>().join("\n")
+}
+
+#[test]
+fn policy_check_passes_on_the_real_policy() {
+    let out = m1nd(&["policy", "check"]);
+    assert_eq!(out.status.code(), Some(0), "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).starts_with("policy: ok"), "{}", stdout(&out));
+    let json = m1nd(&["policy", "check", "policy/", "--format", "json"]);
+    assert_eq!(json.status.code(), Some(0));
+    assert_eq!(serde_json::from_slice::<Value>(&json.stdout).expect("json"), Value::Array(Vec::new()));
+}
+
+#[test]
+fn policy_check_says_what_the_compiler_says() {
+    for case in ["m004_slot_card", "many_laws", "m002_lookalike", "m001_syntax"] {
+        let dir = format!("tests/ui/policies/{case}");
+        let out = m1nd(&["policy", "check", &dir]);
+        assert_eq!(out.status.code(), Some(1), "{case}: {}", stderr(&out));
+        // rustc indents the continuation of a multi-line message (the help
+        // line); compare line by line without leading whitespace.
+        let text = unindent(&stdout(&out));
+        let expected = compiler_diagnostics(case);
+        assert!(!expected.is_empty());
+        for diagnostic in expected {
+            let diagnostic = unindent(&diagnostic);
+            assert!(text.contains(&diagnostic), "{case}: the CLI output\n{text}\nlacks the compiler's\n{diagnostic}");
+        }
+        assert!(stderr(&out).contains("breaks"), "{}", stderr(&out));
+    }
+    let out = m1nd(&["policy", "check", "tests/ui/policies/m004_slot_card"]);
+    let text = stdout(&out);
+    assert!(text.starts_with("error: [M004] slot 4's card `health` calls `learn`"), "{text}");
+    assert!(text.contains("--> tests/ui/policies/m004_slot_card/cockpit.toml:41:8"), "{text}");
+}
+
+#[test]
+fn policy_check_json_is_machine_readable() {
+    let out = m1nd(&["policy", "check", "tests/ui/policies/many_laws", "--format", "json"]);
+    assert_eq!(out.status.code(), Some(1));
+    let value: Value = serde_json::from_slice(&out.stdout).expect("stdout is JSON");
+    let items = value.as_array().expect("array");
+    assert!(items.len() >= 3, "{value}");
+    for item in items {
+        for key in ["law", "file", "line", "column", "title", "help", "rendered"] {
+            assert!(item.get(key).is_some(), "{key} missing in {item}");
+        }
+        assert!(item["law"].as_str().is_some_and(|l| l.starts_with('M')), "{item}");
+    }
+    let m002 = items.iter().find(|i| i["law"] == "M002").expect("M002");
+    assert_eq!(m002["file"], "tests/ui/policies/many_laws/read_only_denied.toml");
+    assert_eq!((m002["line"].as_u64(), m002["column"].as_u64()), (Some(6), Some(3)));
+    assert!(m002["rendered"].as_str().unwrap_or_default().starts_with("[M002] the deny list names `lern`"));
+}
+
+#[test]
+fn policy_usage_errors_exit_2() {
+    for args in [
+        &["policy", "check", "no/such/dir"][..],
+        &["policy", "expand", "no/such/dir"],
+        &["policy", "check", "--format", "yaml"],
+        &["frobnicate"],
+        &["cockpit", "--seen-store-version", "minus-one"],
+    ] {
+        let out = m1nd(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", stderr(&out));
+        assert!(!stderr(&out).is_empty());
+        assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    }
+}
+
+#[test]
+fn policy_expand_prints_the_golden_expansion_shape() {
+    let out = m1nd(&["policy", "expand"]);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(text.contains("pub static COCKPIT: ::m1nd_core::Cockpit"), "{text:.500}");
+    assert!(text.contains("include_bytes!(\"policy/tools.toml\")"), "{text:.2000}");
+    let bad = m1nd(&["policy", "expand", "tests/ui/policies/m004_slot_card"]);
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(stdout(&bad).contains("[M004]"));
+}
+
+#[test]
+fn init_demo_then_cockpit_shows_a_living_menu() {
+    let dir = TempDir::new("cli-cockpit");
+    let store = dir.path().join(".m1nd");
+    let store = store.to_str().expect("utf-8 path");
+
+    let missing = m1nd(&["cockpit", "--store", store]);
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(stderr(&missing).contains("m1nd init --demo"), "{}", stderr(&missing));
+
+    let init = m1nd(&["init", "--demo", "--store", store]);
+    assert_eq!(init.status.code(), Some(0), "{}", stderr(&init));
+    let again = m1nd(&["init", "--demo", "--store", store]);
+    assert_eq!(again.status.code(), Some(1), "a second init must refuse");
+    assert!(stderr(&again).contains("already exists"));
+
+    let root = m1nd(&["cockpit", "--store", store]);
+    assert_eq!(root.status.code(), Some(0), "{}", stderr(&root));
+    let card = stdout(&root);
+    for n in 1..=9 {
+        assert!(card.lines().any(|l| l.trim_start().starts_with(&format!("{n} "))), "slot {n} missing:\n{card}");
+    }
+    assert!(card.contains("2 waiting"), "{card}");
+
+    let json = m1nd(&["cockpit", "--json", "--store", store]);
+    let view: Value = serde_json::from_slice(&json.stdout).expect("json");
+    assert_eq!(view["schema"], "m1nd-cockpit-v1");
+    assert_eq!(view["entries"].as_array().map(Vec::len), Some(9));
+    let sig = view["menu_sig"].as_str().expect("sig").to_owned();
+
+    let drill = m1nd(&["cockpit", "2.1", "--store", store]);
+    assert_eq!(drill.status.code(), Some(0), "{}", stderr(&drill));
+    assert!(stdout(&drill).contains("2.1"), "{}", stdout(&drill));
+    let signed = m1nd(&["cockpit", &format!("2@{sig}"), "--json", "--store", store]);
+    let level: Value = serde_json::from_slice(&signed.stdout).expect("json");
+    assert_eq!(level["level"], "2");
+    assert!(level.get("state_moved").is_none(), "{level}");
+
+    let ascii = m1nd(&["cockpit", "--ascii", "--store", store]);
+    assert!(stdout(&ascii).is_ascii());
+
+    let moved = m1nd(&["cockpit", "--seen-store-version", "0", "--store", store]);
+    assert!(stdout(&moved).contains("state moved"), "{}", stdout(&moved));
+
+    for bad in ["99", "1.2.3.4", "zz", "2@mc_zz"] {
+        let out = m1nd(&["cockpit", bad, "--store", store]);
+        assert_eq!(out.status.code(), Some(2), "{bad}");
+        assert!(stdout(&out).is_empty());
+        let message = stderr(&out);
+        assert!(message.starts_with("error: ") && !message.contains("panicked"), "{bad}: {message}");
+    }
+    assert!(stderr(&m1nd(&["cockpit", "99", "--store", store])).contains("there is no slot 99"));
+    assert!(stderr(&m1nd(&["cockpit", "zz", "--store", store])).contains("valid forms"));
+}

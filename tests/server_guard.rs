@@ -1,0 +1,273 @@
+//! The read-only guard over real MCP sessions, from the table alone.
+
+mod server_support;
+
+use m1nd::COCKPIT;
+use m1nd::store::Store;
+use serde_json::{Map, Value, json};
+use server_support::{Mcp, demo_store, is_error, snapshot, text};
+
+/// Every way a client may write a verb's name.
+fn aliases(verb: &str) -> Vec<String> {
+    vec![
+        verb.to_owned(),
+        format!("m1nd.{verb}"),
+        format!("m1nd_{verb}"),
+        verb.to_ascii_uppercase(),
+        format!("M1ND.{}", verb.to_ascii_uppercase()),
+        format!("M1nd_{verb}"),
+        format!("  {verb}  "),
+        format!("\t m1nd.{verb}\n"),
+    ]
+}
+
+/// Arguments that would satisfy the verb, so only the guard can refuse it.
+fn plausible_arguments(verb: &str) -> Value {
+    let def = COCKPIT.verb(verb).expect("table verb");
+    let args: Map<String, Value> = def
+        .requires
+        .iter()
+        .chain(def.accepts.iter())
+        .map(|a| (a.to_string(), if a.ends_with("store_version") { json!(1) } else { json!("x") }))
+        .collect();
+    Value::Object(args)
+}
+
+#[test]
+fn read_only_refuses_every_denied_verb_in_every_alias_form_and_changes_nothing() {
+    let (_dir, store) = demo_store("guard-denied");
+    let before = snapshot(&store);
+    let mut mcp = Mcp::read_only(&store);
+    assert_eq!(COCKPIT.deny.tools.len(), 29, "the deny list is upstream's 29 verbs");
+    let mut refused = 0;
+    for verb in COCKPIT.deny.tools.iter() {
+        for name in aliases(verb) {
+            for args in [plausible_arguments(verb), json!({}), json!({"action": "status"})] {
+                let result = mcp.call(&name, args.clone());
+                assert!(is_error(&result), "{name:?} {args} was not refused: {result}");
+                let message = text(&result);
+                assert!(
+                    message.contains(&format!("`{verb}`")),
+                    "{name:?}: the refusal does not name the verb: {message}"
+                );
+                let rule =
+                    if COCKPIT.verb(verb).is_some_and(|v| v.retired) { "retired" } else { "READ_ONLY_DENIED_TOOLS" };
+                assert!(message.contains(rule), "{name:?}: the refusal does not name the rule: {message}");
+                refused += 1;
+            }
+        }
+    }
+    assert_eq!(refused, 29 * 8 * 3);
+    mcp.assert_alive();
+    assert_eq!(mcp.finish(), Some(0));
+    assert_eq!(snapshot(&store), before, "a refused call changed the store");
+}
+
+#[test]
+fn read_only_from_the_environment() {
+    let (_dir, store) = demo_store("guard-env");
+    for value in ["1", "true", "TRUE"] {
+        let mut mcp = Mcp::start(&store, &[], &[("M1ND_READ_ONLY", value)]);
+        let result = mcp.call("memorize", json!({"claim": "x"}));
+        assert!(is_error(&result) && text(&result).contains("READ_ONLY_DENIED_TOOLS"), "{value}: {result}");
+        assert!(!mcp.tools().iter().any(|t| t["name"] == "memorize"), "{value}");
+    }
+    let mut mcp = Mcp::start(&store, &[], &[("M1ND_READ_ONLY", "0")]);
+    assert!(mcp.tools().iter().any(|t| t["name"] == "memorize"));
+}
+
+#[test]
+fn read_only_persist_is_status_only() {
+    let (_dir, store) = demo_store("guard-persist");
+    let before = snapshot(&store);
+    let mut mcp = Mcp::read_only(&store);
+    let refused = [
+        json!({"action": "save"}),
+        json!({"action": "load"}),
+        json!({"action": "checkpoint"}),
+        json!({"action": "SAVE "}),
+        json!({}),
+        json!({"action": 5}),
+        json!({"action": null}),
+        json!({"action": ["status"]}),
+        json!({"action": "status!"}),
+        json!({"action": "x".repeat(10_000)}),
+    ];
+    for name in aliases("persist") {
+        for args in &refused {
+            let result = mcp.call(&name, args.clone());
+            assert!(is_error(&result), "{name:?} {args}: {result}");
+            let message = text(&result);
+            assert!(message.contains("`persist`") && message.contains("status-only"), "{message}");
+            assert!(message.len() < 400, "the refusal echoes too much: {} bytes", message.len());
+        }
+        for action in ["status", " Status "] {
+            let result = mcp.call(&name, json!({"action": action}));
+            assert!(!is_error(&result), "{name:?} {action:?}: {result}");
+            assert_eq!(result["structuredContent"]["wrote"], false);
+            assert_eq!(result["structuredContent"]["store_version"], 1);
+        }
+    }
+    assert_eq!(mcp.finish(), Some(0));
+    assert_eq!(snapshot(&store), before);
+}
+
+#[test]
+fn unknown_look_alike_retired_and_unserved_verbs_are_refused() {
+    let (_dir, store) = demo_store("guard-unknown");
+    let before = snapshot(&store);
+    for read_only in [true, false] {
+        let mut mcp = if read_only { Mcp::read_only(&store) } else { Mcp::writable(&store) };
+        let cases = [
+            ("frobnicate", "unknown tool `frobnicate`"),
+            ("m1nd.docter", "did you mean `doctor`"),
+            ("", "unknown tool"),
+            ("l\u{0435}arn", "look-alike of `learn`"),
+            ("m\u{0435}morize", "look-alike of `memorize`"),
+            ("receipt_import", "`receipt_import` is retired"),
+            ("mission_post", "`mission_post` is retired"),
+        ];
+        for (name, expected) in cases {
+            let result = mcp.call(name, json!({}));
+            assert!(is_error(&result), "{name:?}: {result}");
+            assert!(text(&result).contains(expected), "{name:?}: {}", text(&result));
+        }
+        if !read_only {
+            // In the table, but not implemented here: refused, naming what is served.
+            let result = mcp.call("audit", json!({"scope": "repo"}));
+            assert!(is_error(&result) && text(&result).contains("does not implement"), "{result}");
+            assert!(text(&result).contains("cockpit"));
+        }
+        mcp.assert_alive();
+    }
+    assert_eq!(snapshot(&store), before);
+}
+
+#[test]
+fn memorize_bumps_the_version_once_and_a_stale_write_changes_nothing() {
+    let (_dir, store) = demo_store("guard-write");
+    let mut mcp = Mcp::writable(&store);
+    let status = mcp.call("persist", json!({"action": "status"}));
+    let version = status["structuredContent"]["store_version"].as_u64().expect("version");
+
+    let result =
+        mcp.call("m1nd.memorize", json!({"claim": "the walk cache is per-graph", "expected_store_version": version}));
+    assert!(!is_error(&result), "{result}");
+    assert_eq!(result["structuredContent"]["store_version"], version + 1);
+    let opened = Store::open(&store).expect("open");
+    assert_eq!(opened.version(), version + 1);
+    assert_eq!(opened.state().memories.last().map(|m| m.claim.as_str()), Some("the walk cache is per-graph"));
+
+    let before = snapshot(&store);
+    for (verb, args) in [
+        ("memorize", json!({"claim": "stale", "expected_store_version": version})),
+        ("persist", json!({"action": "save", "expected_store_version": version})),
+        ("persist", json!({"action": "checkpoint", "expected_store_version": 0})),
+    ] {
+        let result = mcp.call(verb, args.clone());
+        assert!(is_error(&result), "{verb} {args}: {result}");
+        let message = text(&result);
+        let stale = args["expected_store_version"].as_u64().expect("stale");
+        assert!(message.contains("state moved"), "{message}");
+        assert!(message.contains(&format!("expected store_version {stale}")), "{message}");
+        assert!(message.contains(&format!("at {}", version + 1)), "{message}");
+    }
+    assert_eq!(snapshot(&store), before, "a conflicting write changed the store");
+
+    let saved = mcp.call("persist", json!({"action": "save", "expected_store_version": version + 1}));
+    assert_eq!(saved["structuredContent"]["store_version"], version + 2, "{saved}");
+    assert_eq!(mcp.finish(), Some(0));
+}
+
+#[test]
+fn tools_list_is_derived_from_the_table() {
+    let (_dir, store) = demo_store("guard-list");
+    let mut listed = Vec::new();
+    for read_only in [true, false] {
+        let mut mcp = if read_only { Mcp::read_only(&store) } else { Mcp::writable(&store) };
+        assert!(mcp.instructions.contains(&*COCKPIT.negative_default), "{}", mcp.instructions);
+        let tools = mcp.tools();
+        let names: Vec<String> = tools.iter().map(|t| t["name"].as_str().expect("name").to_owned()).collect();
+        for tool in &tools {
+            let name = tool["name"].as_str().expect("name");
+            let verb = COCKPIT.verb(name).unwrap_or_else(|| panic!("`{name}` is listed but not in the table"));
+            assert!(!verb.retired, "{name}");
+            assert_eq!(tool["description"], json!(verb.summary), "{name}");
+            let denied = COCKPIT.deny.lists(name);
+            let status_only = COCKPIT.deny.status_only(name).is_some();
+            if read_only {
+                assert!(!denied, "read-only session lists denied `{name}`");
+            }
+            assert_eq!(tool["annotations"]["readOnlyHint"], json!(!denied && !status_only), "{name}");
+            assert_eq!(tool["annotations"]["destructiveHint"], json!(denied || status_only), "{name}");
+            let schema = &tool["inputSchema"];
+            assert_eq!(schema["additionalProperties"], false, "{name}");
+            let properties = schema["properties"].as_object().expect("properties");
+            let declared: Vec<&str> = verb.requires.iter().chain(verb.accepts.iter()).map(|a| &**a).collect();
+            assert_eq!(
+                properties.keys().map(String::as_str).collect::<std::collections::BTreeSet<_>>(),
+                declared.iter().copied().collect()
+            );
+        }
+        for expected in ["cockpit", "help", "north", "orient", "impact", "persist"] {
+            assert!(names.iter().any(|n| n == expected), "{expected} missing from {names:?}");
+        }
+        assert_eq!(names.iter().any(|n| n == "memorize"), !read_only);
+        if read_only {
+            let persist = tools.iter().find(|t| t["name"] == "persist").expect("persist");
+            assert_eq!(persist["inputSchema"]["properties"]["action"]["enum"], json!(["status"]));
+            assert_eq!(persist["inputSchema"]["required"], json!(["action"]));
+        }
+        listed.push(names);
+    }
+    let (read_only, writable) = (&listed[0], &listed[1]);
+    let hidden: Vec<&String> = writable.iter().filter(|n| !read_only.contains(n)).collect();
+    assert!(hidden.iter().all(|n| COCKPIT.deny.lists(n)), "{hidden:?}");
+}
+
+#[test]
+fn help_in_read_only_lists_only_cards_the_session_may_call() {
+    let (_dir, store) = demo_store("guard-help");
+    let mut mcp = Mcp::read_only(&store);
+    let result = mcp.call("help", json!({}));
+    assert!(!is_error(&result), "{result}");
+    let cards = result["structuredContent"]["cards"].as_array().expect("cards");
+    assert!(!cards.is_empty());
+    for card in cards {
+        let tool = card["tool"].as_str().expect("tool");
+        assert!(!COCKPIT.deny.lists(tool), "help lists `{tool}` to a read-only session");
+        if let Some(rule) = COCKPIT.deny.status_only(tool) {
+            let pinned = card["arguments"][&*rule.argument].as_str().unwrap_or_default();
+            assert!(rule.permits(pinned), "{card}");
+        }
+    }
+    let ids: Vec<&str> = cards.iter().filter_map(|c| c["id"].as_str()).collect();
+    assert!(ids.contains(&"store_status") && !ids.contains(&"load_repository"), "{ids:?}");
+}
+
+#[test]
+fn a_write_moves_the_cockpit_and_reads_never_go_stale() {
+    let (_dir, store) = demo_store("guard-moves");
+    let mut mcp = Mcp::writable(&store);
+    let root = mcp.call("cockpit", json!({"agent_id": "tester"}));
+    assert!(!is_error(&root), "{root}");
+    assert_eq!(root["structuredContent"]["store_version"], 1);
+    let sig = root["structuredContent"]["menu_sig"].as_str().expect("sig").to_owned();
+    assert!(text(&root).contains(&sig), "the card carries the sig");
+
+    let wrote = mcp.call("memorize", json!({"claim": "moves the memories facet", "expected_store_version": 1}));
+    assert_eq!(wrote["structuredContent"]["store_version"], 2, "{wrote}");
+    let moved = mcp.call("cockpit", json!({"select": format!("6@{sig}"), "seen_store_version": 1}));
+    assert!(!is_error(&moved), "{moved}");
+    assert_eq!(moved["structuredContent"]["state_moved"], true, "{moved}");
+    assert!(moved["structuredContent"]["note"].as_str().unwrap_or_default().starts_with("state moved"), "{moved}");
+
+    // A write by another process is seen by the next read.
+    let mut other = Store::open(&store).expect("open");
+    other.memorize("written elsewhere", "test", Some(2)).expect("memorize");
+    let again = mcp.call("cockpit", json!({}));
+    assert_eq!(again["structuredContent"]["store_version"], 3, "{again}");
+    let memories = mcp.call("boot_memory", json!({}));
+    assert_eq!(memories["structuredContent"]["numbers"]["memories"], 9, "{memories}");
+    assert_eq!(memories["structuredContent"]["items"][0]["claim"], "written elsewhere");
+}

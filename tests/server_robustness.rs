@@ -1,0 +1,171 @@
+//! Bad input over stdio: each gets an error, and the next request still works.
+
+mod server_support;
+
+use serde_json::{Value, json};
+use server_support::{Mcp, demo_store, is_error, snapshot, text};
+
+const TEN_MB: usize = 10 * 1024 * 1024;
+
+/// A valid cockpit call after the bad one: the session still serves.
+fn still_serves(mcp: &mut Mcp) {
+    let result = mcp.call("cockpit", json!({}));
+    assert!(!is_error(&result), "{result}");
+    assert!(text(&result).contains("waiting"), "{}", text(&result));
+    mcp.assert_alive();
+}
+
+#[test]
+fn malformed_lines_get_a_parse_error_and_the_session_goes_on() {
+    let (_dir, store) = demo_store("robust-malformed");
+    let mut mcp = Mcp::writable(&store);
+    for line in ["{not json", "{\"jsonrpc\":\"2.0\",\"id\":", "\u{1}\u{2}", "]]]"] {
+        mcp.send_line(line);
+        let answer = mcp.answer_without_id();
+        assert_eq!(answer["error"]["code"], -32700, "{line:?}: {answer}");
+        assert!(answer["error"]["message"].as_str().unwrap_or_default().contains("not JSON"), "{answer}");
+        still_serves(&mut mcp);
+    }
+    // JSON, but not a message.
+    for line in ["42", "[1, 2]", "{\"hello\": \"world\"}"] {
+        mcp.send_line(line);
+        let answer = mcp.answer_without_id();
+        assert_eq!(answer["error"]["code"], -32600, "{line:?}: {answer}");
+        still_serves(&mut mcp);
+    }
+    // A request of the wrong shape is answered under its own id.
+    for params in [json!(5), json!({"name": 5}), json!({"name": "cockpit", "arguments": "select=2"})] {
+        let id = mcp.id();
+        mcp.send_value(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}));
+        let answer = mcp.answer(&json!(id));
+        let code = answer["error"]["code"].as_i64();
+        assert!(matches!(code, Some(-32600 | -32602)), "{params}: {answer}");
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.contains("tools/call"), "{answer}");
+        still_serves(&mut mcp);
+    }
+    assert_eq!(mcp.finish(), Some(0));
+}
+
+#[test]
+fn unknown_methods_are_method_not_found() {
+    let (_dir, store) = demo_store("robust-method");
+    let mut mcp = Mcp::writable(&store);
+    for method in ["foo/bar", "tools/delete", "resources/list", &"x".repeat(10_000)] {
+        let answer = mcp.request(method, json!({}));
+        assert_eq!(answer["error"]["code"], -32601, "{answer}");
+        let message = answer["error"]["message"].as_str().unwrap_or_default();
+        assert!(message.len() < 300, "{} bytes", message.len());
+        still_serves(&mut mcp);
+    }
+    // An unknown notification is ignored, not answered.
+    mcp.send_value(&json!({"jsonrpc": "2.0", "method": "notifications/whatever"}));
+    still_serves(&mut mcp);
+}
+
+#[test]
+fn wrong_argument_types_name_the_argument_and_the_type() {
+    let (_dir, store) = demo_store("robust-types");
+    let before = snapshot(&store);
+    let mut mcp = Mcp::writable(&store);
+    let cases = [
+        ("cockpit", json!({"select": 5}), "argument `select` of `cockpit` must be a string, got an integer"),
+        ("cockpit", json!({"select": ["2"]}), "must be a string, got an array"),
+        (
+            "cockpit",
+            json!({"seen_store_version": "1"}),
+            "`seen_store_version` of `cockpit` must be a non-negative integer, got a string",
+        ),
+        ("cockpit", json!({"seen_store_version": -3}), "must be a non-negative integer"),
+        ("cockpit", json!({"seen_store_version": 1.5}), "must be a non-negative integer, got a number"),
+        ("cockpit", json!({"agent_id": {"name": "a"}}), "`agent_id` of `cockpit` must be a string, got an object"),
+        ("cockpit", json!({"verb": "memorize"}), "`cockpit` has no argument `verb`"),
+        ("memorize", json!({"claim": true}), "`claim` of `memorize` must be a string, got a boolean"),
+        ("memorize", json!({}), "`memorize` requires the argument `claim`"),
+        ("memorize", json!({"claim": "x", "expected_store_version": "1"}), "must be a non-negative integer"),
+        ("persist", json!({"action": 1}), "`action` of `persist` must be a string"),
+        ("persist", json!({"action": "explode"}), "unknown persist action"),
+        ("impact", json!({}), "`impact` requires the argument `node`"),
+        ("impact", json!({"node": 7}), "`node` of `impact` must be a string"),
+        ("north", json!({"x": 1}), "`north` has no argument `x`; it takes no arguments"),
+        ("cockpit", json!({"select": "1.2.3.4"}), "valid forms"),
+        ("cockpit", json!({"select": "zz"}), "valid forms"),
+        ("cockpit", json!({"select": "99"}), "there is no slot 99"),
+    ];
+    for (verb, args, expected) in cases {
+        let result = mcp.call(verb, args.clone());
+        assert!(is_error(&result), "{verb} {args}: {result}");
+        assert!(text(&result).contains(expected), "{verb} {args}: {}", text(&result));
+        still_serves(&mut mcp);
+    }
+    assert_eq!(mcp.finish(), Some(0));
+    assert_eq!(snapshot(&store), before);
+}
+
+#[test]
+fn ten_megabyte_arguments_are_refused_clearly() {
+    let (_dir, store) = demo_store("robust-huge");
+    let before = snapshot(&store);
+    let huge = "x".repeat(TEN_MB);
+    for read_only in [false, true] {
+        let mut mcp = if read_only { Mcp::read_only(&store) } else { Mcp::writable(&store) };
+        let cases: [(&str, Value, &str); 5] = [
+            ("cockpit", json!({"select": huge}), "argument `select` of `cockpit` is 10485760 bytes"),
+            ("impact", json!({"node": huge}), "argument `node` of `impact` is 10485760 bytes"),
+            (
+                "memorize",
+                json!({"claim": huge}),
+                if read_only { "READ_ONLY_DENIED_TOOLS" } else { "argument `claim` of `memorize` is 10485760 bytes" },
+            ),
+            (
+                "persist",
+                json!({"action": huge}),
+                if read_only { "status-only" } else { "argument `action` of `persist` is 10485760 bytes" },
+            ),
+            (&huge, json!({}), "the name is 10485760 bytes long"),
+        ];
+        for (verb, args, expected) in cases {
+            let result = mcp.call(verb, args);
+            assert!(is_error(&result), "{result:.300}");
+            let message = text(&result);
+            assert!(message.contains(expected), "{message:.300}");
+            assert!(message.len() < 1_000, "the error echoes the argument: {} bytes", message.len());
+            still_serves(&mut mcp);
+        }
+        // A line over the transport's limit is skipped with an error.
+        mcp.send_line(&format!(
+            r#"{{"jsonrpc":"2.0","id":999999,"method":"tools/call","params":{{"name":"cockpit","arguments":{{"select":"{}"}}}}}}"#,
+            "y".repeat(17 * 1024 * 1024)
+        ));
+        let answer = mcp.answer_without_id();
+        assert_eq!(answer["error"]["code"], -32600, "{answer:.300}");
+        still_serves(&mut mcp);
+        assert_eq!(mcp.finish(), Some(0));
+    }
+    assert_eq!(snapshot(&store), before);
+}
+
+#[test]
+fn unknown_verbs_are_tool_errors_and_the_session_goes_on() {
+    let (_dir, store) = demo_store("robust-unknown");
+    let mut mcp = Mcp::writable(&store);
+    for name in ["nope", "m1nd.nope", "cockpit2", "drop_database", "\u{0}", "cockpit\u{200b}"] {
+        let result = mcp.call(name, json!({}));
+        assert!(is_error(&result), "{name:?}: {result}");
+        assert!(text(&result).contains("unknown tool") || text(&result).contains("look-alike"), "{}", text(&result));
+        still_serves(&mut mcp);
+    }
+}
+
+#[test]
+fn a_missing_store_is_a_tool_error_not_a_crash() {
+    let dir = server_support::TempDir::new("robust-missing");
+    let store = dir.path().join("nowhere");
+    let mut mcp = Mcp::read_only(&store);
+    let result = mcp.call("cockpit", json!({}));
+    assert!(is_error(&result) && text(&result).contains("m1nd init"), "{result}");
+    assert!(!mcp.tools().is_empty());
+    mcp.assert_alive();
+    assert_eq!(mcp.finish(), Some(0));
+    assert!(!store.exists(), "a read-only session created a store");
+}

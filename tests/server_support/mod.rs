@@ -1,0 +1,253 @@
+//! A small MCP client over the server's stdio, plus temp stores and snapshots.
+//!
+//! It writes newline-delimited JSON-RPC to `m1nd serve` and matches answers
+//! by id (rmcp may answer out of order). Answers without an id (parse errors)
+//! are kept apart.
+
+#![allow(dead_code)]
+
+use std::collections::{BTreeMap, HashMap};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
+use std::time::{Duration, Instant};
+
+use serde_json::{Value, json};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_m1nd");
+const TIMEOUT: Duration = Duration::from_secs(60);
+
+/// A fresh directory under the system temp dir, removed on drop.
+pub struct TempDir(PathBuf);
+
+impl TempDir {
+    pub fn new(name: &str) -> Self {
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let n = N.fetch_add(1, Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("m1nd-test-{name}-{}-{n}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("create temp dir");
+        Self(dir)
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A temp dir holding a demo store at `<dir>/store`.
+pub fn demo_store(name: &str) -> (TempDir, PathBuf) {
+    let dir = TempDir::new(name);
+    let store = dir.path().join("store");
+    m1nd::store::Store::init(&store, true).expect("init demo store");
+    (dir, store)
+}
+
+/// Every file under `dir` (relative path → bytes), so any change is visible.
+pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        let mut entries: Vec<_> = std::fs::read_dir(dir).expect("read dir").map(|e| e.expect("entry").path()).collect();
+        entries.sort();
+        for path in entries {
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else {
+                let bytes = std::fs::read(&path).expect("read file");
+                out.insert(path.strip_prefix(root).expect("under root").to_owned(), bytes);
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(dir, dir, &mut out);
+    assert!(!out.is_empty(), "snapshot of an empty directory");
+    out
+}
+
+/// A running `m1nd serve`, initialized.
+pub struct Mcp {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Value>,
+    by_id: HashMap<String, Value>,
+    without_id: Vec<Value>,
+    next: u64,
+    pub instructions: String,
+}
+
+impl Mcp {
+    /// `m1nd serve --store STORE [extra args]` with extra environment.
+    pub fn start(store: &Path, args: &[&str], env: &[(&str, &str)]) -> Mcp {
+        let mut command = Command::new(BIN);
+        command.arg("serve").arg("--store").arg(store).args(args);
+        command.env_remove("M1ND_READ_ONLY");
+        for (k, v) in env {
+            command.env(k, v);
+        }
+        let mut child = command
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("spawn m1nd serve");
+        let stdout = child.stdout.take().expect("stdout");
+        let (tx, lines) = channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let value: Value =
+                    serde_json::from_str(&line).unwrap_or_else(|e| panic!("server wrote non-JSON: {e}: {line}"));
+                if tx.send(value).is_err() {
+                    break;
+                }
+            }
+        });
+        let stdin = child.stdin.take();
+        let mut mcp = Mcp {
+            child,
+            stdin,
+            lines,
+            by_id: HashMap::new(),
+            without_id: Vec::new(),
+            next: 1,
+            instructions: String::new(),
+        };
+        let init = mcp.request(
+            "initialize",
+            json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "m1nd-tests", "version": "0"}}),
+        );
+        assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
+        mcp.instructions = init["result"]["instructions"].as_str().unwrap_or_default().to_owned();
+        mcp.send_value(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        mcp
+    }
+
+    pub fn read_only(store: &Path) -> Mcp {
+        Mcp::start(store, &["--read-only"], &[])
+    }
+
+    pub fn writable(store: &Path) -> Mcp {
+        Mcp::start(store, &[], &[])
+    }
+
+    /// Write one raw line (a newline is added).
+    pub fn send_line(&mut self, line: &str) {
+        let stdin = self.stdin.as_mut().expect("stdin open");
+        stdin.write_all(line.as_bytes()).expect("write");
+        stdin.write_all(b"\n").expect("write newline");
+        stdin.flush().expect("flush");
+    }
+
+    pub fn send_value(&mut self, value: &Value) {
+        self.send_line(&value.to_string());
+    }
+
+    /// A fresh request id.
+    pub fn id(&mut self) -> u64 {
+        self.next += 1;
+        self.next
+    }
+
+    /// Send a request and wait for the answer with its id.
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.id();
+        self.send_value(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}));
+        self.answer(&json!(id))
+    }
+
+    /// Wait for the answer carrying `id`.
+    pub fn answer(&mut self, id: &Value) -> Value {
+        let key = id.to_string();
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(v) = self.by_id.remove(&key) {
+                return v;
+            }
+            self.pump(deadline).unwrap_or_else(|| panic!("no answer to id {key} within {TIMEOUT:?}"));
+        }
+    }
+
+    /// Wait for the next answer that carries no id.
+    pub fn answer_without_id(&mut self) -> Value {
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if !self.without_id.is_empty() {
+                return self.without_id.remove(0);
+            }
+            self.pump(deadline).unwrap_or_else(|| panic!("no id-less answer within {TIMEOUT:?}"));
+        }
+    }
+
+    fn pump(&mut self, deadline: Instant) -> Option<()> {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        match self.lines.recv_timeout(wait) {
+            Ok(v) => {
+                match v.get("id") {
+                    Some(id) if !id.is_null() => {
+                        self.by_id.insert(id.to_string(), v);
+                    }
+                    _ => self.without_id.push(v),
+                }
+                Some(())
+            }
+            Err(RecvTimeoutError::Timeout | RecvTimeoutError::Disconnected) => None,
+        }
+    }
+
+    /// `tools/call`; returns the `result` (panics on a JSON-RPC error).
+    pub fn call(&mut self, name: &str, arguments: Value) -> Value {
+        let answer = self.request("tools/call", json!({"name": name, "arguments": arguments}));
+        answer.get("result").cloned().unwrap_or_else(|| panic!("tools/call {name}: no result: {answer}"))
+    }
+
+    /// The tools of `tools/list`.
+    pub fn tools(&mut self) -> Vec<Value> {
+        let answer = self.request("tools/list", json!({}));
+        answer["result"]["tools"].as_array().cloned().unwrap_or_else(|| panic!("tools/list: {answer}"))
+    }
+
+    /// `ping` answers with an empty result: the session is alive.
+    pub fn assert_alive(&mut self) {
+        let answer = self.request("ping", json!({}));
+        assert_eq!(answer["result"], json!({}), "{answer}");
+    }
+
+    /// Close stdin and wait for the server to exit; returns its status code.
+    pub fn finish(mut self) -> Option<i32> {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + TIMEOUT;
+        loop {
+            if let Some(status) = self.child.try_wait().expect("wait") {
+                return status.code();
+            }
+            assert!(Instant::now() < deadline, "server did not exit after stdin closed");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Mcp {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        if matches!(self.child.try_wait(), Ok(None)) {
+            let _ = self.child.kill();
+        }
+        let _ = self.child.wait();
+    }
+}
+
+/// The text of a tool result's first content block.
+pub fn text(result: &Value) -> &str {
+    result["content"][0]["text"].as_str().unwrap_or_default()
+}
+
+pub fn is_error(result: &Value) -> bool {
+    result["isError"] == json!(true)
+}
