@@ -23,6 +23,7 @@ use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::{StdioReader, StdioWriter, stdio_pipes};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::task::JoinHandle;
 
 /// The longest line read, as rmcp's own transport allows.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
@@ -34,6 +35,8 @@ pub struct Stdio {
     /// Skipping the rest of an oversized line.
     discarding: bool,
     write: AsyncRwTransport<RoleServer, tokio::io::Empty, StdioWriter>,
+    /// Error answers still being written; `close` waits for them.
+    pending: Vec<JoinHandle<Result<(), std::io::Error>>>,
 }
 
 enum Line {
@@ -52,6 +55,7 @@ impl Stdio {
             line: Vec::new(),
             discarding: false,
             write: AsyncRwTransport::new_server(tokio::io::empty(), write),
+            pending: Vec::new(),
         }
     }
 
@@ -89,7 +93,8 @@ impl Stdio {
     /// Send an error answer in the background (receiving may be cancelled).
     fn answer(&mut self, error: ErrorData, id: Option<RequestId>) {
         let message: TxJsonRpcMessage<RoleServer> = JsonRpcMessage::error(error, id);
-        tokio::spawn(self.write.send(message));
+        self.pending.retain(|answer| !answer.is_finished());
+        self.pending.push(tokio::spawn(self.write.send(message)));
     }
 }
 
@@ -127,6 +132,9 @@ impl Transport<RoleServer> for Stdio {
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
+        for answer in self.pending.drain(..) {
+            let _ = answer.await;
+        }
         self.write.close().await
     }
 }
