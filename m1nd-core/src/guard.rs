@@ -41,6 +41,11 @@ impl std::fmt::Display for Refused {
     }
 }
 
+/// Longer names are refused without a "did you mean": no verb is anywhere
+/// near this long, and edit distance over megabytes of input is a cost an
+/// attacker should not be able to buy with one call.
+pub const MAX_NAME_BYTES: usize = 256;
+
 /// Resolves and checks tool calls against a compiled table.
 pub struct Guard<'a> {
     cockpit: &'a Cockpit,
@@ -59,6 +64,9 @@ impl<'a> Guard<'a> {
 
     /// The verb a call may proceed with, or why it may not.
     pub fn check(&self, name: &str, args: Option<&Map<String, Value>>) -> Result<&'a Verb, Refused> {
+        if name.len() > MAX_NAME_BYTES {
+            return Err(Refused::Unknown { name: printable(name), suggestion: None });
+        }
         let verb = match self.names.resolve(name) {
             Resolution::Known(v) => v,
             Resolution::LookAlike { verb, .. } => {
@@ -165,6 +173,14 @@ mod tests {
             assert!(matches!(guard.check("l\u{0435}arn", None), Err(Refused::LookAlike { .. })));
             assert!(matches!(guard.check("mission_post", None), Err(Refused::Retired { .. })));
         }
+    }
+
+    #[test]
+    fn huge_names_are_refused_without_a_search() {
+        let t = table();
+        let name = "learn".repeat(2_000_000);
+        let refused = Guard::new(&t, true).check(&name, None).unwrap_err();
+        assert!(matches!(&refused, Refused::Unknown { suggestion: None, name } if name.chars().count() == 65));
     }
 
     #[test]
