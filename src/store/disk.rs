@@ -6,7 +6,7 @@
 //! crash. A reader therefore sees the old state or the new one, never a mix.
 
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Read, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -25,11 +25,22 @@ pub fn state_path(dir: &Path) -> PathBuf {
 
 /// Read, parse and validate a state file.
 pub fn load(path: &Path) -> Result<State, StoreError> {
-    let file = File::open(path).map_err(|e| match e.kind() {
+    load_from(path, &open(path)?)
+}
+
+/// Open a state file for reading. A missing file is `NotFound`.
+pub fn open(path: &Path) -> Result<File, StoreError> {
+    File::open(path).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound => StoreError::NotFound { path: path.to_owned() },
         _ => StoreError::io(path, "open", e),
-    })?;
+    })
+}
+
+/// Read, parse and validate the state file `file`, opened from `path` (which
+/// is only named in errors). The file is read from its start.
+pub fn load_from(path: &Path, mut file: &File) -> Result<State, StoreError> {
     let mut bytes = Vec::new();
+    file.seek(SeekFrom::Start(0)).map_err(|e| StoreError::io(path, "read", e))?;
     file.take(MAX_STATE_BYTES + 1).read_to_end(&mut bytes).map_err(|e| StoreError::io(path, "read", e))?;
     if bytes.len() as u64 > MAX_STATE_BYTES {
         return Err(StoreError::corrupt(path, format!("the file is larger than {MAX_STATE_BYTES} bytes")));

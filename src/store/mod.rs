@@ -16,7 +16,7 @@ mod state;
 mod test_dir;
 mod writes;
 
-use std::fs;
+use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
 pub use disk::STATE_FILE;
@@ -35,20 +35,47 @@ pub const DEFAULT_DIR: &str = ".m1nd";
 ///
 /// Reads answer from the state held in memory (loaded at `open`, refreshed by
 /// `reload` and by this value's own writes), so one request sees one state.
+/// The readings that depend on that state alone are computed once per loaded
+/// state, on first use, and lent out after that (see [`reads`]).
 #[derive(Debug)]
 pub struct Store {
     dir: PathBuf,
     path: PathBuf,
     state: State,
+    memo: reads::Memo,
 }
 
 impl Store {
     /// Open an existing store. A missing `state.json` is `NotFound`.
     pub fn open(dir: impl AsRef<Path>) -> Result<Store, StoreError> {
+        let file = Store::open_state_file(&dir)?;
+        Store::open_from(dir, &file)
+    }
+
+    /// Open `dir`'s `state.json` for reading, for [`Store::open_from`]. Fails
+    /// as [`Store::open`] would (a missing file is `NotFound`).
+    pub fn open_state_file(dir: impl AsRef<Path>) -> Result<File, StoreError> {
+        disk::open(&disk::state_path(dir.as_ref()))
+    }
+
+    /// Open the store whose `state.json` is already open as `file` (read from
+    /// its start). The state held is that file's, even if the path has been
+    /// replaced since it was opened, so the file's metadata describes it.
+    pub fn open_from(dir: impl AsRef<Path>, file: &File) -> Result<Store, StoreError> {
         let dir = dir.as_ref().to_owned();
         let path = disk::state_path(&dir);
-        let state = disk::load(&path)?;
-        Ok(Store { dir, path, state })
+        let state = disk::load_from(&path, file)?;
+        Ok(Store::with_state(dir, path, state))
+    }
+
+    fn with_state(dir: PathBuf, path: PathBuf, state: State) -> Store {
+        Store { dir, path, state, memo: reads::Memo::default() }
+    }
+
+    /// Hold `state` from now on; readings of the previous state are dropped.
+    fn set_state(&mut self, state: State) {
+        self.state = state;
+        self.memo = reads::Memo::default();
     }
 
     /// Create a store (empty, or the demo seed) at version 1. Refuses if a
@@ -64,12 +91,13 @@ impl Store {
         state.validate().map_err(|reason| StoreError::corrupt(&path, reason))?;
         let bytes = disk::encode(&path, &state)?;
         disk::write_atomic(&dir, &bytes, disk::Mode::CreateNew)?;
-        Ok(Store { dir, path, state })
+        Ok(Store::with_state(dir, path, state))
     }
 
     /// Re-read `state.json`. On failure the previously loaded state is kept.
     pub fn reload(&mut self) -> Result<(), StoreError> {
-        self.state = disk::load(&self.path)?;
+        let state = disk::load(&self.path)?;
+        self.set_state(state);
         Ok(())
     }
 
@@ -171,10 +199,13 @@ mod tests {
         let dir = TestDir::new("reload");
         let mut reader = Store::init(dir.path(), false).expect("init");
         let mut writer = Store::open(dir.path()).expect("open");
+        let memories = |store: &Store| store.read_named("boot_memory", &[]).expect("read").number("memories");
+        assert_eq!(memories(&reader), 0);
         writer.memorize("a claim", "test", None).expect("memorize");
         assert_eq!(reader.version(), 1);
         reader.reload().expect("reload");
         assert_eq!(reader.version(), 2);
+        assert_eq!(memories(&reader), 1, "a reading of the old state outlived the reload");
 
         fs::write(reader.path(), b"{").expect("corrupt");
         assert!(reader.reload().is_err());

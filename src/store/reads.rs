@@ -3,9 +3,16 @@
 //! Item field names match the facet registry (`m1nd_core::facets`), so the
 //! composer can render them without a mapping. Values are untrusted text; the
 //! composer sanitises and caps them.
+//!
+//! Most reads take no argument that changes their answer: it is a function of
+//! the loaded state alone. Those are computed once per loaded state, on first
+//! use, kept in the store's memo and lent (`Cow::Borrowed`) from then on;
+//! the memo is dropped whenever the store holds a new state. Reads whose answer
+//! depends on an argument (`impact`, `why`, `trace`) are computed per call.
 
 use std::borrow::Cow;
 use std::collections::HashSet;
+use std::sync::OnceLock;
 
 use m1nd_core::ReadVerb;
 use m1nd_core::runtime::{Item, ReadError, Reader, Reading};
@@ -36,12 +43,79 @@ pub fn serves(verb: &str) -> bool {
     READS.contains(&verb) || WRITES.contains(&verb)
 }
 
+/// A read whose answer depends on the state alone.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Plain {
+    North,
+    Blocks,
+    Orient,
+    Doctor,
+    Trust,
+    Memories,
+    Drift,
+    Presences,
+}
+
+impl Plain {
+    const ALL: [Plain; 8] = [
+        Plain::North,
+        Plain::Blocks,
+        Plain::Orient,
+        Plain::Doctor,
+        Plain::Trust,
+        Plain::Memories,
+        Plain::Drift,
+        Plain::Presences,
+    ];
+
+    fn of(verb: &str) -> Option<Plain> {
+        Some(match verb {
+            "north" => Plain::North,
+            "system_blocks_snapshot" => Plain::Blocks,
+            "orient" => Plain::Orient,
+            "doctor" => Plain::Doctor,
+            "trust" => Plain::Trust,
+            "boot_memory" => Plain::Memories,
+            "drift" => Plain::Drift,
+            "panoramic" => Plain::Presences,
+            _ => return None,
+        })
+    }
+
+    fn compute(self, state: &State) -> Reading {
+        match self {
+            Plain::North => north(state),
+            Plain::Blocks => blocks(state),
+            Plain::Orient => orient(state),
+            Plain::Doctor => doctor(state),
+            Plain::Trust => trust(state),
+            Plain::Memories => memories(state),
+            Plain::Drift => drift(state),
+            Plain::Presences => presences(state),
+        }
+    }
+}
+
+/// The [`Plain`] readings of one loaded state, each computed on first use.
+/// A store replaces its memo with an empty one whenever its state changes.
+#[derive(Debug, Default)]
+pub(super) struct Memo([OnceLock<Reading>; Plain::ALL.len()]);
+
+impl Memo {
+    fn get(&self, plain: Plain, state: &State) -> &Reading {
+        self.0[plain as usize].get_or_init(|| plain.compute(state))
+    }
+}
+
 impl Reader for Store {
     fn read(&self, read: &ReadVerb, bound: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
+        if bound.is_empty() && read.arguments().is_empty() {
+            return self.answer(read.verb(), &[]);
+        }
         // Bound values come from the selected item and win over fixed ones.
         let arguments: Vec<(&str, &str)> =
             bound.iter().copied().chain(read.arguments().iter().map(|a| (&*a.name, &*a.value))).collect();
-        answer(&self.state, read.verb(), &arguments).map(Cow::Owned)
+        self.answer(read.verb(), &arguments)
     }
 
     fn store_version(&self) -> u64 {
@@ -52,32 +126,31 @@ impl Reader for Store {
 impl Store {
     /// Run a read verb by name, for callers outside the cockpit (the server's
     /// own tools). The first value given for an argument wins.
-    pub fn read_named(&self, verb: &str, arguments: &[(&str, &str)]) -> Result<Reading, ReadError> {
-        answer(&self.state, verb, arguments)
+    pub fn read_named(&self, verb: &str, arguments: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
+        self.answer(verb, arguments)
     }
-}
 
-fn answer(state: &State, verb: &str, arguments: &[(&str, &str)]) -> Result<Reading, ReadError> {
-    let arg = |name: &str| argument(arguments, name);
-    match verb {
-        "north" => Ok(north(state)),
-        "system_blocks_snapshot" => Ok(blocks(state)),
-        "orient" => Ok(orient(state)),
-        "doctor" => Ok(doctor(state)),
-        "trust" => Ok(trust(state)),
-        "boot_memory" => match arg("action") {
-            None | Some("list") => Ok(memories(state)),
-            Some(_) => Err(ReadError("boot_memory: this store only lists memories (action = list)".to_owned())),
-        },
-        "drift" => Ok(drift(state)),
-        "panoramic" => Ok(presences(state)),
-        "impact" => Ok(impact(state, required(arg("node"), verb, "node")?)),
-        "why" => Ok(why(state, required(arg("source"), verb, "source")?, required(arg("target"), verb, "target")?)),
-        "trace" => Ok(trace(state, required(arg("error_text"), verb, "error_text")?)),
-        other => {
-            let shown: String = other.chars().take(48).collect();
-            Err(ReadError(format!("not a read this store serves: {shown}")))
+    /// A [`Plain`] read is lent from the memo (arguments other than
+    /// `boot_memory`'s `action` do not change it); the others are computed.
+    fn answer(&self, verb: &str, arguments: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
+        let state = &self.state;
+        let arg = |name: &str| argument(arguments, name);
+        if let Some(plain) = Plain::of(verb) {
+            if plain == Plain::Memories && !matches!(arg("action"), None | Some("list")) {
+                return Err(ReadError("boot_memory: this store only lists memories (action = list)".to_owned()));
+            }
+            return Ok(Cow::Borrowed(self.memo.get(plain, state)));
         }
+        let reading = match verb {
+            "impact" => impact(state, required(arg("node"), verb, "node")?),
+            "why" => why(state, required(arg("source"), verb, "source")?, required(arg("target"), verb, "target")?),
+            "trace" => trace(state, required(arg("error_text"), verb, "error_text")?),
+            other => {
+                let shown: String = other.chars().take(48).collect();
+                return Err(ReadError(format!("not a read this store serves: {shown}")));
+            }
+        };
+        Ok(Cow::Owned(reading))
     }
 }
 
@@ -390,8 +463,26 @@ mod tests {
     }
 
     #[test]
+    fn plain_reads_are_lent_and_computed_once_per_state() {
+        let (_dir, store) = demo();
+        for name in
+            ["north", "system_blocks_snapshot", "orient", "doctor", "trust", "boot_memory", "drift", "panoramic"]
+        {
+            let first = store.read(&verb(name), &[]).expect(name);
+            let second = store.read_named(name, &[("action", "list")]).expect(name);
+            assert!(matches!(first, Cow::Borrowed(_)), "{name} is recomputed");
+            assert!(std::ptr::eq(&*first, &*second), "{name} is computed twice");
+            assert_eq!(*first, Plain::of(name).expect("plain").compute(store.state()), "{name}");
+        }
+        let bound = store.read(&verb("impact"), &[("node", "crates/graph")]).expect("impact");
+        assert!(matches!(bound, Cow::Owned(_)));
+    }
+
+    #[test]
     fn memorize_shows_up_newest_first() {
         let (_dir, mut store) = demo();
+        // Read first, so a reading of the old state is held.
+        assert_eq!(store.read(&verb("boot_memory"), &[]).expect("read").number("memories"), 7);
         store.memorize("the newest claim", "test", Some(1)).expect("m");
         let memories = store.read(&verb("boot_memory"), &[]).expect("read");
         assert_eq!(memories.number("memories"), 8);

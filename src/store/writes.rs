@@ -107,7 +107,7 @@ impl Store {
         let outcome =
             PersistOutcome { action, store_version: on_disk.store_version, wrote: false, counts: on_disk.counts() };
         if action == PersistAction::Load {
-            self.state = on_disk;
+            self.set_state(on_disk);
         }
         Ok(outcome)
     }
@@ -132,7 +132,7 @@ impl Store {
         next.validate().map_err(StoreError::BadArgument)?;
         let bytes = disk::encode(&self.path, &next)?;
         disk::write_atomic(&self.dir, &bytes, disk::Mode::Replace)?;
-        self.state = next;
+        self.set_state(next);
         Ok(version)
     }
 }
@@ -243,9 +243,12 @@ mod tests {
         let mut a = Store::init(dir.path(), false).expect("init");
         Store::open(dir.path()).expect("open").memorize("elsewhere", "b", None).expect("b");
         assert_eq!(a.state().memories.len(), 0);
+        let memories = |store: &Store| store.read_named("boot_memory", &[]).expect("read").number("memories");
+        assert_eq!(memories(&a), 0);
         let outcome = a.persist("load", Some(2)).expect("load");
         assert_eq!(outcome.counts.memories, 1);
         assert_eq!(a.version(), 2);
+        assert_eq!(memories(&a), 1, "a reading of the old state outlived the load");
     }
 
     #[test]
