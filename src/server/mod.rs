@@ -19,8 +19,9 @@
 //!    verb's `requires`/`accepts`, each of the right JSON type and at most
 //!    [`arguments::MAX_STRING_BYTES`] long; every `requires` present.
 //! 5. **Dispatch** ([`call`]): only now is the store touched. Reads and the
-//!    cockpit re-read `state.json` on every call (reusing the last parse when
-//!    the bytes are unchanged) and never write; `memorize` and `persist` go
+//!    cockpit look at `state.json` on every call (reusing the last parse, and
+//!    the readings already taken from it, while it is the same unchanged file;
+//!    see [`snapshot`]) and never write; `memorize` and `persist` go
 //!    through the store's optimistic concurrency (`expected_store_version`),
 //!    so a stale write is refused and changes nothing.
 //!
