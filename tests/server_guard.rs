@@ -246,6 +246,37 @@ fn help_in_read_only_lists_only_cards_the_session_may_call() {
 }
 
 #[test]
+fn help_lists_only_cards_whose_tool_is_served_and_callable() {
+    let (_dir, store) = demo_store("guard-help-served");
+    for read_only in [false, true] {
+        let mut mcp = if read_only { Mcp::read_only(&store) } else { Mcp::writable(&store) };
+        let names: Vec<String> = mcp.tools().iter().map(|t| t["name"].as_str().expect("name").to_owned()).collect();
+        let result = mcp.call("help", json!({}));
+        assert!(!is_error(&result), "{result}");
+        let cards = result["structuredContent"]["cards"].as_array().expect("cards");
+        assert!(!cards.is_empty());
+        for card in cards {
+            let tool = card["tool"].as_str().expect("tool");
+            assert!(names.iter().any(|n| n == tool), "help offers `{tool}`, which is not in tools/list: {names:?}");
+            assert!(card.get("served").is_none(), "{card}");
+            // Calling the card as given is not refused by the guard nor as unserved.
+            let called = mcp.call(tool, card["arguments"].clone());
+            let message = if is_error(&called) { text(&called) } else { "" };
+            assert!(
+                !message.contains("does not implement") && !message.contains("READ_ONLY_DENIED_TOOLS"),
+                "card {}: {called}",
+                card["id"]
+            );
+        }
+        let ids: Vec<&str> = cards.iter().filter_map(|c| c["id"].as_str()).collect();
+        for unserved in ["audit_scope", "find_by_intent", "load_repository", "check_plan", "keep_trail"] {
+            assert!(!ids.contains(&unserved), "read_only={read_only}: {ids:?}");
+        }
+        assert!(!text(&result).contains("not served"), "{}", text(&result));
+    }
+}
+
+#[test]
 fn a_write_moves_the_cockpit_and_reads_never_go_stale() {
     let (_dir, store) = demo_store("guard-moves");
     let mut mcp = Mcp::writable(&store);

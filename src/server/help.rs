@@ -1,8 +1,11 @@
 //! The `help` verb: the overview cards this session may call.
 //!
-//! A card is listed only if the guard would let this session call its tool
-//! with the card's pinned arguments, so a read-only session never sees a card
-//! that leads to a refusal (`persist` stays, pinned to `action = "status"`).
+//! A card is listed only if calling it here would be answered: the guard lets
+//! this session call its tool with the card's pinned arguments, and this
+//! server implements that tool. So a read-only session never sees a card that
+//! leads to a refusal (`persist` stays, pinned to `action = "status"`), and no
+//! session sees a card for a verb the table knows but this server does not
+//! serve.
 
 use m1nd::COCKPIT;
 use m1nd_core::Card;
@@ -13,9 +16,19 @@ use serde_json::{Value, json};
 use super::catalog::served;
 use super::reply;
 
-/// The overview cards `guard` permits, in policy order.
+/// The overview cards this session may call, in policy order.
 pub fn cards(guard: &Guard<'_>) -> Vec<&'static Card> {
-    COCKPIT.cards.iter().filter(|c| c.overview && guard.check(&c.tool, Some(&arguments(c))).is_ok()).collect()
+    callable(&COCKPIT.cards, guard, served)
+}
+
+/// The overview cards among `cards` whose call `guard` permits, with the card's
+/// pinned arguments, and whose tool (canonical, as the guard resolves it) is
+/// `served`.
+fn callable<'c>(cards: &'c [Card], guard: &Guard<'_>, served: impl Fn(&str) -> bool) -> Vec<&'c Card> {
+    cards
+        .iter()
+        .filter(|c| c.overview && guard.check(&c.tool, Some(&arguments(c))).is_ok_and(|verb| served(&verb.name)))
+        .collect()
 }
 
 fn arguments(card: &Card) -> JsonObject {
@@ -37,8 +50,7 @@ pub fn answer(guard: &Guard<'_>) -> CallToolResult {
         } else {
             format!("{} {{ {} }}", card.tool, pinned.join(", "))
         };
-        let here = if served(&card.tool) { "" } else { " (not served by this server)" };
-        text.push_str(&format!("\n- {}: {call}{here}\n  {}\n", card.title, card.why));
+        text.push_str(&format!("\n- {}: {call}\n  {}\n", card.title, card.why));
         if let (Some(tool), Some(reason)) = (&card.reject_tool, &card.reject_reason) {
             text.push_str(&format!("  not {tool}: {reason}\n"));
         }
@@ -53,7 +65,6 @@ pub fn answer(guard: &Guard<'_>) -> CallToolResult {
             "arguments": arguments(c),
             "reject_tool": c.reject_tool,
             "reject_reason": c.reject_reason,
-            "served": served(&c.tool),
         })).collect::<Vec<_>>(),
     });
     reply::text_and_value(text, value)
@@ -63,18 +74,58 @@ pub fn answer(guard: &Guard<'_>) -> CallToolResult {
 mod tests {
     use super::*;
 
+    fn ids(cards: &[&Card]) -> Vec<String> {
+        cards.iter().map(|c| c.id.to_string()).collect()
+    }
+
+    /// The guard's part, as if this server served every verb.
     #[test]
     fn read_only_drops_cards_that_write_and_keeps_pinned_status() {
-        let ids = |read_only| -> Vec<String> {
-            cards(&Guard::new(&COCKPIT, read_only)).iter().map(|c| c.id.to_string()).collect()
-        };
-        let all = ids(false);
-        let ro = ids(true);
+        let all = ids(&callable(&COCKPIT.cards, &Guard::new(&COCKPIT, false), |_| true));
+        let ro = ids(&callable(&COCKPIT.cards, &Guard::new(&COCKPIT, true), |_| true));
         assert!(all.contains(&"load_repository".to_owned()));
         assert!(!ro.contains(&"load_repository".to_owned()));
         assert!(ro.contains(&"store_status".to_owned()));
-        for card in cards(&Guard::new(&COCKPIT, true)) {
+        for card in callable(&COCKPIT.cards, &Guard::new(&COCKPIT, true), |_| true) {
             assert!(!COCKPIT.deny.lists(&card.tool), "{}", card.id);
         }
+    }
+
+    #[test]
+    fn cards_whose_tool_is_not_served_are_left_out() {
+        for read_only in [false, true] {
+            let guard = Guard::new(&COCKPIT, read_only);
+            let listed = cards(&guard);
+            let ids = ids(&listed);
+            for card in &listed {
+                assert!(served(&card.tool), "{} leads to `{}`, which is not served", card.id, card.tool);
+                assert!(guard.check(&card.tool, Some(&arguments(card))).is_ok(), "{}", card.id);
+            }
+            // Every overview card that passes both filters is listed.
+            let expected = COCKPIT
+                .cards
+                .iter()
+                .filter(|c| c.overview && served(&c.tool) && guard.check(&c.tool, Some(&arguments(c))).is_ok())
+                .count();
+            assert_eq!(listed.len(), expected, "{ids:?}");
+            assert!(ids.contains(&"store_status".to_owned()) && ids.contains(&"trace_error".to_owned()), "{ids:?}");
+            assert!(!ids.contains(&"load_repository".to_owned()), "{ids:?}");
+        }
+    }
+
+    #[test]
+    fn the_answer_lists_the_same_cards_as_text_and_json() {
+        let guard = Guard::new(&COCKPIT, false);
+        let result = answer(&guard);
+        let text = result.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).expect("text");
+        let value = result.structured_content.expect("structured content");
+        let listed: Vec<&str> =
+            value["cards"].as_array().expect("cards").iter().filter_map(|c| c["id"].as_str()).collect();
+        assert_eq!(listed, ids(&cards(&guard)));
+        assert!(text.starts_with(&format!("{} overview card(s)", listed.len())), "{text}");
+        for card in cards(&guard) {
+            assert!(text.contains(&format!("- {}: {}", card.title, card.tool)), "{text}");
+        }
+        assert!(!text.contains("not served"), "{text}");
     }
 }
