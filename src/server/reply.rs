@@ -26,8 +26,9 @@ pub fn text_and_value(text: String, value: Value) -> CallToolResult {
     result
 }
 
-/// A success whose text is the pretty JSON of the structured content.
+/// A success whose text is the structured content as compact JSON (the same
+/// value; indentation would only lengthen every answer on the wire).
 pub fn value(value: Value) -> CallToolResult {
-    let text = serde_json::to_string_pretty(&value).unwrap_or_default();
+    let text = serde_json::to_string(&value).unwrap_or_default();
     text_and_value(text, value)
 }
