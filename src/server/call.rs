@@ -10,6 +10,7 @@ use m1nd_core::{Refusal, Verb};
 use rmcp::model::{CallToolResult, JsonObject};
 use serde_json::{Map, Value, json};
 
+use super::answers::Answers;
 use super::arguments::{self, Checked};
 use super::catalog::{self, served};
 use super::snapshot::Snapshots;
@@ -22,11 +23,12 @@ const DEFAULT_SOURCE: &str = "mcp";
 pub struct Session {
     guard: Guard<'static>,
     store: Snapshots,
+    cockpit: Answers,
 }
 
 impl Session {
     pub fn new(read_only: bool, store: PathBuf) -> Self {
-        Self { guard: Guard::new(&COCKPIT, read_only), store: Snapshots::new(store) }
+        Self { guard: Guard::new(&COCKPIT, read_only), store: Snapshots::new(store), cockpit: Answers::default() }
     }
 
     pub fn guard(&self) -> &Guard<'static> {
@@ -83,8 +85,10 @@ impl Session {
             select: args.text("select").map(str::to_owned),
             seen_store_version: args.integer("seen_store_version"),
         };
-        let view = runtime::cockpit(&COCKPIT, &*store, &request).map_err(|e| format!("cockpit: {e}"))?;
-        Ok(reply::text_and_value(text::render(&view, Charset::Unicode), json::to_value(&view)))
+        self.cockpit.get_or_compose(&store, request, |request| {
+            let view = runtime::cockpit(&COCKPIT, &*store, request).map_err(|e| format!("cockpit: {e}"))?;
+            Ok(reply::text_and_value(text::render(&view, Charset::Unicode), json::to_value(&view)))
+        })
     }
 
     fn read(&self, verb: &str, args: &Checked) -> Result<CallToolResult, String> {

@@ -19,9 +19,10 @@
 //!    verb's `requires`/`accepts`, each of the right JSON type and at most
 //!    [`arguments::MAX_STRING_BYTES`] long; every `requires` present.
 //! 5. **Dispatch** ([`call`]): only now is the store touched. Reads and the
-//!    cockpit look at `state.json` on every call (reusing the last parse, and
-//!    the readings already taken from it, while it is the same unchanged file;
-//!    see [`snapshot`]) and never write; `memorize` and `persist` go
+//!    cockpit look at `state.json` on every call (reusing the last parse, the
+//!    readings already taken from it and the cockpit answers already composed
+//!    over it, while it is the same unchanged file; see [`snapshot`] and
+//!    [`answers`]) and never write; `memorize` and `persist` go
 //!    through the store's optimistic concurrency (`expected_store_version`),
 //!    so a stale write is refused and changes nothing.
 //!
@@ -46,6 +47,7 @@
 //! with a status-only verb is narrowed in its schema instead: the pinned
 //! argument becomes required and limited to its allowed values.
 
+mod answers;
 pub mod arguments;
 pub mod call;
 pub mod catalog;

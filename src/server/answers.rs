@@ -1,0 +1,155 @@
+//! The cockpit's answers for the snapshot being served, kept while it lasts.
+//!
+//! The composer is pure: a view is a function of the table (fixed when this
+//! binary was built), the store as read and the request, and the text and JSON
+//! skins are functions of the view. So while
+//! [`Snapshots::current`](super::snapshot::Snapshots::current) hands out the
+//! same snapshot, the same request gets the same answer, and it is kept rather
+//! than composed, rendered and converted again. Any change to `state.json` is a
+//! new snapshot, which drops every kept answer. Only successful answers are
+//! kept, at most [`KEPT`] of them; the oldest goes first.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use m1nd::store::Store;
+use m1nd_core::runtime::Request;
+use rmcp::model::CallToolResult;
+
+/// The most answers kept for one snapshot.
+pub const KEPT: usize = 16;
+
+#[derive(Default)]
+pub struct Answers(Mutex<Kept>);
+
+#[derive(Default)]
+struct Kept {
+    /// The snapshot every kept answer was composed from.
+    of: Option<Arc<Store>>,
+    answers: VecDeque<(Request, CallToolResult)>,
+}
+
+impl Kept {
+    fn is_of(&self, store: &Arc<Store>) -> bool {
+        self.of.as_ref().is_some_and(|of| Arc::ptr_eq(of, store))
+    }
+}
+
+impl Answers {
+    /// The answer to `request` over `store`: the kept one, or `compose`'s.
+    pub fn get_or_compose(
+        &self,
+        store: &Arc<Store>,
+        request: Request,
+        compose: impl FnOnce(&Request) -> Result<CallToolResult, String>,
+    ) -> Result<CallToolResult, String> {
+        {
+            let kept = self.lock();
+            if kept.is_of(store)
+                && let Some((_, answer)) = kept.answers.iter().find(|(asked, _)| *asked == request)
+            {
+                return Ok(answer.clone());
+            }
+        }
+        // Composed without the lock held; kept under the snapshot it came from.
+        let answer = compose(&request)?;
+        let mut kept = self.lock();
+        if !kept.is_of(store) {
+            kept.of = Some(Arc::clone(store));
+            kept.answers.clear();
+        }
+        if kept.answers.len() >= KEPT {
+            kept.answers.pop_front();
+        }
+        kept.answers.push_back((request, answer.clone()));
+        Ok(answer)
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Kept> {
+        self.0.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::cell::Cell;
+
+    use rmcp::model::ContentBlock;
+
+    use super::*;
+
+    fn store() -> (std::path::PathBuf, Arc<Store>) {
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("m1nd-answers-{}-{nanos}-{n}", std::process::id()));
+        let store = Store::init(&dir, true).expect("init");
+        (dir, Arc::new(store))
+    }
+
+    fn request(select: &str) -> Request {
+        Request { select: Some(select.to_owned()), seen_store_version: None }
+    }
+
+    fn text(result: &CallToolResult) -> String {
+        result.content[0].as_text().map(|t| t.text.clone()).unwrap_or_default()
+    }
+
+    #[test]
+    fn kept_per_request_and_dropped_with_the_snapshot() {
+        let (dir, first) = store();
+        let answers = Answers::default();
+        let composed = Cell::new(0);
+        let compose = |request: &Request| {
+            composed.set(composed.get() + 1);
+            Ok(CallToolResult::success(vec![ContentBlock::text(format!("{request:?} #{}", composed.get()))]))
+        };
+        let a = answers.get_or_compose(&first, request("1"), compose).expect("a");
+        let again = answers.get_or_compose(&first, request("1"), compose).expect("again");
+        assert_eq!((text(&a), composed.get()), (text(&again), 1));
+        answers.get_or_compose(&first, request("2"), compose).expect("b");
+        assert_eq!(composed.get(), 2, "another request is composed");
+        let seen = Request { seen_store_version: Some(1), ..request("1") };
+        answers.get_or_compose(&first, seen, compose).expect("seen");
+        assert_eq!(composed.get(), 3, "seen_store_version is part of the request");
+
+        // The same state read again is another snapshot: nothing carries over.
+        let second = Arc::new(Store::open(&dir).expect("open"));
+        let moved = answers.get_or_compose(&second, request("1"), compose).expect("moved");
+        assert_eq!(composed.get(), 4);
+        assert_ne!(text(&moved), text(&a));
+        answers.get_or_compose(&first, request("2"), compose).expect("old snapshot");
+        assert_eq!(composed.get(), 5, "answers of a replaced snapshot are gone");
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    #[test]
+    fn errors_are_not_kept_and_at_most_kept_answers_are() {
+        let (dir, store) = store();
+        let answers = Answers::default();
+        let composed = Cell::new(0);
+        let failing = |_: &Request| {
+            composed.set(composed.get() + 1);
+            Err("no".to_owned())
+        };
+        for _ in 0..2 {
+            assert!(answers.get_or_compose(&store, request("9"), failing).is_err());
+        }
+        assert_eq!(composed.get(), 2);
+
+        let compose = |_: &Request| {
+            composed.set(composed.get() + 1);
+            Ok(CallToolResult::success(vec![ContentBlock::text("x")]))
+        };
+        composed.set(0);
+        for n in 0..=KEPT {
+            answers.get_or_compose(&store, request(&n.to_string()), compose).expect("fill");
+        }
+        assert_eq!(answers.lock().answers.len(), KEPT);
+        answers.get_or_compose(&store, request(&KEPT.to_string()), compose).expect("newest");
+        assert_eq!(composed.get(), KEPT + 1, "the newest is kept");
+        answers.get_or_compose(&store, request("0"), compose).expect("oldest");
+        assert_eq!(composed.get(), KEPT + 2, "the oldest went first");
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
