@@ -16,11 +16,12 @@
 use std::borrow::Cow;
 
 use rmcp::RoleServer;
-use rmcp::model::{ErrorData, JsonRpcMessage, RequestId};
+use rmcp::model::{CallToolRequest, ClientRequest, ErrorData, JsonRpcMessage, JsonRpcRequest, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::{StdioReader, StdioWriter, stdio_pipes};
+use serde::{Deserialize, Deserializer};
 use serde_json::Value;
 use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::task::JoinHandle;
@@ -166,6 +167,9 @@ fn classify(line: &[u8]) -> Parsed {
     if line.iter().all(u8::is_ascii_whitespace) {
         return Parsed::Skip;
     }
+    if let Some(message) = tools_call(line) {
+        return Parsed::Message(Box::new(message));
+    }
     if let Ok(message) = serde_json::from_slice::<RxJsonRpcMessage<RoleServer>>(line) {
         return Parsed::Message(Box::new(message));
     }
@@ -200,6 +204,47 @@ fn classify(line: &[u8]) -> Parsed {
             };
             Parsed::Answer(error, id)
         }
+    }
+}
+
+/// A `tools/call` request parsed straight as one.
+///
+/// rmcp's message type tries every client request shape in turn (`tools/call`
+/// is the fourteenth) and builds an error for each that does not match, which
+/// makes a tool call several times dearer to parse than a `ping`. A line that
+/// is a request (an `id`, no `result`, no `error`: the shape rmcp checks first)
+/// for `tools/call` is parsed with rmcp's own types for that request instead.
+/// Anything else, and any call this fails on, takes the general path, which
+/// decides as it always did.
+fn tools_call(line: &[u8]) -> Option<RxJsonRpcMessage<RoleServer>> {
+    let shape: Shape<'_> = serde_json::from_slice(line).ok()?;
+    if shape.method.as_deref() != Some("tools/call") || !shape.id.0 || shape.result.0 || shape.error.0 {
+        return None;
+    }
+    let call: JsonRpcRequest<CallToolRequest> = serde_json::from_slice(line).ok()?;
+    Some(JsonRpcMessage::Request(JsonRpcRequest::new(call.id, ClientRequest::from(call.request))))
+}
+
+/// The keys that decide what kind of message a line is.
+#[derive(Deserialize)]
+struct Shape<'a> {
+    #[serde(borrow, default)]
+    method: Option<Cow<'a, str>>,
+    #[serde(default)]
+    id: Present,
+    #[serde(default)]
+    result: Present,
+    #[serde(default)]
+    error: Present,
+}
+
+/// Whether a key is there at all, whatever its value (`null` included).
+#[derive(Default)]
+struct Present(bool);
+
+impl<'de> Deserialize<'de> for Present {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        serde::de::IgnoredAny::deserialize(deserializer).map(|_| Present(true))
     }
 }
 
@@ -238,6 +283,50 @@ mod tests {
         );
         assert_eq!(answer(r#"{"id":"x","method":"tools/list"}"#).1, Some(RequestId::String("x".into())));
         assert_eq!(answer("42"), (-32600, None));
+    }
+
+    #[test]
+    fn tools_call_parses_as_the_general_path_does() {
+        let lines = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"cockpit","arguments":{}}}"#,
+            r#"{"jsonrpc":"2.0","id":"a-1","method":"tools/call","params":{"name":"cockpit"}}"#,
+            r#"{"method":"tools/call","params":{"name":"north","arguments":{"x":[1,{"y":null}]}},"id":2,"jsonrpc":"2.0"}"#,
+            r#"{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"c\u006fckpit","_meta":{"progressToken":7}}}"#,
+            r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"cockpit","arguments":{}},"extra":true}"#,
+        ];
+        for line in lines {
+            let fast = tools_call(line.as_bytes()).unwrap_or_else(|| panic!("{line}: not taken"));
+            let general: RxJsonRpcMessage<RoleServer> = serde_json::from_slice(line.as_bytes()).expect(line);
+            assert_eq!(format!("{fast:?}"), format!("{general:?}"), "{line}");
+            assert_eq!(
+                serde_json::to_value(&fast).expect("fast"),
+                serde_json::to_value(&general).expect("general"),
+                "{line}"
+            );
+        }
+    }
+
+    #[test]
+    fn tools_call_leaves_every_other_line_to_the_general_path() {
+        let lines = [
+            r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","method":"tools/call","params":{"name":"cockpit"}}"#,
+            r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"cockpit"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"cockpit"},"result":null}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"cockpit"},"error":{}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":5}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call"}"#,
+            r#"{"jsonrpc":"1.0","id":1,"method":"tools/call","params":{"name":"cockpit"}}"#,
+            r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","method":"ping","params":{"name":"cockpit"}}"#,
+            r#"[{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"cockpit"}}]"#,
+            "{not json",
+        ];
+        for line in lines {
+            assert!(tools_call(line.as_bytes()).is_none(), "{line}");
+        }
+        // And the general path answers them as before.
+        assert_eq!(answer(lines[5]), (-32602, Some(RequestId::Number(1))));
+        assert!(matches!(classify(lines[0].as_bytes()), Parsed::Message(_)));
     }
 
     #[test]
