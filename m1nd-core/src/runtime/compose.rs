@@ -138,6 +138,7 @@ impl<'a> Composer<'a> {
 
     fn root(&self) -> View {
         let mut view = self.base(Path::Root, self.table.title.to_string());
+        view.entries.reserve_exact(self.table.slots.len());
         for (i, slot) in self.table.slots.iter().enumerate() {
             view.entries.push(Entry {
                 select: reference_text(&[u64::from(slot.n)]),

@@ -39,7 +39,9 @@ pub fn state_sig(cockpit: &Cockpit, snapshot: &Snapshot<'_>) -> String {
 /// The sig of a composed view (its `menu_sig` field is ignored).
 pub fn menu_sig(cockpit: &Cockpit, view: &View) -> String {
     // One buffer, one hash: cheaper than many small `update` calls.
-    let mut buf: Vec<u8> = Vec::with_capacity(1024);
+    let texts: usize =
+        view.entries.iter().map(|e| e.select.len() + e.identity.len() + e.text.as_str().len() + 24).sum();
+    let mut buf: Vec<u8> = Vec::with_capacity(texts + view.title.len() + view.state_sig.len() + 256);
     let mut put = |s: &str| {
         buf.extend_from_slice(&(s.len() as u64).to_le_bytes());
         buf.extend_from_slice(s.as_bytes());
