@@ -5,7 +5,7 @@
 //! success, or one spanned `compile_error!` per violation plus a correctly
 //! typed stub, so the policy's violations are the only errors rustc shows.
 //!
-//! ```ignore
+//! ```text
 //! pub static COCKPIT: m1nd_core::Cockpit = m1nd_macros::cockpit!("policy");
 //! ```
 //!
