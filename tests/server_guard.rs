@@ -179,6 +179,41 @@ fn memorize_bumps_the_version_once_and_a_stale_write_changes_nothing() {
     assert_eq!(mcp.finish(), Some(0));
 }
 
+/// Two `m1nd serve` processes on one store, writing at once without an
+/// expected version: the store's write lock orders them, so no write is lost
+/// and the version rises once per write.
+#[test]
+fn two_servers_writing_at_once_lose_nothing() {
+    const EACH: u64 = 20;
+    let (_dir, store) = demo_store("guard-race");
+    let before = Store::open(&store).expect("open");
+    let start = std::sync::Barrier::new(2);
+    std::thread::scope(|scope| {
+        for server in 0..2 {
+            let (store, start) = (&store, &start);
+            scope.spawn(move || {
+                let mut mcp = Mcp::writable(store);
+                start.wait();
+                for n in 0..EACH {
+                    let result = mcp.call("memorize", json!({"claim": format!("race {server}.{n}")}));
+                    assert!(!is_error(&result), "{result}");
+                }
+                assert_eq!(mcp.finish(), Some(0));
+            });
+        }
+    });
+    let after = Store::open(&store).expect("open");
+    assert_eq!(after.version(), before.version() + 2 * EACH);
+    let claims: Vec<&str> = after.state().memories.iter().map(|m| m.claim.as_str()).collect();
+    for server in 0..2 {
+        for n in 0..EACH {
+            let claim = format!("race {server}.{n}");
+            assert!(claims.contains(&claim.as_str()), "`{claim}` was lost");
+        }
+    }
+    assert_eq!(claims.len(), before.state().memories.len() + 2 * EACH as usize);
+}
+
 #[test]
 fn tools_list_is_derived_from_the_table() {
     let (_dir, store) = demo_store("guard-list");

@@ -4,6 +4,11 @@
 //! bytes go to a temp file in the same directory, are fsynced, renamed over
 //! the old file, and the directory is fsynced so the rename itself survives a
 //! crash. A reader therefore sees the old state or the new one, never a mix.
+//!
+//! Writers also exclude each other: a write holds [`lock`] on `state.lock`
+//! from re-reading the state until its replacement is in place, so two
+//! writers (threads or processes) never both build on the same version.
+//! Readers take no lock; the rename already gives them a whole file.
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Read, Seek, SeekFrom, Write};
@@ -15,6 +20,9 @@ use super::error::StoreError;
 use super::state::State;
 
 pub const STATE_FILE: &str = "state.json";
+
+/// The file writers lock; see [`lock`].
+pub const LOCK_FILE: &str = "state.lock";
 
 /// A state file larger than this is refused instead of read into memory.
 const MAX_STATE_BYTES: u64 = 64 * 1024 * 1024;
@@ -59,6 +67,31 @@ pub fn encode(path: &Path, state: &State) -> Result<Vec<u8>, StoreError> {
         .map_err(|e| StoreError::corrupt(path, format!("cannot encode the state: {e}")))?;
     bytes.push(b'\n');
     Ok(bytes)
+}
+
+/// Take the store's write lock: an exclusive [`File::lock`] on
+/// `dir/state.lock`, created (empty) if missing, held until the returned file
+/// is dropped. Blocks while another writer holds it.
+///
+/// The lock belongs to the open file, not to the file's existence: the
+/// operating system releases it when the file is closed, including when the
+/// holder crashes or is killed (`flock` semantics on Unix, `LockFileEx` on
+/// Windows). So there is no stale lock to detect or clean up, and the file is
+/// never deleted (deleting it would let a newcomer lock a fresh file while an
+/// old holder still locks the unlinked one). It holds no data.
+///
+/// The lock is advisory: it orders the store's own writers, all of which take
+/// it, and does not stop other programs from writing `state.json`. A store
+/// directory that is missing is `NotFound` (the lock never creates one).
+pub fn lock(dir: &Path) -> Result<File, StoreError> {
+    let path = dir.join(LOCK_FILE);
+    let opened = OpenOptions::new().read(true).write(true).create(true).truncate(false).open(&path);
+    let file = opened.map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => StoreError::NotFound { path: state_path(dir) },
+        _ => StoreError::io(&path, "open the lock file", e),
+    })?;
+    file.lock().map_err(|e| StoreError::io(&path, "lock", e))?;
+    Ok(file)
 }
 
 /// Whether the write may replace an existing `state.json`.

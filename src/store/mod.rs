@@ -1,4 +1,5 @@
-//! The embedded default store: a `.m1nd/` directory holding one `state.json`.
+//! The embedded default store: a `.m1nd/` directory holding one `state.json`
+//! (and an empty `state.lock`, which only orders writers).
 //!
 //! It serves the read verbs the cockpit composes (see [`reads`]) and a few
 //! writes (`memorize`, `persist`) so that state can actually move. Every
@@ -19,7 +20,7 @@ mod writes;
 use std::fs::{self, File};
 use std::path::{Path, PathBuf};
 
-pub use disk::STATE_FILE;
+pub use disk::{LOCK_FILE, STATE_FILE};
 pub use error::StoreError;
 pub use reads::{READS, WRITES, serves};
 pub use state::{
@@ -78,12 +79,16 @@ impl Store {
         self.memo = reads::Memo::default();
     }
 
-    /// Create a store (empty, or the demo seed) at version 1. Refuses if a
-    /// `state.json` is already there, whatever its contents.
+    /// Create a store (empty, or the demo seed) at version 1, with its
+    /// `state.lock` beside it. Refuses if a `state.json` is already there,
+    /// whatever its contents.
     pub fn init(dir: impl AsRef<Path>, demo: bool) -> Result<Store, StoreError> {
         let dir = dir.as_ref().to_owned();
         let path = disk::state_path(&dir);
         fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, "create directory", e))?;
+        // Like every write, under the write lock; this also creates the lock
+        // file, so a store's files are all there from the start.
+        let _lock = disk::lock(&dir)?;
         if path.try_exists().map_err(|e| StoreError::io(&path, "inspect", e))? {
             return Err(StoreError::AlreadyExists { path });
         }
@@ -131,6 +136,7 @@ mod tests {
         let created = Store::init(&store_dir, false).expect("init");
         assert_eq!(created.version(), 1);
         assert_eq!(created.path(), store_dir.join(STATE_FILE));
+        assert_eq!(fs::read(store_dir.join(LOCK_FILE)).expect("lock file"), b"");
         let opened = Store::open(&store_dir).expect("open");
         assert_eq!(opened.state(), created.state());
         assert_eq!(opened.dir(), store_dir);

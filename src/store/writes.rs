@@ -3,7 +3,8 @@
 //! Every write re-reads `state.json` and validates it before touching it, so a
 //! file that went corrupt (or was changed by another process) since `open` is
 //! never overwritten from a stale copy. `expected_store_version` is checked
-//! against that fresh read.
+//! against that fresh read, and the read, the check and the replacement all
+//! happen under the store's write lock, so no other writer can slip in between.
 
 use std::fmt;
 
@@ -116,9 +117,17 @@ impl Store {
         PersistOutcome { action, store_version, wrote, counts: self.state.counts() }
     }
 
-    /// Re-read, check the version, apply `change`, bump, write. `change` gets
+    /// Under the store's write lock ([`disk::lock`]): re-read, check the
+    /// version, apply `change`, bump, write, rename into place. `change` gets
     /// the version the write will produce.
+    ///
+    /// Holding the lock across all of it is what makes the version check mean
+    /// something between processes: without it two writers could both read
+    /// version N, both pass the check and both write N + 1, and one write
+    /// would be lost. A crashed writer cannot leave the lock held (the
+    /// operating system drops it with the process).
     fn commit(&mut self, expected: Option<u64>, change: impl FnOnce(&mut State, u64)) -> Result<u64, StoreError> {
+        let _lock = disk::lock(&self.dir)?;
         let mut next = disk::load(&self.path)?;
         check_expected(expected, next.store_version)?;
         let version = next
@@ -221,6 +230,43 @@ mod tests {
         assert_eq!(a.state().memories.len(), 2);
     }
 
+    /// Two writers, each with its own open store, racing without an expected
+    /// version: every write lands on top of the other's, none is lost, and the
+    /// version rises once per write.
+    #[test]
+    fn concurrent_writers_lose_nothing() {
+        const WRITERS: usize = 2;
+        const EACH: usize = 25;
+        let dir = TestDir::new("race");
+        Store::init(dir.path(), false).expect("init");
+        let start = std::sync::Barrier::new(WRITERS);
+        std::thread::scope(|scope| {
+            for writer in 0..WRITERS {
+                let (dir, start) = (dir.path(), &start);
+                scope.spawn(move || {
+                    let mut store = Store::open(dir).expect("open");
+                    start.wait();
+                    for n in 0..EACH {
+                        store.memorize(&format!("claim {writer}.{n}"), "race", None).expect("memorize");
+                    }
+                });
+            }
+        });
+        let store = Store::open(dir.path()).expect("open");
+        let total = WRITERS * EACH;
+        assert_eq!(store.version(), 1 + total as u64);
+        let mut claims: Vec<&str> = store.state().memories.iter().map(|m| m.claim.as_str()).collect();
+        claims.sort_unstable();
+        let mut expected: Vec<String> =
+            (0..WRITERS).flat_map(|w| (0..EACH).map(move |n| format!("claim {w}.{n}"))).collect();
+        expected.sort_unstable();
+        assert_eq!(claims, expected);
+        let mut ids: Vec<&str> = store.state().memories.iter().map(|m| m.id.as_str()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), total, "two writes produced the same memory id");
+    }
+
     #[test]
     fn status_and_load_never_write() {
         let dir = TestDir::new("status");
@@ -312,6 +358,23 @@ mod tests {
         let err = store.memorize("claim", "test", None).expect_err("gone");
         assert!(matches!(err, StoreError::NotFound { .. }));
         assert!(!store.path().exists());
+
+        // Nor is a deleted store directory: the lock never creates one.
+        fs::remove_dir_all(dir.path()).expect("delete dir");
+        let err = store.persist("save", None).expect_err("gone");
+        assert!(matches!(err, StoreError::NotFound { .. }), "{err:?}");
+        assert!(!dir.path().exists());
+    }
+
+    #[test]
+    fn a_missing_lock_file_is_created_by_the_next_write() {
+        let dir = TestDir::new("no-lock");
+        let mut store = Store::init(dir.path(), false).expect("init");
+        let lock = dir.path().join(disk::LOCK_FILE);
+        // A store made before writers took a lock has no lock file.
+        fs::remove_file(&lock).expect("remove lock");
+        assert_eq!(store.memorize("claim", "test", Some(1)).expect("memorize"), 2);
+        assert!(lock.is_file());
     }
 
     #[test]
