@@ -22,5 +22,4 @@ fn main() {
     if release.starts_with(&format!("{BLESSED_RUSTC}.")) {
         println!("cargo::rustc-cfg=m1nd_ui_blessed");
     }
-    println!("cargo::rustc-env=M1ND_RUSTC_VERSION={release}");
 }

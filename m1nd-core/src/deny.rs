@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::table::{List, Str};
+use crate::table::{Argument, List, Str};
 
 /// The compiled deny list.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,6 +67,20 @@ impl DenyList {
     /// Status-only verbs are not "always denied": they have a permitted form.
     pub fn always_denies(&self, verb: &str) -> bool {
         self.lists(verb)
+    }
+
+    /// Whether a read-only session may call `verb` (canonical) with only these
+    /// fixed arguments: the check behind the derived help overview and the
+    /// composer's re-check of every read. Same rule as [`DenyList::check`].
+    pub fn permits_fixed(&self, verb: &str, fixed: &[Argument]) -> bool {
+        !self.lists(verb) && self.status_pinned(verb, fixed)
+    }
+
+    /// False only for a status-only verb whose argument is not pinned, by
+    /// these fixed arguments, to an allowed value.
+    pub fn status_pinned(&self, verb: &str, fixed: &[Argument]) -> bool {
+        self.status_only(verb)
+            .is_none_or(|rule| fixed.iter().any(|a| a.name == rule.argument && rule.permits(&a.value)))
     }
 
     /// Whether a read-only session may call `verb` (canonical) with `args`.

@@ -6,14 +6,20 @@
 //! can then be compared with `==`, which is how the runtime re-check proves the
 //! generated table is the policy on disk.
 //!
-//! The shapes make some laws unrepresentable: a [`SlotKind::Door`] has no field
-//! that could hold a verb (M006), and a read is a [`ReadVerb`], which only the
-//! policy compiler and generated code construct.
+//! The shapes make some laws unrepresentable: a [`SlotKind::Door`] has no
+//! field that selecting it could execute (its optional `source` only feeds its
+//! label), and a read is a [`ReadVerb`], whose constructor is meant for the
+//! policy compiler and generated code only. The fields are public so that
+//! generated code can build the table in a `const`; the composer therefore
+//! re-checks every read against the deny list before running it.
 
 use std::borrow::Cow;
 
 use crate::deny::DenyList;
 use crate::facets::Facet;
+
+/// The one schema this compiler reads and the JSON skin writes.
+pub const SCHEMA: &str = "m1nd-cockpit-v1";
 
 /// Static or owned text.
 pub type Str = Cow<'static, str>;
@@ -79,9 +85,11 @@ pub struct Argument {
 
 /// A permission to call one read verb with fixed arguments.
 ///
-/// Its fields are private and its constructor is hidden: the only values that
-/// exist were produced by the policy compiler after every law passed, so holding
-/// a `ReadVerb` is proof that the call cannot write.
+/// Its fields are private and its constructor is hidden: the values in a
+/// table were produced by the policy compiler after every law passed. Because
+/// a determined caller could still reach the hidden constructor, the composer
+/// does not take a `ReadVerb` on trust: it checks each one against the table's
+/// deny list before asking the [`crate::runtime::Reader`] (fail-closed).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReadVerb {
     card: Str,

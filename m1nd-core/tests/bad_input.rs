@@ -148,3 +148,23 @@ mod never_panics {
         }
     }
 }
+
+#[test]
+fn a_retired_verb_on_the_menu_is_m004_even_when_not_denied() {
+    let tools = TOOLS.replace(
+        "doctor = { summary = \"Check topology, verification, git and alerts\" }",
+        "doctor = { summary = \"Check topology\", retired = true }",
+    );
+    let sources = with(PolicyFile::Tools, tools.as_bytes());
+    let problems = compile(&sources).unwrap_err();
+    assert_eq!(problems.iter().map(|d| d.law).collect::<Vec<_>>(), vec![Law::M004]);
+    assert!(problems[0].title.contains("retired"), "{}", problems[0].title);
+}
+
+#[test]
+fn a_status_pin_compares_like_the_guard() {
+    let cards = CARDS
+        .replace("arguments = { action = \"list\" }", "arguments = { action = \" STATUS \" }")
+        .replace("tool = \"boot_memory\"", "tool = \"persist\"");
+    assert_eq!(laws(&with(PolicyFile::Cards, cards.as_bytes())), Vec::<Law>::new());
+}

@@ -18,14 +18,22 @@ proptest! {
         let _ = parse_reference(&s);
     }
 
-    /// Whatever parses holds at most three numbers, and prints back to an
-    /// equivalent reference.
+    /// Every in-range reference parses to the numbers it holds and prints
+    /// back to itself; out-of-range ones are errors.
     #[test]
-    fn accepted_references_round_trip(a in 0u64..300, b in 0u64..70_000, c in 0u64..70_000, depth in 1usize..=3) {
-        let text = [a, b, c][..depth].iter().map(u64::to_string).collect::<Vec<_>>().join(".");
-        if let Ok(r) = parse_reference(&text) {
-            let again = parse_reference(&r.path.to_string()).unwrap();
-            prop_assert_eq!(again.path, r.path);
+    fn references_round_trip(a in 0u64..300, b in 0u64..70_000, c in 0u64..70_000, depth in 1usize..=3) {
+        let numbers = &[a, b, c][..depth];
+        let text = numbers.iter().map(u64::to_string).collect::<Vec<_>>().join(".");
+        let in_range = a <= 255
+            && numbers[1..].iter().all(|n| (1..=u64::from(u16::MAX)).contains(n))
+            && (a != 0 || depth == 1);
+        match parse_reference(&text) {
+            Ok(r) => {
+                prop_assert!(in_range, "{} parsed", text);
+                let shown = if r.path == Path::Root { "0".to_owned() } else { r.path.to_string() };
+                prop_assert_eq!(shown, text);
+            }
+            Err(_) => prop_assert!(!in_range, "{} was rejected", text),
         }
     }
 }

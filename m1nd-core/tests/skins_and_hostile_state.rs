@@ -93,6 +93,17 @@ fn check_view(table: &Cockpit, view: &View, hostile: &[&str]) {
     for sig in [&view.menu_sig, &view.state_sig, &view.store_version.to_string()] {
         assert!(card.contains(sig.as_str()), "text card lacks {sig}");
     }
+    // Same header facts in both skins.
+    assert_eq!(json["title"], view.title.as_str());
+    assert!(card.contains(&view.title));
+    assert_eq!(json.get("state_moved").is_some(), view.state_moved);
+    assert_eq!(card.starts_with("! state moved"), view.state_moved);
+    for (key, value) in [("note", &view.note), ("door", &view.door), ("item", &view.subject)] {
+        assert_eq!(json.get(key).and_then(Value::as_str), value.as_deref(), "{key}");
+        if let Some(value) = value {
+            assert!(card.contains(value.as_str()), "text card lacks the {key} {value:?}");
+        }
+    }
     // Same entries, in the same order; only `select` plus one text field.
     let entries = json["entries"].as_array().cloned().unwrap_or_default();
     assert_eq!(entries.len(), view.entries.len());
@@ -141,9 +152,15 @@ fn check_view(table: &Cockpit, view: &View, hostile: &[&str]) {
     for line in card.lines() {
         assert!(!line.chars().any(char::is_control));
     }
-    // Pointer entries: a door's view has door text and no verb anywhere.
+    // No entry, door or fact names a verb key; and every number offered
+    // at the root is a slot of the table.
     assert!(!json.to_string().contains("\"verb\""));
-    let _ = table;
+    if view.level == Path::Root {
+        let numbers: Vec<String> = table.slots.iter().map(|s| s.n.to_string()).collect();
+        let offered: Vec<String> =
+            view.entries.iter().map(|e| e.select.split('@').next().unwrap().to_owned()).collect();
+        assert_eq!(offered, numbers);
+    }
 }
 
 proptest! {
@@ -230,8 +247,9 @@ fn a_stale_store_version_answers_but_says_so_first() {
     assert_eq!(keys, ["schema", "state_moved", "note"]);
     assert_eq!(json["note"], "state moved: store_version is 9 (you saw 8)");
     let card = render(&view, Charset::Unicode);
-    let second = card.lines().nth(1).unwrap();
-    assert_eq!(second, "! state moved");
+    let mut lines = card.lines();
+    assert_eq!(lines.next(), Some("! state moved"), "moved state is said first:\n{card}");
+    assert_eq!(lines.next(), Some("! state moved: store_version is 9 (you saw 8)"));
     let fresh = cockpit(&table, &reader, &Request { select: Some("2".into()), seen_store_version: Some(9) }).unwrap();
     assert!(!fresh.state_moved && fresh.note.is_none());
 }
@@ -255,4 +273,39 @@ fn a_door_points_and_executes_nothing() {
             assert!(item.entries.is_empty(), "a door's items carry no actions");
         }
     }
+}
+
+/// A hand-built table that smuggles a write into a slot's read: the composer
+/// re-checks the read against the deny list, never asks the reader for it,
+/// and shows the slot as unavailable.
+#[test]
+fn a_forged_read_fails_closed() {
+    use std::borrow::Cow;
+    use std::cell::RefCell;
+
+    struct Recording(RefCell<Vec<String>>);
+    impl m1nd_core::runtime::Reader for Recording {
+        fn read(&self, read: &m1nd_core::ReadVerb, _: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
+            self.0.borrow_mut().push(read.verb().to_owned());
+            Ok(Cow::Owned(Reading::default()))
+        }
+        fn store_version(&self) -> u64 {
+            1
+        }
+    }
+
+    let mut table = real_policy();
+    let mut slots = table.slots.to_vec();
+    let health = slots.iter_mut().find(|s| s.facet == Facet::Health).unwrap();
+    let forged =
+        m1nd_core::ReadVerb::__from_checked_policy(Cow::Borrowed("health"), Cow::Borrowed("learn"), Cow::Borrowed(&[]));
+    health.kind = m1nd_core::SlotKind::Read { read: forged };
+    let n = health.n;
+    let unavailable = health.label("unavailable").unwrap().to_owned();
+    table.slots = Cow::Owned(slots);
+    let reader = Recording(RefCell::new(Vec::new()));
+    let root = cockpit(&table, &reader, &Request::default()).unwrap();
+    assert!(!reader.0.borrow().iter().any(|v| v == "learn"), "asked for {:?}", reader.0.borrow());
+    let entry = root.entries.iter().find(|e| e.select.starts_with(&format!("{n}@"))).unwrap();
+    assert_eq!(entry.text.as_str(), unavailable);
 }

@@ -23,6 +23,11 @@ enum Step {
     Count { slot: usize, value: u64 },
     /// Bump the store version without touching what is shown.
     Bump,
+    /// Change every field of a collection's first item but its id, without
+    /// bumping the version (readers whose data moves on its own do this).
+    Rewrite { slot: usize, seed: u32 },
+    /// Reorder a collection without bumping the version.
+    Reverse { slot: usize },
     /// Pick entry `entry` of remembered view `view` and send its reference.
     Select { view: usize, entry: usize },
     /// Serve the root afresh.
@@ -35,6 +40,8 @@ fn step() -> impl Strategy<Value = Step> {
         (0usize..9).prop_map(|slot| Step::Remove { slot }),
         (0usize..9, 0u64..4).prop_map(|(slot, value)| Step::Count { slot, value }),
         Just(Step::Bump),
+        (0usize..9, any::<u32>()).prop_map(|(slot, seed)| Step::Rewrite { slot, seed }),
+        (0usize..9).prop_map(|slot| Step::Reverse { slot }),
         (0usize..64, 0usize..12).prop_map(|(view, entry)| Step::Select { view, entry }),
         (0usize..64, 0usize..12).prop_map(|(view, entry)| Step::Select { view, entry }),
         Just(Step::Root),
@@ -109,24 +116,44 @@ proptest! {
                     reader.version += 1;
                 }
                 Step::Bump => reader.version += 1,
+                Step::Rewrite { slot, seed } => {
+                    if let Some(first) = reading_of(&mut reader, &table, slot).and_then(|r| r.items.first_mut()) {
+                        for (name, value) in first.fields.iter_mut().filter(|(n, _)| n != "id") {
+                            *value = format!("{name} rewritten {seed}");
+                        }
+                    }
+                }
+                Step::Reverse { slot } => {
+                    if let Some(r) = reading_of(&mut reader, &table, slot) {
+                        r.items.reverse();
+                    }
+                }
                 Step::Root => seen.push(serve(&table, &reader, None).unwrap()),
                 Step::Select { view, entry } => {
                     let from = seen[view % seen.len()].clone();
                     let Some(entry) = from.entries.get(entry % from.entries.len().max(1)) else { continue };
-                    let Some(answer) = serve(&table, &reader, Some(entry.select.clone())) else { continue };
-                    let now = serve(&table, &reader, (from.level != Path::Root).then(|| from.level.to_string())).unwrap();
-                    if answer.state_moved {
+                    let answer = cockpit(&table, &reader, &Request { select: Some(entry.select.clone()), seen_store_version: None });
+                    let now = serve(&table, &reader, (from.level != Path::Root).then(|| from.level.to_string()));
+                    let Some(now) = now.filter(|now| now.menu_sig == from.menu_sig) else {
+                        // The level the number was read from changed or is gone:
+                        // the answer must say so and resolve nothing.
+                        let answer = answer.map_err(|e| TestCaseError::fail(format!("stale sig answered with an error: {e}")))?;
                         moved += 1;
-                        prop_assert_eq!(answer.level, from.level, "a moved answer re-serves the level the number came from");
+                        prop_assert!(answer.state_moved);
                         prop_assert!(answer.note.as_deref().unwrap_or("").starts_with("state moved"));
-                        prop_assert_ne!(&now.menu_sig, &from.menu_sig);
-                    } else {
-                        resolved += 1;
-                        let target = parse_reference(&entry.select).unwrap().path;
-                        prop_assert_eq!(answer.level, target);
-                        prop_assert_eq!(&now.entries, &from.entries, "resolved against a numbering that changed");
-                        prop_assert_eq!(&now.title, &from.title);
-                    }
+                        let ancestor = answer.level == from.level || matches!(answer.level, Path::Root | Path::Collection { .. });
+                        prop_assert!(ancestor, "re-served {:?} for a number read at {:?}", answer.level, from.level);
+                        seen.push(answer);
+                        continue;
+                    };
+                    let Ok(answer) = answer else { continue };
+                    resolved += 1;
+                    prop_assert!(!answer.state_moved);
+                    prop_assert_eq!(answer.level, parse_reference(&entry.select).unwrap().path);
+                    // What the human saw is what the number means now.
+                    prop_assert_eq!(&now.entries, &from.entries);
+                    prop_assert_eq!(&now.facts, &from.facts);
+                    prop_assert_eq!(&now.title, &from.title);
                     seen.push(answer);
                 }
             }
@@ -151,4 +178,30 @@ fn both_outcomes_are_reachable() {
     assert!(answer.state_moved);
     assert_eq!(answer.level, Path::Collection { slot: 2 });
     assert!(answer.note.unwrap().contains(&collection.menu_sig));
+}
+
+/// A number read from an item that has since disappeared is answered with
+/// "state moved" and the nearest level that still exists, not an error; and
+/// a changed field under an unchanged id makes the item's actions stale.
+#[test]
+fn vanished_items_and_changed_fields_are_state_moved() {
+    let table = real_policy();
+    let mut reader = seeded(&table);
+    let item = serve(&table, &reader, Some("2.3".into())).unwrap();
+    let action = item.entries[0].select.clone();
+    reading_of(&mut reader, &table, 1).unwrap().items.truncate(2);
+    let answer = serve(&table, &reader, Some(action.clone())).expect("an answer, not an error");
+    assert!(answer.state_moved);
+    assert_eq!(answer.level, Path::Collection { slot: 2 });
+
+    let mut reader = seeded(&table);
+    let item = serve(&table, &reader, Some("2.1".into())).unwrap();
+    let action = item.entries[0].select.clone();
+    let first = &mut reading_of(&mut reader, &table, 1).unwrap().items[0];
+    for (name, value) in first.fields.iter_mut().filter(|(n, _)| n == "node") {
+        *value = format!("{name} elsewhere");
+    }
+    let answer = serve(&table, &reader, Some(action)).unwrap();
+    assert!(answer.state_moved, "an action bound from a field the human did not see must not run");
+    assert_eq!(answer.level, Path::Item { slot: 2, item: 1 });
 }

@@ -148,16 +148,19 @@ fn slot(cx: &Context<'_>, def: &SlotDef, deny: &DenyList, cards: &[Card]) -> Opt
     })
 }
 
-/// Overview cards a read-only session may call, in card order: not denied,
-/// and a status-only verb only with its argument pinned to an allowed value.
+/// Overview cards a read-only session may call, in card order: a known,
+/// live verb that is not denied, and a status-only verb only with its
+/// argument pinned to an allowed value.
 fn help_entries(cx: &Context<'_>, deny: &DenyList, cards: &[Card]) -> List<HelpEntry> {
     let denied: HashSet<&str> = deny.tools.iter().map(|t| &**t).collect();
     let permitted = |card: &Card| {
         let verb = &*card.tool;
-        let pinned = |rule: &crate::deny::StatusOnly| {
-            card.arguments.iter().any(|a| a.name == rule.argument && rule.permits(&a.value))
-        };
-        cx.verb(verb).is_some() && !denied.contains(verb) && deny.status_only(verb).is_none_or(pinned)
+        let live = cx
+            .verb(verb)
+            .and_then(|v| cx.verb_def(v))
+            .is_some_and(|d| !d.retired.as_ref().is_some_and(|r| *r.get_ref()));
+        // `DenyList::permits_fixed`, with a set so that a 10,000-verb policy stays linear.
+        live && !denied.contains(verb) && deny.status_pinned(verb, &card.arguments)
     };
     list(cards.iter().filter(|c| c.overview && permitted(c)).map(|c| HelpEntry {
         card: c.id.clone(),

@@ -7,7 +7,7 @@ use std::borrow::Cow;
 
 use super::digits::push_u64;
 use super::reader::{Item, Reader, Reading};
-use super::reading_set::Snapshot;
+use super::reading_set::{Snapshot, checked_read};
 use super::reference::{self, Path, Reference};
 use super::sanitize::display;
 use super::sig::{menu_sig, state_sig};
@@ -93,7 +93,7 @@ impl<'a> Composer<'a> {
     fn answer(&self, reference: &Reference, seen_version: Option<u64>) -> Result<View, CockpitError> {
         let path = reference.path;
         if let (Some(seen), true) = (&reference.seen_sig, path != Path::Root) {
-            let parent = self.level(path.parent())?;
+            let parent = self.nearest_level(path.parent());
             if &parent.menu_sig != seen {
                 let mut view = parent;
                 view.state_moved = true;
@@ -109,13 +109,31 @@ impl<'a> Composer<'a> {
         Ok(view)
     }
 
+    /// `path`'s level, or, when state moved so far that it no longer exists
+    /// (the item was removed), the nearest level above it that does.
+    fn nearest_level(&self, mut path: Path) -> View {
+        loop {
+            match self.level(path) {
+                Ok(view) => return view,
+                Err(_) if path != Path::Root => path = path.parent(),
+                // The root cannot fail to compose; this arm only ends the loop.
+                Err(_) => return self.signed(Path::Root, self.root()),
+            }
+        }
+    }
+
     pub(crate) fn level(&self, path: Path) -> Result<View, CockpitError> {
-        let mut view = match path {
+        let view = match path {
             Path::Root => self.root(),
             Path::Collection { slot } => self.collection(slot)?,
             Path::Item { slot, item } => self.item(slot, item)?,
             Path::Action { slot, item, action } => self.action(slot, item, action)?,
         };
+        Ok(self.signed(path, view))
+    }
+
+    /// Sign a composed level and give its entries their full references.
+    fn signed(&self, path: Path, mut view: View) -> View {
         view.menu_sig = menu_sig(self.table, &view);
         let sig = view.menu_sig.clone();
         for entry in &mut view.entries {
@@ -129,7 +147,7 @@ impl<'a> Composer<'a> {
                 parent => parent.to_string(),
             }),
         };
-        Ok(view)
+        view
     }
 
     fn base(&self, level: Path, title: String) -> View {
@@ -267,7 +285,7 @@ impl<'a> Composer<'a> {
         view.subject = Some(headline_of(slot.facet, &item, headline));
         let bound: Vec<(&str, &str)> =
             action.bind.iter().map(|b| (&*b.argument, item.field(&b.field).unwrap_or_default())).collect();
-        match self.reader.read(&action.read, &bound) {
+        match checked_read(self.table, self.reader, &action.read, &bound) {
             Ok(result) => view.facts = result_facts(&result),
             Err(_) => view.note = Some(NOTE_READ_FAILED.to_owned()),
         }

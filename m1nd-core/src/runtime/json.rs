@@ -9,7 +9,7 @@ use serde_json::{Map, Value, json};
 use super::reference::Path;
 use super::view::{EntryText, View};
 
-pub const SCHEMA: &str = "m1nd-cockpit-v1";
+pub use crate::table::SCHEMA;
 
 /// The view as a JSON value, keys in a fixed order (moved-state first).
 pub fn to_value(view: &View) -> Value {

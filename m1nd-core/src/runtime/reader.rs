@@ -1,8 +1,8 @@
 //! The composer's only window on state: read verbs, through [`ReadVerb`]s.
 //!
-//! A [`Reader`] is asked to run a [`ReadVerb`] — a value only the policy
-//! compiler produces — so the composer cannot name a verb the laws did not
-//! check, let alone one that writes.
+//! A [`Reader`] is asked to run a [`ReadVerb`] — a value the policy compiler
+//! produces for each read the laws passed — and the composer re-checks each
+//! one against the table's deny list first, so it never asks for a write.
 
 use std::borrow::Cow;
 

@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use super::reader::{ReadError, Reader, Reading};
 use crate::facets::Condition;
-use crate::table::{Cockpit, SlotKind};
+use crate::table::{Cockpit, ReadVerb, SlotKind};
 
 /// Every slot's reading (in slot order) and the store version.
 #[derive(Clone, Debug)]
@@ -26,7 +26,7 @@ impl<'r> Snapshot<'r> {
             .map(|slot| match &slot.kind {
                 SlotKind::Help { cards } => Ok(Cow::Owned(Reading::default().with("cards", cards.len() as u64))),
                 kind => match kind.source() {
-                    Some(read) => reader.read(read, &[]),
+                    Some(read) => checked_read(cockpit, reader, read, &[]),
                     None => Ok(Cow::Owned(Reading::default())),
                 },
             })
@@ -39,4 +39,21 @@ impl<'r> Snapshot<'r> {
             .collect();
         Self { readings, store_version, conditions }
     }
+}
+
+/// Run a read only if the table's deny list permits it. Reads come from the
+/// compiled table, so this never refuses one the laws passed; it makes a
+/// forged or hand-built `ReadVerb` fail closed instead of reaching a write.
+pub fn checked_read<'r>(
+    cockpit: &Cockpit,
+    reader: &'r dyn Reader,
+    read: &ReadVerb,
+    bound: &[(&str, &str)],
+) -> Result<Cow<'r, Reading>, ReadError> {
+    let pinned_by_item =
+        cockpit.deny.status_only(read.verb()).is_some_and(|r| bound.iter().any(|(a, _)| *a == r.argument));
+    if !cockpit.deny.permits_fixed(read.verb(), read.arguments()) || pinned_by_item {
+        return Err(ReadError(format!("`{}` is not a read this table permits", read.verb())));
+    }
+    reader.read(read, bound)
 }

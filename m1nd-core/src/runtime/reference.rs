@@ -63,8 +63,11 @@ impl fmt::Display for ReferenceError {
 
 impl std::error::Error for ReferenceError {}
 
-/// The longest reference accepted; longer input is rejected before any work.
+/// The longest reference accepted, once surrounding whitespace is trimmed.
 pub const MAX_REFERENCE_CHARS: usize = 64;
+
+/// The most input looked at, whitespace included; more is rejected unread.
+pub const MAX_INPUT_BYTES: usize = 4096;
 
 fn fail(reason: impl Into<String>) -> ReferenceError {
     ReferenceError { reason: reason.into() }
@@ -72,10 +75,14 @@ fn fail(reason: impl Into<String>) -> ReferenceError {
 
 /// Parse what a human typed.
 pub fn parse(input: &str) -> Result<Reference, ReferenceError> {
-    if input.len() > MAX_REFERENCE_CHARS * 4 || input.chars().count() > MAX_REFERENCE_CHARS {
+    // Surrounding whitespace is tolerated, but not without bound.
+    if input.len() > MAX_INPUT_BYTES {
         return Err(fail(format!("the reference is longer than {MAX_REFERENCE_CHARS} characters")));
     }
     let input = input.trim();
+    if input.chars().count() > MAX_REFERENCE_CHARS {
+        return Err(fail(format!("the reference is longer than {MAX_REFERENCE_CHARS} characters")));
+    }
     let (body, sig) = match input.split_once('@') {
         Some((body, sig)) => (body.trim(), Some(parse_sig(sig.trim())?)),
         None => (input, None),

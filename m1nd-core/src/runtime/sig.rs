@@ -36,7 +36,8 @@ pub fn state_sig(cockpit: &Cockpit, snapshot: &Snapshot<'_>) -> String {
     out
 }
 
-/// The sig of a composed view (its `menu_sig` field is ignored).
+/// The sig of a composed view (its `menu_sig` field is ignored): everything
+/// the human could have read on it, and everything a number on it denotes.
 pub fn menu_sig(cockpit: &Cockpit, view: &View) -> String {
     // One buffer, one hash: cheaper than many small `update` calls.
     let texts: usize =
@@ -53,6 +54,13 @@ pub fn menu_sig(cockpit: &Cockpit, view: &View) -> String {
     put(view.subject.as_deref().unwrap_or(""));
     put(&view.state_sig);
     put(&u64_text(view.store_version));
+    put(view.door.as_deref().unwrap_or(""));
+    // An item's facts are what its actions bind their arguments from: a
+    // changed field must make a number read from this view stale.
+    for (field, value) in &view.facts {
+        put(field);
+        put(value);
+    }
     for entry in &view.entries {
         put(number_of(&entry.select));
         put(&entry.identity);

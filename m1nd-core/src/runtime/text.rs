@@ -21,15 +21,16 @@ pub fn render(view: &View, charset: Charset) -> String {
         Charset::Ascii => " - ",
     };
     let mut out = String::new();
-    let _ = writeln!(out, "{}{dot}{}", view.title, level_name(view.level));
-    if let Some(subject) = &view.subject {
-        let _ = writeln!(out, "  {subject}");
-    }
+    // Moved state is said first, before anything the human might act on.
     if view.state_moved {
         let _ = writeln!(out, "! state moved");
     }
     if let Some(note) = &view.note {
         let _ = writeln!(out, "! {note}");
+    }
+    let _ = writeln!(out, "{}{dot}{}", view.title, level_name(view.level));
+    if let Some(subject) = &view.subject {
+        let _ = writeln!(out, "  {subject}");
     }
     if let Some(door) = &view.door {
         let _ = writeln!(out, "  > {door}");

@@ -5,7 +5,7 @@ use super::super::diagnostic::{Diagnostic, Law};
 use super::super::source::PolicyFile;
 use crate::names::{canonical, is_canonical_spelling};
 
-pub const SCHEMA: &str = "m1nd-cockpit-v1";
+use crate::table::SCHEMA;
 
 pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let schema = &cx.raw.cockpit.schema;

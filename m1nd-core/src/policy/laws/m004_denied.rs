@@ -27,10 +27,23 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             }
             Resolution::Unknown { .. } => continue,
         };
+        let retired = cx.verb_def(verb).and_then(|d| d.retired.as_ref()).is_some_and(|r| *r.get_ref());
         let Some(entry) = cx.denial(verb) else {
+            if retired {
+                let card_id = card.get_ref().id.get_ref();
+                out.push(
+                    Diagnostic::new(
+                        Law::M004,
+                        loc(PolicyFile::Cockpit, read.card_ref),
+                        format!("{} calls {how} which is retired", read.describe()),
+                    )
+                    .label("the menu reaches a verb every session refuses")
+                    .related(loc(PolicyFile::Cards, tool), format!("card `{card_id}` calls it here"))
+                    .help("a retired verb is refused forever: read a live verb here, and keep the tombstone on READ_ONLY_DENIED_TOOLS"),
+                );
+            }
             continue;
         };
-        let retired = cx.verb_def(verb).and_then(|d| d.retired.as_ref()).is_some_and(|r| *r.get_ref());
         let why = if retired { " (a retired verb, refused forever)" } else { "" };
         out.push(
             Diagnostic::new(

@@ -47,7 +47,10 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let argument = rule.argument.get_ref();
         let allowed: Vec<String> = rule.allowed.get_ref().iter().map(|a| format!("\"{}\"", a.get_ref())).collect();
         let pinned = card.arguments.iter().find(|(k, _)| k.get_ref() == argument);
-        let ok = pinned.is_some_and(|(_, v)| rule.allowed.get_ref().iter().any(|a| a.get_ref() == v.get_ref().trim()));
+        // The same comparison the guard makes: trimmed, ASCII case-insensitive.
+        let ok = pinned.is_some_and(|(_, v)| {
+            rule.allowed.get_ref().iter().any(|a| a.get_ref().eq_ignore_ascii_case(v.get_ref().trim()))
+        });
         if !ok {
             let (at, got) = match pinned {
                 Some((_, v)) => (loc(PolicyFile::Cards, v), format!("pins it to \"{}\"", v.get_ref())),
