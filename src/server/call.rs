@@ -3,8 +3,8 @@
 use std::path::PathBuf;
 
 use m1nd::COCKPIT;
-use m1nd::store::{Counts, PersistOutcome, Store, StoreError};
-use m1nd_core::guard::{Guard, Refused};
+use m1nd::store::{Counts, Op, PersistOutcome, Store, StoreError, Write};
+use m1nd_core::guard::{Guard, MAX_NAME_BYTES, Refused};
 use m1nd_core::runtime::{self, Charset, Reading, Request, json, text};
 use m1nd_core::{Refusal, Verb};
 use rmcp::model::{CallToolResult, JsonObject};
@@ -12,9 +12,9 @@ use serde_json::{Map, Value, json};
 
 use super::answers::Answers;
 use super::arguments::{self, Checked};
-use super::catalog::{self, served};
+use super::catalog::{self, Handler};
 use super::snapshot::Snapshots;
-use super::{MAX_NAME_BYTES, help, reply};
+use super::{help, reply};
 
 /// Where `memorize` records a claim as coming from when no source is given.
 const DEFAULT_SOURCE: &str = "mcp";
@@ -37,38 +37,33 @@ impl Session {
 
     /// Answer one call. Never panics on input; every failure is `isError`.
     pub fn call(&self, name: &str, args: Option<&JsonObject>) -> CallToolResult {
-        if name.len() > MAX_NAME_BYTES {
-            return reply::error(format!(
-                "unknown tool: the name is {} bytes long; no tool name is longer than {MAX_NAME_BYTES}",
-                name.len()
-            ));
-        }
+        // The guard refuses an over-long name before looking at it further.
         let verb = match self.guard.check(name, args) {
             Ok(verb) => verb,
-            Err(refused) => return reply::error(refusal_text(refused)),
+            Err(refused) => return reply::error(refusal_text(name, refused)),
         };
-        if !served(&verb.name) {
+        let Some(handler) = catalog::handler(&verb.name) else {
             let served: Vec<&str> = catalog::served_verbs().filter(|v| self.guard.lists(v)).map(|v| &*v.name).collect();
             return reply::error(format!(
                 "`{}` is a known verb, but this server does not implement it; it serves {}",
                 verb.name,
                 served.join(", ")
             ));
-        }
+        };
         let checked = match arguments::check(verb, args) {
             Ok(checked) => checked,
             Err(why) => return reply::error(why),
         };
-        self.dispatch(verb, &checked)
+        self.dispatch(verb, handler, &checked)
     }
 
-    fn dispatch(&self, verb: &Verb, args: &Checked) -> CallToolResult {
-        let answer = match &*verb.name {
-            "cockpit" => self.cockpit(args),
-            "help" => Ok(help::answer(&self.guard)),
-            "memorize" => self.memorize(args),
-            "persist" => self.persist(args),
-            read => self.read(read, args),
+    fn dispatch(&self, verb: &Verb, handler: Handler, args: &Checked) -> CallToolResult {
+        let answer = match handler {
+            Handler::Cockpit => self.cockpit(args),
+            Handler::Help => Ok(help::answer(&self.guard)),
+            Handler::Store(Op::Read(_)) => self.read(&verb.name, args),
+            Handler::Store(Op::Write(Write::Memorize)) => self.memorize(args),
+            Handler::Store(Op::Write(Write::Persist)) => self.persist(args),
         };
         answer.unwrap_or_else(reply::error)
     }
@@ -120,9 +115,13 @@ fn write_failed(verb: &str, e: &StoreError) -> String {
     format!("`{verb}` changed nothing: {e}")
 }
 
-/// The refusal's own wording, with any echoed argument value kept short.
-fn refusal_text(refused: Refused) -> String {
+/// The refusal's own wording, with any echoed argument value kept short. A
+/// name the guard refused for its length alone also says so.
+fn refusal_text(name: &str, refused: Refused) -> String {
     match refused {
+        Refused::Unknown { suggestion: None, .. } if name.len() > MAX_NAME_BYTES => {
+            format!("{refused}: the name is {} bytes long; no tool name is longer than {MAX_NAME_BYTES}", name.len())
+        }
         Refused::ReadOnly(Refusal::StatusOnly { verb, argument, allowed, got }) => {
             let got = got.map(|g| {
                 if g.chars().count() > 48 { format!("{}…", g.chars().take(48).collect::<String>()) } else { g }

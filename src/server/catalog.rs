@@ -1,9 +1,18 @@
-//! The tools a session sees: served verbs ∩ the table, filtered by the guard.
+//! The verbs this server implements, and the tools a session sees: served
+//! verbs ∩ the table, filtered by the guard.
+//!
+//! [`registry`] is the one list of served verbs, each with what answers it.
+//! It is [`OWN`] (the verbs the server answers itself) followed by the
+//! store's [`store::VERBS`]; every name is written exactly once, in one of
+//! the two. `tools/list`, `help`, the "served here?" check of `tools/call`
+//! and its dispatch all read it, and tests tie it to the compiled table:
+//! every served verb is a live table verb, every verb that may write is kept
+//! from read-only sessions by the deny list, and no verb that only reads is.
 
 use std::sync::Arc;
 
 use m1nd::COCKPIT;
-use m1nd::store;
+use m1nd::store::{self, Op};
 use m1nd_core::Verb;
 use m1nd_core::guard::Guard;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
@@ -11,12 +20,33 @@ use serde_json::{Value, json};
 
 use super::arguments::{Kind, kind};
 
-/// Verbs this server implements besides the store's reads and writes.
-pub const OWN: &[&str] = &["cockpit", "help"];
+/// What answers a served verb.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Handler {
+    /// The cockpit card, composed over the store.
+    Cockpit,
+    /// The overview cards this session may call.
+    Help,
+    /// One of the store's reads or writes.
+    Store(Op),
+}
+
+/// The verbs this server answers itself, without the store's help.
+pub const OWN: &[(&str, Handler)] = &[("cockpit", Handler::Cockpit), ("help", Handler::Help)];
+
+/// Every verb this server implements (canonical names), with what answers it.
+pub fn registry() -> impl Iterator<Item = (&'static str, Handler)> {
+    OWN.iter().copied().chain(store::VERBS.iter().map(|&(name, op)| (name, Handler::Store(op))))
+}
+
+/// What answers `verb` (canonical), if this server implements it.
+pub fn handler(verb: &str) -> Option<Handler> {
+    registry().find(|&(name, _)| name == verb).map(|(_, handler)| handler)
+}
 
 /// Whether this server implements `verb` (canonical).
 pub fn served(verb: &str) -> bool {
-    OWN.contains(&verb) || store::serves(verb)
+    handler(verb).is_some()
 }
 
 /// Every verb this server implements, in table order. Only names the table
@@ -86,13 +116,62 @@ pub fn input_schema(verb: &Verb, read_only: bool) -> JsonObject {
 mod tests {
     use super::*;
 
+    /// Whether some call of the verb may write: only the store's writes do.
+    fn writes(handler: Handler) -> bool {
+        matches!(handler, Handler::Store(op) if op.writes())
+    }
+
     #[test]
-    fn every_served_name_is_a_table_verb() {
-        for name in OWN.iter().chain(store::READS).chain(store::WRITES) {
+    fn every_served_verb_is_a_live_table_verb_named_once() {
+        for (name, _) in registry() {
             let verb = COCKPIT.verb(name).unwrap_or_else(|| panic!("`{name}` is served but not in tools.toml"));
             assert!(!verb.retired, "`{name}` is retired");
+            assert_eq!(&*verb.name, name, "`{name}` is not the canonical name");
         }
-        assert_eq!(served_verbs().count(), OWN.len() + store::READS.len() + store::WRITES.len());
+        let names: std::collections::HashSet<&str> = registry().map(|(name, _)| name).collect();
+        assert_eq!(names.len(), registry().count(), "a verb is registered twice");
+        assert_eq!(served_verbs().count(), registry().count());
+    }
+
+    /// A served verb that may write is on the deny list or status-only, so a
+    /// read-only session can never reach its write; a served verb that only
+    /// reads is neither, so read-only sessions keep it.
+    #[test]
+    fn the_deny_list_covers_exactly_the_served_writes() {
+        for (name, handler) in registry() {
+            let kept_from_read_only = COCKPIT.deny.lists(name) || COCKPIT.deny.status_only(name).is_some();
+            if writes(handler) {
+                assert!(kept_from_read_only, "`{name}` writes, but a read-only session may call it freely");
+                assert!(!read_only_hint(name), "`{name}` writes but is hinted read-only");
+            } else {
+                assert!(
+                    !COCKPIT.deny.lists(name) && COCKPIT.deny.status_only(name).is_none(),
+                    "`{name}` only reads, but the deny list keeps it from read-only sessions"
+                );
+                assert!(read_only_hint(name), "`{name}` only reads but is not hinted read-only");
+            }
+        }
+        assert!(registry().any(|(_, h)| writes(h)) && registry().any(|(_, h)| !writes(h)));
+    }
+
+    /// A read-only guard lets every served read through and refuses every
+    /// served write that has no status-only exception.
+    #[test]
+    fn a_read_only_guard_agrees_with_the_registry() {
+        let guard = Guard::new(&COCKPIT, true);
+        for (name, handler) in registry() {
+            let checked = guard.check(name, Some(&JsonObject::new()));
+            match (writes(handler), COCKPIT.deny.status_only(name)) {
+                (false, _) => assert!(checked.is_ok(), "`{name}`: {checked:?}"),
+                (true, None) => assert!(checked.is_err(), "`{name}` writes and passed a read-only guard"),
+                (true, Some(rule)) => {
+                    let pinned = rule.allowed.first().expect("an allowed value");
+                    let args = JsonObject::from_iter([(rule.argument.to_string(), Value::from(pinned.to_string()))]);
+                    assert!(guard.check(name, Some(&args)).is_ok(), "`{name}` with {args:?}");
+                    assert!(checked.is_err(), "`{name}` without its pinned argument passed a read-only guard");
+                }
+            }
+        }
     }
 
     #[test]

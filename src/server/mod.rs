@@ -2,35 +2,37 @@
 //!
 //! # What a `tools/call` goes through, in order
 //!
-//! 1. **Size of the name.** A name longer than [`MAX_NAME_BYTES`] is refused
-//!    as unknown without further work (no verb is that long, and "did you
-//!    mean" over megabytes would stall the server).
-//! 2. **The guard** ([`m1nd_core::guard::Guard`], built from [`m1nd::COCKPIT`]).
-//!    It normalises the name (trim, strip one `m1nd.` / `m1nd_`, fold case)
-//!    and refuses unknown names, look-alikes and retired verbs in every
-//!    session; in a read-only session it also refuses every verb on
-//!    `READ_ONLY_DENIED_TOOLS` and every status-only verb whose pinned argument
-//!    is missing or not allowed. A refusal is a tool result with
+//! 1. **The guard** ([`m1nd_core::guard::Guard`], built from [`m1nd::COCKPIT`]).
+//!    A name longer than [`MAX_NAME_BYTES`](m1nd_core::guard::MAX_NAME_BYTES) is refused as unknown before
+//!    anything else looks at it (no verb is that long, and "did you mean"
+//!    over megabytes would stall the server). Otherwise the guard normalises
+//!    the name (trim, strip one `m1nd.` / `m1nd_`, fold case) and refuses
+//!    unknown names, look-alikes and retired verbs in every session; in a
+//!    read-only session it also refuses every verb on
+//!    `READ_ONLY_DENIED_TOOLS` and every status-only verb whose pinned
+//!    argument is missing or not allowed. A refusal is a tool result with
 //!    `isError: true` whose text names the verb and the rule. Nothing has
 //!    been opened, read or written at this point.
-//! 3. **Served here?** A verb the table knows but this server does not
-//!    implement is refused, naming the tools it does serve.
-//! 4. **Arguments** ([`arguments`]): only the names the table lists in the
+//! 2. **Served here?** A verb the table knows but this server does not
+//!    implement (it has no entry in [`catalog::registry`]) is refused, naming
+//!    the tools it does serve. The same entry says what answers the verb.
+//! 3. **Arguments** ([`arguments`]): only the names the table lists in the
 //!    verb's `requires`/`accepts`, each of the right JSON type and at most
 //!    [`arguments::MAX_STRING_BYTES`] long; every `requires` present.
-//! 5. **Dispatch** ([`call`]): only now is the store touched. Reads and the
+//! 4. **Dispatch** ([`call`]): only now is the store touched. Reads and the
 //!    cockpit look at `state.json` on every call (reusing the last parse, the
 //!    readings already taken from it and the cockpit answers already composed
 //!    over it, while it is the same unchanged file; see [`snapshot`] and
 //!    [`answers`]) and never write; `memorize` and `persist` go
-//!    through the store's optimistic concurrency (`expected_store_version`),
-//!    so a stale write is refused and changes nothing.
+//!    through the store's write lock and optimistic concurrency
+//!    (`expected_store_version`): writers, in this process or another, take
+//!    turns, and a stale write is refused and changes nothing.
 //!
 //! # Where `tools/list` comes from
 //!
-//! The tools are the verbs this server implements ([`catalog::SERVED`]: the
-//! cockpit, help, and the store's reads and writes) intersected with the
-//! table's verbs, minus what [`Guard::lists`](m1nd_core::guard::Guard::lists)
+//! The tools are the verbs this server implements ([`catalog::registry`]: the
+//! cockpit, help, and the store's reads and writes, each named once) intersected
+//! with the table's verbs, minus what [`Guard::lists`](m1nd_core::guard::Guard::lists)
 //! hides from the session. Descriptions are the table's summaries; input
 //! schemas come from each verb's `requires` and `accepts`.
 //!
@@ -60,9 +62,6 @@ mod transport;
 use std::path::PathBuf;
 
 pub use handler::Server;
-
-/// The longest tool name looked up at all.
-pub const MAX_NAME_BYTES: usize = 256;
 
 /// How a server session is set up.
 #[derive(Clone, Debug)]

@@ -15,6 +15,7 @@ pub mod reads;
 mod state;
 #[cfg(test)]
 mod test_dir;
+pub mod verbs;
 mod writes;
 
 use std::fs::{self, File};
@@ -22,11 +23,11 @@ use std::path::{Path, PathBuf};
 
 pub use disk::{LOCK_FILE, STATE_FILE};
 pub use error::StoreError;
-pub use reads::{READS, WRITES, serves};
 pub use state::{
     Alert, Block, BlockStatus, Counts, Drift, FORMAT, Format, MAX_CLAIM_CHARS, MAX_SOURCE_CHARS, Memory, Mission,
     Module, Phase, Presence, State,
 };
+pub use verbs::{Op, Read, VERBS, Write, serves};
 pub use writes::{PersistAction, PersistOutcome};
 
 /// The store directory used when none is given.

@@ -1,4 +1,5 @@
-//! The read verbs this store serves, over the state held in memory.
+//! The read verbs this store serves, over the state held in memory. They are
+//! named in [`super::verbs::VERBS`]; here is only what each one computes.
 //!
 //! Item field names match the facet registry (`m1nd_core::facets`), so the
 //! composer can render them without a mapping. Values are untrusted text; the
@@ -19,33 +20,20 @@ use m1nd_core::runtime::{Item, ReadError, Reader, Reading};
 
 use super::Store;
 use super::state::{BlockStatus, Phase, State};
+use super::verbs::{self, Op, Read};
 
-/// Read verbs this store answers.
-pub const READS: &[&str] = &[
-    "north",
-    "system_blocks_snapshot",
-    "orient",
-    "doctor",
-    "trust",
-    "boot_memory",
-    "drift",
-    "panoramic",
-    "impact",
-    "why",
-    "trace",
-];
-
-/// Write verbs this store implements.
-pub const WRITES: &[&str] = &["memorize", "persist"];
-
-/// Whether this store implements `verb` (a read or a write).
-pub fn serves(verb: &str) -> bool {
-    READS.contains(&verb) || WRITES.contains(&verb)
+/// What a read verb computes (the names are in [`super::verbs::VERBS`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Kind {
+    Plain(Plain),
+    Impact,
+    Why,
+    Trace,
 }
 
 /// A read whose answer depends on the state alone.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Plain {
+pub(super) enum Plain {
     North,
     Blocks,
     Orient,
@@ -67,20 +55,6 @@ impl Plain {
         Plain::Drift,
         Plain::Presences,
     ];
-
-    fn of(verb: &str) -> Option<Plain> {
-        Some(match verb {
-            "north" => Plain::North,
-            "system_blocks_snapshot" => Plain::Blocks,
-            "orient" => Plain::Orient,
-            "doctor" => Plain::Doctor,
-            "trust" => Plain::Trust,
-            "boot_memory" => Plain::Memories,
-            "drift" => Plain::Drift,
-            "panoramic" => Plain::Presences,
-            _ => return None,
-        })
-    }
 
     fn compute(self, state: &State) -> Reading {
         match self {
@@ -135,20 +109,20 @@ impl Store {
     fn answer(&self, verb: &str, arguments: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
         let state = &self.state;
         let arg = |name: &str| argument(arguments, name);
-        if let Some(plain) = Plain::of(verb) {
-            if plain == Plain::Memories && !matches!(arg("action"), None | Some("list")) {
-                return Err(ReadError("boot_memory: this store only lists memories (action = list)".to_owned()));
+        let Some(Op::Read(Read(kind))) = verbs::op(verb) else {
+            let shown: String = verb.chars().take(48).collect();
+            return Err(ReadError(format!("not a read this store serves: {shown}")));
+        };
+        let reading = match kind {
+            Kind::Plain(plain) => {
+                if plain == Plain::Memories && !matches!(arg("action"), None | Some("list")) {
+                    return Err(ReadError(format!("{verb}: this store only lists memories (action = list)")));
+                }
+                return Ok(Cow::Borrowed(self.memo.get(plain, state)));
             }
-            return Ok(Cow::Borrowed(self.memo.get(plain, state)));
-        }
-        let reading = match verb {
-            "impact" => impact(state, required(arg("node"), verb, "node")?),
-            "why" => why(state, required(arg("source"), verb, "source")?, required(arg("target"), verb, "target")?),
-            "trace" => trace(state, required(arg("error_text"), verb, "error_text")?),
-            other => {
-                let shown: String = other.chars().take(48).collect();
-                return Err(ReadError(format!("not a read this store serves: {shown}")));
-            }
+            Kind::Impact => impact(state, required(arg("node"), verb, "node")?),
+            Kind::Why => why(state, required(arg("source"), verb, "source")?, required(arg("target"), verb, "target")?),
+            Kind::Trace => trace(state, required(arg("error_text"), verb, "error_text")?),
         };
         Ok(Cow::Owned(reading))
     }
@@ -465,14 +439,20 @@ mod tests {
     #[test]
     fn plain_reads_are_lent_and_computed_once_per_state() {
         let (_dir, store) = demo();
-        for name in
-            ["north", "system_blocks_snapshot", "orient", "doctor", "trust", "boot_memory", "drift", "panoramic"]
-        {
+        let plains: Vec<(&str, Plain)> = verbs::VERBS
+            .iter()
+            .filter_map(|&(name, op)| match op {
+                Op::Read(Read(Kind::Plain(plain))) => Some((name, plain)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(plains.len(), Plain::ALL.len());
+        for (name, plain) in plains {
             let first = store.read(&verb(name), &[]).expect(name);
             let second = store.read_named(name, &[("action", "list")]).expect(name);
             assert!(matches!(first, Cow::Borrowed(_)), "{name} is recomputed");
             assert!(std::ptr::eq(&*first, &*second), "{name} is computed twice");
-            assert_eq!(*first, Plain::of(name).expect("plain").compute(store.state()), "{name}");
+            assert_eq!(*first, plain.compute(store.state()), "{name}");
         }
         let bound = store.read(&verb("impact"), &[("node", "crates/graph")]).expect("impact");
         assert!(matches!(bound, Cow::Owned(_)));
@@ -552,19 +532,10 @@ mod tests {
     }
 
     #[test]
-    fn serves_lists_reads_and_writes() {
-        for verb in READS.iter().chain(WRITES) {
-            assert!(serves(verb));
-        }
-        assert!(!serves("apply"));
-        assert!(!serves("cockpit"));
-    }
-
-    #[test]
     fn every_read_the_policy_composes_is_served() {
         let (_dir, store) = demo();
         for read in crate::COCKPIT.reads() {
-            assert!(serves(read.verb()), "{}", read.verb());
+            assert!(matches!(verbs::op(read.verb()), Some(Op::Read(_))), "{}", read.verb());
             // Item actions get their binding from an item; give every name.
             let bound = [("node", "crates/graph"), ("source", "x"), ("target", "y"), ("error_text", "timeout")];
             assert!(store.read(read, &bound).is_ok(), "{}", read.verb());
