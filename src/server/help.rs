@@ -1,11 +1,22 @@
-//! The `help` verb: the overview cards this session may call.
+//! The `help` verb: the overview cards this session may call here.
 //!
-//! A card is listed only if calling it here would be answered: the guard lets
-//! this session call its tool with the card's pinned arguments, and this
-//! server implements that tool. So a read-only session never sees a card that
-//! leads to a refusal (`persist` stays, pinned to `action = "status"`), and no
-//! session sees a card for a verb the table knows but this server does not
-//! serve.
+//! Two lists of overview cards exist, both derived, neither written by hand:
+//!
+//! - **The cockpit's help slot** is derived from the policy at compile time
+//!   (`m1nd_core::policy`, when the table is lowered): the `overview = true`
+//!   cards a *read-only* session may call in the *full* m1nd surface. It knows
+//!   nothing of this server, so it may name tools this server does not serve.
+//! - **The `help` tool** (here) is derived at run time, per session: the
+//!   overview cards that *this* session may call on *this* server. A card is
+//!   listed only if the guard ([`Guard::check`], the very decision `tools/call`
+//!   makes) lets this session call its tool with the card's pinned arguments,
+//!   and the tool is in this server's registry ([`served`](super::catalog::served)). So a
+//!   read-only session never sees a card that leads to a refusal (`persist`
+//!   stays, pinned to `action = "status"`), and no session sees a card for a
+//!   verb the table knows but this server does not implement.
+//!
+//! In a read-only session the `help` tool's cards are therefore exactly the
+//! help slot's cards whose tool this server serves (a test holds them to it).
 
 use m1nd::COCKPIT;
 use m1nd_core::Card;
@@ -21,9 +32,10 @@ pub fn cards(guard: &Guard<'_>) -> Vec<&'static Card> {
     callable(&COCKPIT.cards, guard, served)
 }
 
-/// The overview cards among `cards` whose call `guard` permits, with the card's
-/// pinned arguments, and whose tool (canonical, as the guard resolves it) is
-/// `served`.
+/// The overview cards among `cards` that `guard` lets this session call, with
+/// the card's pinned arguments, and whose tool (canonical, as the guard
+/// resolves it) is `served`. The permission is the guard's alone; this adds
+/// only the served-verb filter.
 fn callable<'c>(cards: &'c [Card], guard: &Guard<'_>, served: impl Fn(&str) -> bool) -> Vec<&'c Card> {
     cards
         .iter()
@@ -111,6 +123,25 @@ mod tests {
             assert!(ids.contains(&"store_status".to_owned()) && ids.contains(&"trace_error".to_owned()), "{ids:?}");
             assert!(!ids.contains(&"load_repository".to_owned()), "{ids:?}");
         }
+    }
+
+    /// The compile-time help slot and the run-time `help` tool agree: for a
+    /// read-only session, the tool lists the slot's cards whose tool is served.
+    #[test]
+    fn read_only_help_is_the_help_slot_narrowed_to_served_tools() {
+        let slot = COCKPIT
+            .slots
+            .iter()
+            .find_map(|s| match &s.kind {
+                m1nd_core::SlotKind::Help { cards } => Some(cards),
+                _ => None,
+            })
+            .expect("the policy has a help slot");
+        let from_slot: Vec<String> = slot.iter().filter(|e| served(&e.tool)).map(|e| e.card.to_string()).collect();
+        assert_eq!(ids(&cards(&Guard::new(&COCKPIT, true))), from_slot);
+        // Before the served filter, the guard and the compiler agree on every card.
+        let permitted: Vec<String> = slot.iter().map(|e| e.card.to_string()).collect();
+        assert_eq!(ids(&callable(&COCKPIT.cards, &Guard::new(&COCKPIT, true), |_| true)), permitted);
     }
 
     #[test]
