@@ -4,58 +4,100 @@
 //! `item` (sanitised state). No entry has a `verb` key: the only thing a
 //! button can send back is the reference a human would type.
 
-use serde_json::{Map, Value, json};
+use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
+use serde_json::Value;
 
 use super::reference::Path;
-use super::view::{EntryText, View};
+use super::view::{Entry, EntryText, View};
 
 pub use crate::table::SCHEMA;
 
-/// The view as a JSON value, keys in a fixed order (moved-state first).
+/// The view as a JSON value (the MCP structured content).
 pub fn to_value(view: &View) -> Value {
-    let mut o = Map::new();
-    o.insert("schema".into(), json!(SCHEMA));
-    if view.state_moved {
-        o.insert("state_moved".into(), json!(true));
-    }
-    if let Some(note) = &view.note {
-        o.insert("note".into(), json!(note));
-    }
-    o.insert("level".into(), json!(level_name(view.level)));
-    o.insert("title".into(), json!(view.title));
-    if let Some(subject) = &view.subject {
-        o.insert("item".into(), json!(subject));
-    }
-    o.insert("menu_sig".into(), json!(view.menu_sig));
-    o.insert("state_sig".into(), json!(view.state_sig));
-    o.insert("store_version".into(), json!(view.store_version));
-    if let Some(door) = &view.door {
-        o.insert("door".into(), json!(door));
-    }
-    if !view.facts.is_empty() {
-        let facts: Map<String, Value> = view.facts.iter().map(|(k, v)| (k.clone(), json!(v))).collect();
-        o.insert("facts".into(), Value::Object(facts));
-    }
-    if !view.entries.is_empty() || view.level == Path::Root {
-        let entries = view
-            .entries
-            .iter()
-            .map(|e| match &e.text {
-                EntryText::Label(l) => json!({ "select": e.select, "label": l }),
-                EntryText::Data(d) => json!({ "select": e.select, "item": d }),
-            })
-            .collect();
-        o.insert("entries".into(), Value::Array(entries));
-    }
-    if let Some(back) = &view.back {
-        o.insert("back".into(), json!(back));
-    }
-    Value::Object(o)
+    serde_json::to_value(Json(view)).unwrap_or(Value::Null)
 }
 
-/// Pretty JSON: what is measured against the budget and sent over MCP.
+/// Pretty JSON: what is measured against the budget and shown by `--json`.
 pub fn to_pretty(view: &View) -> String {
-    serde_json::to_string_pretty(&to_value(view)).unwrap_or_default()
+    serde_json::to_string_pretty(&Json(view)).unwrap_or_default()
+}
+
+/// Serialises a view straight to JSON, keys in a fixed order with moved
+/// state first; no intermediate `Value` is built.
+struct Json<'a>(&'a View);
+
+impl Serialize for Json<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let v = self.0;
+        let mut m = s.serialize_map(None)?;
+        m.serialize_entry("schema", SCHEMA)?;
+        if v.state_moved {
+            m.serialize_entry("state_moved", &true)?;
+        }
+        if let Some(note) = &v.note {
+            m.serialize_entry("note", note)?;
+        }
+        m.serialize_entry("level", &level_name(v.level))?;
+        m.serialize_entry("title", &v.title)?;
+        if let Some(subject) = &v.subject {
+            m.serialize_entry("item", subject)?;
+        }
+        m.serialize_entry("menu_sig", &v.menu_sig)?;
+        m.serialize_entry("state_sig", &v.state_sig)?;
+        m.serialize_entry("store_version", &v.store_version)?;
+        if let Some(door) = &v.door {
+            m.serialize_entry("door", door)?;
+        }
+        if !v.facts.is_empty() {
+            m.serialize_entry("facts", &Facts(&v.facts))?;
+        }
+        if !v.entries.is_empty() || v.level == Path::Root {
+            m.serialize_entry("entries", &Entries(&v.entries))?;
+        }
+        if let Some(back) = &v.back {
+            m.serialize_entry("back", back)?;
+        }
+        m.end()
+    }
+}
+
+struct Facts<'a>(&'a [(String, String)]);
+
+impl Serialize for Facts<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (field, value) in self.0 {
+            m.serialize_entry(field, value)?;
+        }
+        m.end()
+    }
+}
+
+/// Each entry is `{ "select": …, "label": … }` or `{ "select": …, "item": … }`.
+struct Entries<'a>(&'a [Entry]);
+
+impl Serialize for Entries<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut seq = s.serialize_seq(Some(self.0.len()))?;
+        for entry in self.0 {
+            seq.serialize_element(&EntryJson(entry))?;
+        }
+        seq.end()
+    }
+}
+
+struct EntryJson<'a>(&'a Entry);
+
+impl Serialize for EntryJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("select", &self.0.select)?;
+        match &self.0.text {
+            EntryText::Label(label) => m.serialize_entry("label", label)?,
+            EntryText::Data(data) => m.serialize_entry("item", data)?,
+        }
+        m.end()
+    }
 }
 
 /// `root`, or the reference of the level.
