@@ -44,6 +44,12 @@ fn parse<T: DeserializeOwned>(sources: &PolicySources, file: PolicyFile, out: &m
                     "a policy is small by design: remove what does not belong in {name} (generated data, pasted logs)"
                 ),
                 ReadProblem::Unreadable(_) => format!("make {name} readable by the user running the build"),
+                ReadProblem::Missing => match suggest(name, sources.other_files().iter().map(String::as_str)) {
+                    Some(near) => format!("`{near}` is in the directory: did you mean to name it `{name}`?"),
+                    None => format!(
+                        "a policy directory holds exactly four files: tools.toml, read_only_denied.toml, help_cards.toml and cockpit.toml; put {name} there as a regular UTF-8 file"
+                    ),
+                },
                 _ => format!(
                     "a policy directory holds exactly four files: tools.toml, read_only_denied.toml, help_cards.toml and cockpit.toml; put {name} there as a regular UTF-8 file"
                 ),

@@ -78,12 +78,25 @@ pub struct SourceFile {
 #[derive(Clone, Debug)]
 pub struct PolicySources {
     files: [SourceFile; 4],
+    /// Other file names in the directory, for "did you mean" on a missing file.
+    others: Vec<String>,
 }
 
 impl PolicySources {
     /// Read `dir`, naming files in diagnostics as `display/<file>`.
     pub fn read_dir(dir: &Path, display: &str) -> Self {
-        Self::build(display, |file| read_file(&dir.join(file.file_name())))
+        let mut sources = Self::build(display, |file| read_file(&dir.join(file.file_name())));
+        sources.others = std::fs::read_dir(dir)
+            .map(|entries| {
+                entries
+                    .flatten()
+                    .filter_map(|e| e.file_name().into_string().ok())
+                    .filter(|name| !PolicyFile::ALL.iter().any(|f| f.file_name() == name))
+                    .collect()
+            })
+            .unwrap_or_default();
+        sources.others.sort();
+        sources
     }
 
     /// Build from bytes already in memory (the embedded policy, tests, benches).
@@ -103,7 +116,12 @@ impl PolicySources {
             };
             SourceFile { display, text, prefix }
         });
-        Self { files }
+        Self { files, others: Vec::new() }
+    }
+
+    /// Names in the policy directory that are not one of the four files.
+    pub fn other_files(&self) -> &[String] {
+        &self.others
     }
 
     pub fn file(&self, file: PolicyFile) -> &SourceFile {
