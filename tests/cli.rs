@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
-use server_support::{BIN, TempDir};
+use server_support::{BIN, temp_dir};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -122,7 +122,7 @@ fn policy_expand_prints_the_golden_expansion_shape() {
 
 #[test]
 fn init_demo_then_cockpit_shows_a_living_menu() {
-    let dir = TempDir::new("cli-cockpit");
+    let dir = temp_dir("cli-cockpit");
     let store = dir.path().join(".m1nd");
     let store = store.to_str().expect("utf-8 path");
 

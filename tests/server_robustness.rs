@@ -159,7 +159,7 @@ fn unknown_verbs_are_tool_errors_and_the_session_goes_on() {
 
 #[test]
 fn a_missing_store_is_a_tool_error_not_a_crash() {
-    let dir = server_support::TempDir::new("robust-missing");
+    let dir = server_support::temp_dir("robust-missing");
     let store = dir.path().join("nowhere");
     let mut mcp = Mcp::read_only(&store);
     let result = mcp.call("cockpit", json!({}));

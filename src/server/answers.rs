@@ -78,12 +78,9 @@ mod tests {
 
     use super::*;
 
-    fn store() -> (std::path::PathBuf, Arc<Store>) {
-        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-        static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("m1nd-answers-{}-{nanos}-{n}", std::process::id()));
-        let store = Store::init(&dir, true).expect("init");
+    fn store() -> (tempfile::TempDir, Arc<Store>) {
+        let dir = tempfile::Builder::new().prefix("m1nd-answers-").tempdir().expect("create dir");
+        let store = Store::init(dir.path(), true).expect("init");
         (dir, Arc::new(store))
     }
 
@@ -114,18 +111,17 @@ mod tests {
         assert_eq!(composed.get(), 3, "seen_store_version is part of the request");
 
         // The same state read again is another snapshot: nothing carries over.
-        let second = Arc::new(Store::open(&dir).expect("open"));
+        let second = Arc::new(Store::open(dir.path()).expect("open"));
         let moved = answers.get_or_compose(&second, request("1"), compose).expect("moved");
         assert_eq!(composed.get(), 4);
         assert_ne!(text(&moved), text(&a));
         answers.get_or_compose(&first, request("2"), compose).expect("old snapshot");
         assert_eq!(composed.get(), 5, "answers of a replaced snapshot are gone");
-        let _ = std::fs::remove_dir_all(dir);
     }
 
     #[test]
     fn errors_are_not_kept_and_at_most_kept_answers_are() {
-        let (dir, store) = store();
+        let (_dir, store) = store();
         let answers = Answers::default();
         let composed = Cell::new(0);
         let failing = |_: &Request| {
@@ -150,6 +146,5 @@ mod tests {
         assert_eq!(composed.get(), KEPT + 1, "the newest is kept");
         answers.get_or_compose(&store, request("0"), compose).expect("oldest");
         assert_eq!(composed.get(), KEPT + 2, "the oldest went first");
-        let _ = std::fs::remove_dir_all(dir);
     }
 }

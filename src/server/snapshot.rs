@@ -106,32 +106,17 @@ impl Snapshots {
 
 #[cfg(test)]
 mod tests {
-    use std::time::SystemTime;
-
     use super::*;
 
-    struct Dir(PathBuf);
-
-    impl Dir {
-        fn new(name: &str) -> Self {
-            let nanos = SystemTime::now().duration_since(SystemTime::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
-            let path = std::env::temp_dir().join(format!("m1nd-snapshot-{name}-{}-{nanos}", std::process::id()));
-            fs::create_dir_all(&path).expect("create dir");
-            Dir(path)
-        }
-    }
-
-    impl Drop for Dir {
-        fn drop(&mut self) {
-            let _ = fs::remove_dir_all(&self.0);
-        }
+    fn dir(name: &str) -> tempfile::TempDir {
+        tempfile::Builder::new().prefix(&format!("m1nd-snapshot-{name}-")).tempdir().expect("create dir")
     }
 
     #[test]
     fn an_unchanged_file_is_parsed_once() {
-        let dir = Dir::new("same");
-        Store::init(&dir.0, true).expect("init");
-        let snapshots = Snapshots::new(dir.0.clone());
+        let dir = dir("same");
+        Store::init(dir.path(), true).expect("init");
+        let snapshots = Snapshots::new(dir.path().to_path_buf());
         let first = snapshots.current().expect("first");
         let second = snapshots.current().expect("second");
         assert!(Arc::ptr_eq(&first, &second));
@@ -139,11 +124,11 @@ mod tests {
 
     #[test]
     fn a_write_through_another_store_is_seen_next_read() {
-        let dir = Dir::new("write");
-        Store::init(&dir.0, true).expect("init");
-        let snapshots = Snapshots::new(dir.0.clone());
+        let dir = dir("write");
+        Store::init(dir.path(), true).expect("init");
+        let snapshots = Snapshots::new(dir.path().to_path_buf());
         assert_eq!(snapshots.current().expect("before").version(), 1);
-        let mut other = Store::open(&dir.0).expect("open");
+        let mut other = Store::open(dir.path()).expect("open");
         other.memorize("written elsewhere", "test", Some(1)).expect("memorize");
         let after = snapshots.current().expect("after");
         assert_eq!(after.version(), 2);
@@ -155,10 +140,10 @@ mod tests {
     /// handed to it.
     #[test]
     fn a_rename_is_seen_even_with_the_same_length_and_mtime() {
-        let dir = Dir::new("rename");
-        Store::init(&dir.0, true).expect("init");
-        let path = dir.0.join(STATE_FILE);
-        let snapshots = Snapshots::new(dir.0.clone());
+        let dir = dir("rename");
+        Store::init(dir.path(), true).expect("init");
+        let path = dir.path().join(STATE_FILE);
+        let snapshots = Snapshots::new(dir.path().to_path_buf());
         assert_eq!(snapshots.current().expect("before").version(), 1);
 
         let text = fs::read_to_string(&path).expect("read");
@@ -166,7 +151,7 @@ mod tests {
         assert_ne!(changed, text);
         assert_eq!(changed.len(), text.len());
         let mtime = fs::metadata(&path).and_then(|m| m.modified()).expect("mtime");
-        let temp = dir.0.join("replacement.tmp");
+        let temp = dir.path().join("replacement.tmp");
         fs::write(&temp, &changed).expect("write temp");
         File::options().write(true).open(&temp).and_then(|f| f.set_modified(mtime)).expect("set mtime");
         fs::rename(&temp, &path).expect("rename");
@@ -176,10 +161,10 @@ mod tests {
 
     #[test]
     fn an_in_place_edit_of_another_length_is_seen() {
-        let dir = Dir::new("in-place");
-        Store::init(&dir.0, true).expect("init");
-        let path = dir.0.join(STATE_FILE);
-        let snapshots = Snapshots::new(dir.0.clone());
+        let dir = dir("in-place");
+        Store::init(dir.path(), true).expect("init");
+        let path = dir.path().join(STATE_FILE);
+        let snapshots = Snapshots::new(dir.path().to_path_buf());
         assert_eq!(snapshots.current().expect("before").version(), 1);
         let text = fs::read_to_string(&path).expect("read");
         fs::write(&path, text.replacen("\"store_version\": 1", "\"store_version\": 12", 1)).expect("edit");
@@ -188,15 +173,15 @@ mod tests {
 
     #[test]
     fn a_missing_or_corrupt_file_is_an_error_every_time() {
-        let dir = Dir::new("missing");
-        let snapshots = Snapshots::new(dir.0.clone());
+        let dir = dir("missing");
+        let snapshots = Snapshots::new(dir.path().to_path_buf());
         for _ in 0..2 {
             assert!(snapshots.current().expect_err("missing").contains("m1nd init"));
         }
-        Store::init(&dir.0, false).expect("init");
+        Store::init(dir.path(), false).expect("init");
         assert_eq!(snapshots.current().expect("created").version(), 1);
-        let path = dir.0.join(STATE_FILE);
-        let temp = dir.0.join("garbage.tmp");
+        let path = dir.path().join(STATE_FILE);
+        let temp = dir.path().join("garbage.tmp");
         fs::write(&temp, b"{").expect("write");
         fs::rename(&temp, &path).expect("rename");
         for _ in 0..2 {
@@ -204,7 +189,7 @@ mod tests {
         }
         // A later good store is picked up again.
         fs::remove_file(&path).expect("remove");
-        Store::init(&dir.0, true).expect("init again");
+        Store::init(dir.path(), true).expect("init again");
         assert_eq!(snapshots.current().expect("again").state().memories.len(), 7);
     }
 }

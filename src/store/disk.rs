@@ -171,12 +171,12 @@ fn parse_error(path: &Path, e: &serde_json::Error) -> StoreError {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_dir::TestDir;
+    use super::super::test_dir::test_dir;
     use super::*;
 
     #[test]
     fn write_then_load_round_trips_and_leaves_no_temp_files() {
-        let dir = TestDir::new("disk-round-trip");
+        let dir = test_dir("disk-round-trip");
         let state = State::empty();
         let bytes = encode(&state_path(dir.path()), &state).expect("encode");
         write_atomic(dir.path(), &bytes, Mode::CreateNew).expect("write");
@@ -188,7 +188,7 @@ mod tests {
 
     #[test]
     fn create_new_never_replaces() {
-        let dir = TestDir::new("disk-create-new");
+        let dir = test_dir("disk-create-new");
         fs::write(state_path(dir.path()), b"keep me").expect("seed");
         let err = write_atomic(dir.path(), b"{}", Mode::CreateNew).expect_err("exists");
         assert!(matches!(err, StoreError::AlreadyExists { .. }));

@@ -127,12 +127,12 @@ impl Store {
 
 #[cfg(test)]
 mod tests {
-    use super::test_dir::TestDir;
+    use super::test_dir::test_dir;
     use super::*;
 
     #[test]
     fn init_then_open_round_trips() {
-        let dir = TestDir::new("init-open");
+        let dir = test_dir("init-open");
         let store_dir = dir.path().join(DEFAULT_DIR);
         let created = Store::init(&store_dir, false).expect("init");
         assert_eq!(created.version(), 1);
@@ -150,7 +150,7 @@ mod tests {
 
     #[test]
     fn open_never_creates() {
-        let dir = TestDir::new("open-missing");
+        let dir = test_dir("open-missing");
         let missing = dir.path().join("nowhere");
         let err = Store::open(&missing).expect_err("missing");
         assert!(matches!(err, StoreError::NotFound { .. }));
@@ -162,7 +162,7 @@ mod tests {
 
     #[test]
     fn init_refuses_to_overwrite() {
-        let dir = TestDir::new("init-twice");
+        let dir = test_dir("init-twice");
         Store::init(dir.path(), true).expect("first init");
         let path = dir.path().join(STATE_FILE);
         let before = fs::read(&path).expect("read");
@@ -180,7 +180,7 @@ mod tests {
 
     #[test]
     fn corrupt_files_are_reported_with_their_path() {
-        let dir = TestDir::new("corrupt");
+        let dir = test_dir("corrupt");
         let good = Store::init(dir.path(), true).expect("init");
         let path = good.path().to_owned();
         let text = fs::read_to_string(&path).expect("read");
@@ -203,7 +203,7 @@ mod tests {
 
     #[test]
     fn reload_sees_other_writers_and_keeps_state_on_failure() {
-        let dir = TestDir::new("reload");
+        let dir = test_dir("reload");
         let mut reader = Store::init(dir.path(), false).expect("init");
         let mut writer = Store::open(dir.path()).expect("open");
         let memories = |store: &Store| store.read_named("boot_memory", &[]).expect("read").number("memories");

@@ -360,15 +360,15 @@ mod tests {
 
     use m1nd_core::Argument;
 
-    use super::super::test_dir::TestDir;
+    use super::super::test_dir::test_dir;
     use super::*;
 
     fn verb(name: &'static str) -> ReadVerb {
         ReadVerb::__from_checked_policy(Cow::Borrowed("test"), Cow::Borrowed(name), Cow::Borrowed(&[]))
     }
 
-    fn demo() -> (TestDir, Store) {
-        let dir = TestDir::new("reads");
+    fn demo() -> (tempfile::TempDir, Store) {
+        let dir = test_dir("reads");
         let store = Store::init(dir.path(), true).expect("init demo");
         (dir, store)
     }

@@ -168,7 +168,7 @@ fn memory_id(state: &State, version: u64) -> String {
 mod tests {
     use std::fs;
 
-    use super::super::test_dir::TestDir;
+    use super::super::test_dir::test_dir;
     use super::*;
     use crate::store::MAX_CLAIM_CHARS;
 
@@ -178,7 +178,7 @@ mod tests {
 
     #[test]
     fn each_write_bumps_the_version_exactly_once() {
-        let dir = TestDir::new("bump");
+        let dir = test_dir("bump");
         let mut store = Store::init(dir.path(), false).expect("init");
         assert_eq!(store.memorize("first", "test", Some(1)).expect("m1"), 2);
         assert_eq!(store.memorize("second", "test", None).expect("m2"), 3);
@@ -199,7 +199,7 @@ mod tests {
 
     #[test]
     fn stale_expected_version_conflicts_and_changes_nothing() {
-        let dir = TestDir::new("conflict");
+        let dir = test_dir("conflict");
         let mut store = Store::init(dir.path(), true).expect("init");
         store.memorize("moves it to 2", "test", Some(1)).expect("m");
         let before = bytes(&store);
@@ -217,7 +217,7 @@ mod tests {
 
     #[test]
     fn another_writer_makes_a_held_version_stale() {
-        let dir = TestDir::new("two-writers");
+        let dir = test_dir("two-writers");
         let mut a = Store::init(dir.path(), false).expect("init");
         let mut b = Store::open(dir.path()).expect("open");
         b.memorize("b wins", "b", Some(1)).expect("b");
@@ -237,7 +237,7 @@ mod tests {
     fn concurrent_writers_lose_nothing() {
         const WRITERS: usize = 2;
         const EACH: usize = 25;
-        let dir = TestDir::new("race");
+        let dir = test_dir("race");
         Store::init(dir.path(), false).expect("init");
         let start = std::sync::Barrier::new(WRITERS);
         std::thread::scope(|scope| {
@@ -269,7 +269,7 @@ mod tests {
 
     #[test]
     fn status_and_load_never_write() {
-        let dir = TestDir::new("status");
+        let dir = test_dir("status");
         let mut store = Store::init(dir.path(), true).expect("init");
         let before = bytes(&store);
         let status = store.persist("status", Some(1)).expect("status");
@@ -285,7 +285,7 @@ mod tests {
 
     #[test]
     fn load_picks_up_changes_from_disk() {
-        let dir = TestDir::new("load");
+        let dir = test_dir("load");
         let mut a = Store::init(dir.path(), false).expect("init");
         Store::open(dir.path()).expect("open").memorize("elsewhere", "b", None).expect("b");
         assert_eq!(a.state().memories.len(), 0);
@@ -299,7 +299,7 @@ mod tests {
 
     #[test]
     fn bad_arguments_change_nothing() {
-        let dir = TestDir::new("bad-args");
+        let dir = test_dir("bad-args");
         let mut store = Store::init(dir.path(), true).expect("init");
         let before = bytes(&store);
         let huge = "x".repeat(1024 * 1024);
@@ -327,7 +327,7 @@ mod tests {
 
     #[test]
     fn a_corrupt_store_is_never_overwritten() {
-        let dir = TestDir::new("corrupt-write");
+        let dir = test_dir("corrupt-write");
         let mut store = Store::init(dir.path(), true).expect("init");
         let good = bytes(&store);
         let cases: [&[u8]; 4] = [b"garbage", &good[..good.len() - 10], b"{\"format\": \"m1nd-store-v2\"}", b""];
@@ -352,7 +352,7 @@ mod tests {
 
     #[test]
     fn a_deleted_store_is_not_recreated_by_a_write() {
-        let dir = TestDir::new("deleted");
+        let dir = test_dir("deleted");
         let mut store = Store::init(dir.path(), false).expect("init");
         fs::remove_file(store.path()).expect("delete");
         let err = store.memorize("claim", "test", None).expect_err("gone");
@@ -368,7 +368,7 @@ mod tests {
 
     #[test]
     fn a_missing_lock_file_is_created_by_the_next_write() {
-        let dir = TestDir::new("no-lock");
+        let dir = test_dir("no-lock");
         let mut store = Store::init(dir.path(), false).expect("init");
         let lock = dir.path().join(disk::LOCK_FILE);
         // A store made before writers took a lock has no lock file.

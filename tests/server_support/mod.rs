@@ -10,7 +10,6 @@ use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
@@ -19,33 +18,16 @@ use serde_json::{Value, json};
 pub const BIN: &str = env!("CARGO_BIN_EXE_m1nd");
 const TIMEOUT: Duration = Duration::from_secs(60);
 
-/// A fresh directory under the system temp dir, removed on drop.
-pub struct TempDir(PathBuf);
+pub use tempfile::TempDir;
 
-impl TempDir {
-    pub fn new(name: &str) -> Self {
-        static N: AtomicUsize = AtomicUsize::new(0);
-        let n = N.fetch_add(1, Ordering::Relaxed);
-        let dir = std::env::temp_dir().join(format!("m1nd-test-{name}-{}-{n}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).expect("create temp dir");
-        Self(dir)
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.0
-    }
-}
-
-impl Drop for TempDir {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_dir_all(&self.0);
-    }
+/// A fresh directory named after the test, removed on drop.
+pub fn temp_dir(name: &str) -> TempDir {
+    tempfile::Builder::new().prefix(&format!("m1nd-{name}-")).tempdir().expect("create temp dir")
 }
 
 /// A temp dir holding a demo store at `<dir>/store`.
 pub fn demo_store(name: &str) -> (TempDir, PathBuf) {
-    let dir = TempDir::new(name);
+    let dir = temp_dir(name);
     let store = dir.path().join("store");
     m1nd::store::Store::init(&store, true).expect("init demo store");
     (dir, store)
