@@ -104,11 +104,22 @@ impl DenyList {
             verb: verb.to_owned(),
             argument: rule.argument.to_string(),
             allowed: rule.allowed.iter().map(|a| a.to_string()).collect(),
-            got: got.map(|g| match g {
-                Value::String(s) => s.clone(),
-                other => other.to_string(),
-            }),
+            got: got.map(echo),
         })
+    }
+}
+
+/// A refused value as a refusal may echo it: short, whatever was sent.
+fn echo(value: &Value) -> String {
+    const MAX_CHARS: usize = 48;
+    match value {
+        Value::String(s) if s.chars().count() > MAX_CHARS => {
+            format!("{}…", s.chars().take(MAX_CHARS).collect::<String>())
+        }
+        Value::String(s) => s.clone(),
+        Value::Array(_) => "an array".to_owned(),
+        Value::Object(_) => "an object".to_owned(),
+        short => short.to_string(),
     }
 }
 

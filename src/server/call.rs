@@ -4,9 +4,9 @@ use std::path::PathBuf;
 
 use m1nd::COCKPIT;
 use m1nd::store::{Counts, Op, PersistOutcome, Store, StoreError, Write};
-use m1nd_core::guard::{Guard, MAX_NAME_BYTES, Refused};
+use m1nd_core::Verb;
+use m1nd_core::guard::Guard;
 use m1nd_core::runtime::{self, Charset, Reading, Request, json, text};
-use m1nd_core::{Refusal, Verb};
 use rmcp::model::{CallToolResult, JsonObject};
 use serde_json::{Map, Value, json};
 
@@ -37,10 +37,9 @@ impl Session {
 
     /// Answer one call. Never panics on input; every failure is `isError`.
     pub fn call(&self, name: &str, args: Option<&JsonObject>) -> CallToolResult {
-        // The guard refuses an over-long name before looking at it further.
         let verb = match self.guard.check(name, args) {
             Ok(verb) => verb,
-            Err(refused) => return reply::error(refusal_text(name, refused)),
+            Err(refused) => return reply::error(refused.to_string()),
         };
         let Some(handler) = catalog::handler(&verb.name) else {
             let served: Vec<&str> = catalog::served_verbs().filter(|v| self.guard.lists(v)).map(|v| &*v.name).collect();
@@ -113,23 +112,6 @@ impl Session {
 
 fn write_failed(verb: &str, e: &StoreError) -> String {
     format!("`{verb}` changed nothing: {e}")
-}
-
-/// The refusal's own wording, with any echoed argument value kept short. A
-/// name the guard refused for its length alone also says so.
-fn refusal_text(name: &str, refused: Refused) -> String {
-    match refused {
-        Refused::Unknown { suggestion: None, .. } if name.len() > MAX_NAME_BYTES => {
-            format!("{refused}: the name is {} bytes long; no tool name is longer than {MAX_NAME_BYTES}", name.len())
-        }
-        Refused::ReadOnly(Refusal::StatusOnly { verb, argument, allowed, got }) => {
-            let got = got.map(|g| {
-                if g.chars().count() > 48 { format!("{}…", g.chars().take(48).collect::<String>()) } else { g }
-            });
-            Refused::ReadOnly(Refusal::StatusOnly { verb, argument, allowed, got }).to_string()
-        }
-        other => other.to_string(),
-    }
 }
 
 fn reading_json(verb: &str, store_version: u64, reading: &Reading) -> Value {
