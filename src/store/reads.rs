@@ -155,22 +155,16 @@ fn blocks(state: &State) -> Reading {
         BlockStatus::Candidate => 1,
         BlockStatus::Fresh => 2,
     });
-    Reading {
-        numbers: Vec::new(),
-        items: listed
-            .into_iter()
-            .map(|b| {
-                Item::new([
-                    ("id", b.id.as_str()),
-                    ("title", &b.title),
-                    ("status", b.status.as_str()),
-                    ("receipt", &b.receipt),
-                    ("hash", &b.hash),
-                    ("node", &b.node),
-                ])
-            })
-            .collect(),
-    }
+    Reading::listing(listed.into_iter().map(|b| {
+        Item::new([
+            ("id", b.id.as_str()),
+            ("title", &b.title),
+            ("status", b.status.as_str()),
+            ("receipt", &b.receipt),
+            ("hash", &b.hash),
+            ("node", &b.node),
+        ])
+    }))
     .with("blocks", count(ratified))
     .with("stale", count(with(BlockStatus::Stale)))
     .with("candidates", count(with(BlockStatus::Candidate)))
@@ -181,20 +175,9 @@ fn orient(state: &State) -> Reading {
     let waiting = state.missions.iter().filter(|m| m.phase == Phase::MergeWait).count();
     let mut open: Vec<_> = state.missions.iter().filter(|m| m.phase.open()).collect();
     open.sort_by_key(|m| m.phase != Phase::MergeWait);
-    Reading {
-        numbers: Vec::new(),
-        items: open
-            .into_iter()
-            .map(|m| {
-                Item::new([
-                    ("id", m.id.as_str()),
-                    ("title", &m.title),
-                    ("phase", m.phase.as_str()),
-                    ("agent", &m.agent),
-                ])
-            })
-            .collect(),
-    }
+    Reading::listing(open.into_iter().map(|m| {
+        Item::new([("id", m.id.as_str()), ("title", &m.title), ("phase", m.phase.as_str()), ("agent", &m.agent)])
+    }))
     .with("flight", count(flight))
     .with("waiting", count(waiting))
 }
@@ -202,13 +185,11 @@ fn orient(state: &State) -> Reading {
 fn doctor(state: &State) -> Reading {
     let mut alerts: Vec<_> = state.alerts.iter().collect();
     alerts.sort_by_key(|a| severity(&a.level));
-    Reading {
-        numbers: Vec::new(),
-        items: alerts
+    Reading::listing(
+        alerts
             .into_iter()
-            .map(|a| Item::new([("id", a.id.as_str()), ("level", &a.level), ("text", &a.text), ("node", &a.node)]))
-            .collect(),
-    }
+            .map(|a| Item::new([("id", a.id.as_str()), ("level", &a.level), ("text", &a.text), ("node", &a.node)])),
+    )
     .with("alerts", count(state.alerts.len()))
 }
 
@@ -233,51 +214,35 @@ fn trust(state: &State) -> Reading {
     let low = state.modules.iter().filter(|m| score(m) < LOW_TRUST).count();
     let mut modules: Vec<_> = state.modules.iter().collect();
     modules.sort_by(|a, b| score(a).total_cmp(&score(b)));
-    Reading {
-        numbers: Vec::new(),
-        items: modules
-            .into_iter()
-            .map(|m| Item::new([("id", m.id.as_str()), ("score", &m.score), ("defects", &m.defects)]))
-            .collect(),
-    }
+    Reading::listing(
+        modules.into_iter().map(|m| Item::new([("id", m.id.as_str()), ("score", &m.score), ("defects", &m.defects)])),
+    )
     .with("modules", count(state.modules.len()))
     .with("low", count(low))
 }
 
 fn memories(state: &State) -> Reading {
-    Reading {
-        numbers: Vec::new(),
-        items: state
+    Reading::listing(
+        state
             .memories
             .iter()
             .rev()
-            .map(|m| Item::new([("id", m.id.as_str()), ("claim", &m.claim), ("source", &m.source), ("at", &m.at)]))
-            .collect(),
-    }
+            .map(|m| Item::new([("id", m.id.as_str()), ("claim", &m.claim), ("source", &m.source), ("at", &m.at)])),
+    )
     .with("memories", count(state.memories.len()))
 }
 
 fn drift(state: &State) -> Reading {
-    Reading {
-        numbers: Vec::new(),
-        items: state
-            .drift
-            .iter()
-            .map(|d| Item::new([("id", d.id.as_str()), ("evidence", &d.evidence), ("cause", &d.cause)]))
-            .collect(),
-    }
+    Reading::listing(
+        state.drift.iter().map(|d| Item::new([("id", d.id.as_str()), ("evidence", &d.evidence), ("cause", &d.cause)])),
+    )
     .with("nodes", count(state.drift.len()))
 }
 
 fn presences(state: &State) -> Reading {
-    Reading {
-        numbers: Vec::new(),
-        items: state
-            .presences
-            .iter()
-            .map(|p| Item::new([("id", p.id.as_str()), ("doing", &p.doing), ("since", &p.since)]))
-            .collect(),
-    }
+    Reading::listing(
+        state.presences.iter().map(|p| Item::new([("id", p.id.as_str()), ("doing", &p.doing), ("since", &p.since)])),
+    )
     .with("agents", count(state.presences.len()))
 }
 
@@ -306,7 +271,7 @@ fn impact(state: &State, node: &str) -> Reading {
     let items: Vec<Item> =
         blocks.chain(modules).chain(drifted).map(|(id, via)| Item::new([("id", id), ("via", via)])).collect();
     let affected = items.len();
-    Reading { numbers: Vec::new(), items }.with("affected", count(affected))
+    Reading::listing(items).with("affected", count(affected))
 }
 
 fn why(state: &State, source: &str, target: &str) -> Reading {
@@ -322,7 +287,7 @@ fn why(state: &State, source: &str, target: &str) -> Reading {
     let items: Vec<Item> =
         link.map(|reason| Item::new([("from", source), ("to", target), ("reason", &reason)])).into_iter().collect();
     let links = items.len();
-    Reading { numbers: Vec::new(), items }.with("links", count(links))
+    Reading::listing(items).with("links", count(links))
 }
 
 fn trace(state: &State, error_text: &str) -> Reading {
@@ -337,7 +302,7 @@ fn trace(state: &State, error_text: &str) -> Reading {
     let items: Vec<Item> =
         hits.into_iter().map(|(_, a)| Item::new([("id", a.id.as_str()), ("node", &a.node)])).collect();
     let matches = items.len();
-    Reading { numbers: Vec::new(), items }.with("matches", count(matches))
+    Reading::listing(items).with("matches", count(matches))
 }
 
 /// The distinctive words of a text: lowercased, three letters or more, minus

@@ -181,7 +181,7 @@ impl LoudReader {
             per_card.insert(read.card().to_owned(), reading);
         }
         let line = Item::new([("x", "\"".repeat(RESULT_LINE_CHARS))]);
-        let action_result = Reading { numbers: Vec::new(), items: vec![line; RESULT_LINES] };
+        let action_result = Reading::listing(vec![line; RESULT_LINES]);
         Self { per_card, action_result }
     }
 }

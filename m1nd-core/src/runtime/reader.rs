@@ -18,6 +18,11 @@ pub struct Reading {
 }
 
 impl Reading {
+    /// A reading of items alone; numbers follow with [`Reading::with`].
+    pub fn listing(items: impl IntoIterator<Item = Item>) -> Self {
+        Self { numbers: Vec::new(), items: items.into_iter().collect() }
+    }
+
     pub fn number(&self, name: &str) -> u64 {
         self.numbers.iter().find(|(n, _)| n == name).map_or(0, |(_, v)| *v)
     }
