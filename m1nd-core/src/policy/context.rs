@@ -25,6 +25,8 @@ pub struct Context<'p> {
     pub card_ids: NameIndex<'p>,
     /// Canonical verb name → definition.
     verb_defs: HashMap<&'p str, &'p super::raw::VerbDef>,
+    /// What the menu reads, collected once (see [`Context::menu_reads`]).
+    menu: Vec<MenuRead<'p>>,
 }
 
 /// How a menu entry reaches a card.
@@ -75,7 +77,9 @@ impl<'p> Context<'p> {
         }
         let card_ids = NameIndex::new(raw.cards.card.iter().map(|c| c.get_ref().id.get_ref().as_str()));
         let verb_defs = raw.tools.verbs.get_ref().iter().map(|(k, v)| (k.get_ref().as_str(), v.get_ref())).collect();
-        Self { raw, names, denied, status_only, cards, card_ids, verb_defs }
+        let mut cx = Self { raw, names, denied, status_only, cards, card_ids, verb_defs, menu: Vec::new() };
+        cx.menu = cx.collect_menu_reads();
+        cx
     }
 
     pub fn resolve(&self, written: &str) -> Resolution<'p> {
@@ -112,7 +116,11 @@ impl<'p> Context<'p> {
     }
 
     /// Every read the menu can perform, explicitly named by cockpit.toml.
-    pub fn menu_reads(&self) -> Vec<MenuRead<'p>> {
+    pub fn menu_reads(&self) -> &[MenuRead<'p>] {
+        &self.menu
+    }
+
+    fn collect_menu_reads(&self) -> Vec<MenuRead<'p>> {
         let mut reads = Vec::new();
         for slot in self.slots() {
             let mut push = |role, card_ref: &'p Text| {
@@ -135,7 +143,7 @@ impl<'p> Context<'p> {
 
     /// Whether the card with this id is reached by the menu explicitly.
     pub fn menu_uses_card(&self, id: &str) -> bool {
-        self.menu_reads().iter().any(|r| r.card_ref.get_ref() == id)
+        self.menu.iter().any(|r| r.card_ref.get_ref() == id)
     }
 
     /// Verbs in the order tools.toml declares them.
