@@ -7,7 +7,6 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use m1nd_core::policy::line_col;
 use m1nd_core::{Diagnostic, PolicySources, compile};
 use serde_json::{Value, json};
 
@@ -74,14 +73,8 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
 }
 
 fn diagnostic_json(d: &Diagnostic, sources: &PolicySources) -> Value {
-    let file = d.at.as_ref().map(|at| at.file).or(d.file).map(|f| sources.file(f).display.clone());
-    let (line, column) = match &d.at {
-        Some(at) => {
-            let (line, column) = line_col(sources.text(at.file), at.span.start);
-            (Some(line), Some(column))
-        }
-        None => (None, None),
-    };
+    let file = d.file.map(|f| sources.file(f).display.clone());
+    let (line, column) = d.line_col(sources).unzip();
     json!({
         "law": d.law.code(),
         "file": file,

@@ -141,14 +141,16 @@ impl Diagnostic {
 
     /// `display:line:col` of the primary position.
     pub fn position(&self, sources: &PolicySources) -> String {
-        match (&self.at, self.file) {
-            (Some(at), _) => {
-                let (line, col) = line_col(sources.text(at.file), at.span.start);
-                format!("{}:{line}:{col}", sources.file(at.file).display)
-            }
+        match (self.line_col(sources), self.file) {
+            (Some((line, col)), Some(file)) => format!("{}:{line}:{col}", sources.file(file).display),
             (None, Some(file)) => sources.file(file).display.clone(),
-            (None, None) => String::new(),
+            _ => String::new(),
         }
+    }
+
+    /// 1-based line and column of the primary position, when there is one.
+    pub fn line_col(&self, sources: &PolicySources) -> Option<(usize, usize)> {
+        self.at.as_ref().map(|at| line_col(sources.text(at.file), at.span.start))
     }
 
     /// The first line: `[M004] slot 4 reads …`.
