@@ -8,18 +8,17 @@
 //! the pretty JSON. Each of those maxima is independent of the others in the
 //! renderer, so combining them bounds every real response.
 
-use std::borrow::Cow;
 use std::collections::HashMap;
 
 use super::compose::{Composer, LEVEL_NOTES, RESULT_LINE_CHARS, RESULT_LINES, sig_moved_note, version_moved_note};
 use super::json::{to_pretty, tokens};
-use super::reader::{Item, ReadError, Reader, Reading};
+use super::reader::{Item, MemoryReader, ReadError, Reading};
 use super::reading_set::Snapshot;
 use super::reference::Path;
 use super::sig::state_sig;
 use super::view::View;
 use crate::facets::{Facet, UNAVAILABLE};
-use crate::table::{Cockpit, ReadVerb, Slot, SlotKind};
+use crate::table::{Cockpit, Slot, SlotKind};
 
 /// The largest root and drill responses, in tokens, which drill it was, and
 /// the loud views themselves (for inspection and the battery test).
@@ -35,7 +34,7 @@ pub struct WorstCase {
 
 /// Measure the worst root and drill responses of a table.
 pub fn worst_case(table: &Cockpit) -> WorstCase {
-    let loud = LoudReader::new(table);
+    let loud = loud_reader(table);
     let snapshot = Snapshot::take(table, &loud);
     let composer = Composer::new(table, &loud, &snapshot);
     let longest_sig = longest_state_sig(table);
@@ -51,7 +50,7 @@ pub fn worst_case(table: &Cockpit) -> WorstCase {
         let size = tokens(&to_pretty(&view));
         (size, view)
     };
-    let (root_tokens, root) = loudest(loud_labels_root(table, &loud), None);
+    let (root_tokens, root) = loudest(loud_labels_root(table), None);
     let mut drill: (usize, String, Option<View>) = (0, String::new(), None);
     for slot in table.slots.iter() {
         let title = longest_label(slot);
@@ -85,7 +84,7 @@ fn collection_len(slot: &Slot) -> u16 {
 }
 
 /// The root composed with each slot in the condition whose label is longest.
-fn loud_labels_root(table: &Cockpit, loud: &LoudReader) -> View {
+fn loud_labels_root(table: &Cockpit) -> View {
     let mut per_card = HashMap::new();
     for slot in table.slots.iter() {
         let Some(read) = slot.kind.source() else {
@@ -97,7 +96,7 @@ fn loud_labels_root(table: &Cockpit, loud: &LoudReader) -> View {
         };
         per_card.insert(read.card().to_owned(), reading);
     }
-    let reader = FixedReader { per_card, store_version: loud.store_version() };
+    let reader = MemoryReader { by_card: per_card, action: Reading::default(), version: u64::MAX };
     let snapshot = Snapshot::take(table, &reader);
     Composer::new(table, &reader, &snapshot)
         .level(Path::Root)
@@ -142,7 +141,7 @@ fn numbers_for(facet: Facet, condition: &str) -> Reading {
 }
 
 fn longest_state_sig(table: &Cockpit) -> String {
-    let loud = LoudReader::new(table);
+    let loud = loud_reader(table);
     let mut snapshot = Snapshot::take(table, &loud);
     snapshot.store_version = u64::MAX;
     state_sig(table, &snapshot)
@@ -155,66 +154,26 @@ fn longest_note() -> String {
     notes.into_iter().max_by_key(|n| n.chars().count()).unwrap_or_default()
 }
 
-/// Serves the loudest state every read can return.
-struct LoudReader {
-    per_card: HashMap<String, Reading>,
-    action_result: Reading,
-}
-
-impl LoudReader {
-    fn new(table: &Cockpit) -> Self {
-        let mut per_card = HashMap::new();
-        let max_limit = table.slots.iter().filter_map(|s| s.collection.as_ref()).map(|c| c.limit).max().unwrap_or(0);
-        for slot in table.slots.iter() {
-            let Some(read) = slot.kind.source() else {
-                continue;
-            };
-            let mut reading = Facet::ALL
-                .iter()
-                .flat_map(|f| f.conditions())
-                .flat_map(|c| c.placeholders)
-                .fold(Reading::default(), |r, p| r.with(p, u64::MAX));
-            if let Some(items) = slot.facet.items() {
-                let item = Item::new(items.fields.iter().map(|f| (f.name, "\"".repeat(f.cap))));
-                reading.items = vec![item; usize::from(max_limit)];
-            }
-            per_card.insert(read.card().to_owned(), reading);
+/// The loudest state every read can return.
+fn loud_reader(table: &Cockpit) -> MemoryReader {
+    let mut reader = MemoryReader { version: u64::MAX, ..MemoryReader::default() };
+    let max_limit = table.slots.iter().filter_map(|s| s.collection.as_ref()).map(|c| c.limit).max().unwrap_or(0);
+    for slot in table.slots.iter() {
+        let Some(read) = slot.kind.source() else {
+            continue;
+        };
+        let mut reading = Facet::ALL
+            .iter()
+            .flat_map(|f| f.conditions())
+            .flat_map(|c| c.placeholders)
+            .fold(Reading::default(), |r, p| r.with(p, u64::MAX));
+        if let Some(items) = slot.facet.items() {
+            let item = Item::new(items.fields.iter().map(|f| (f.name, "\"".repeat(f.cap))));
+            reading.items = vec![item; usize::from(max_limit)];
         }
-        let line = Item::new([("x", "\"".repeat(RESULT_LINE_CHARS))]);
-        let action_result = Reading::listing(vec![line; RESULT_LINES]);
-        Self { per_card, action_result }
+        reader.by_card.insert(read.card().to_owned(), Ok(reading));
     }
-}
-
-impl Reader for LoudReader {
-    fn read(&self, read: &ReadVerb, bound: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
-        if !bound.is_empty() {
-            return Ok(Cow::Borrowed(&self.action_result));
-        }
-        Ok(Cow::Borrowed(self.per_card.get(read.card()).unwrap_or(&self.action_result)))
-    }
-
-    fn store_version(&self) -> u64 {
-        u64::MAX
-    }
-}
-
-/// Serves fixed readings per card.
-struct FixedReader {
-    per_card: HashMap<String, Result<Reading, ReadError>>,
-    store_version: u64,
-}
-
-impl Reader for FixedReader {
-    fn read(&self, read: &ReadVerb, _bound: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
-        match self.per_card.get(read.card()) {
-            Some(Ok(reading)) => Ok(Cow::Borrowed(reading)),
-            Some(Err(e)) => Err(e.clone()),
-            None => Ok(Cow::Owned(Reading::default())),
-        }
-    }
-
-    fn store_version(&self) -> u64 {
-        self.store_version
-    }
+    let line = Item::new([("x", "\"".repeat(RESULT_LINE_CHARS))]);
+    reader.action = Reading::listing(vec![line; RESULT_LINES]);
+    reader
 }

@@ -5,6 +5,7 @@
 //! one against the table's deny list first, so it never asks for a write.
 
 use std::borrow::Cow;
+use std::collections::HashMap;
 
 use crate::table::ReadVerb;
 
@@ -64,4 +65,32 @@ pub trait Reader {
 
     /// The store's optimistic-concurrency counter.
     fn store_version(&self) -> u64;
+}
+
+/// State held in memory, keyed by the card a read comes from: the loud state
+/// M011 measures, and the states tests and benches compose over.
+#[derive(Clone, Debug, Default)]
+pub struct MemoryReader {
+    /// Each card's answer; a card with no entry reads as empty.
+    pub by_card: HashMap<String, Result<Reading, ReadError>>,
+    /// What every item action returns.
+    pub action: Reading,
+    pub version: u64,
+}
+
+impl Reader for MemoryReader {
+    fn read(&self, read: &ReadVerb, bound: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
+        if !bound.is_empty() {
+            return Ok(Cow::Borrowed(&self.action));
+        }
+        match self.by_card.get(read.card()) {
+            Some(Ok(reading)) => Ok(Cow::Borrowed(reading)),
+            Some(Err(e)) => Err(e.clone()),
+            None => Ok(Cow::Owned(Reading::default())),
+        }
+    }
+
+    fn store_version(&self) -> u64 {
+        self.version
+    }
 }

@@ -3,12 +3,10 @@
 
 #![allow(dead_code)]
 
-use std::borrow::Cow;
-use std::collections::HashMap;
 use std::path::Path;
 
-use m1nd_core::runtime::{Item, ReadError, Reader, Reading};
-use m1nd_core::{Cockpit, Facet, PolicySources, ReadVerb, compile};
+use m1nd_core::runtime::{Item, Reading};
+use m1nd_core::{Cockpit, Facet, PolicySources, compile};
 
 pub fn real_policy() -> Cockpit {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../policy");
@@ -18,29 +16,7 @@ pub fn real_policy() -> Cockpit {
 }
 
 /// State held in memory, keyed by the card a read comes from.
-#[derive(Clone, Debug, Default)]
-pub struct MemReader {
-    pub by_card: HashMap<String, Result<Reading, ReadError>>,
-    pub action: Reading,
-    pub version: u64,
-}
-
-impl Reader for MemReader {
-    fn read(&self, read: &ReadVerb, bound: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
-        if !bound.is_empty() {
-            return Ok(Cow::Borrowed(&self.action));
-        }
-        match self.by_card.get(read.card()) {
-            Some(Ok(reading)) => Ok(Cow::Borrowed(reading)),
-            Some(Err(e)) => Err(e.clone()),
-            None => Ok(Cow::Owned(Reading::default())),
-        }
-    }
-
-    fn store_version(&self) -> u64 {
-        self.version
-    }
-}
+pub use m1nd_core::runtime::MemoryReader as MemReader;
 
 /// Strings that try to escape their field.
 pub const HOSTILE: &[&str] = &[
