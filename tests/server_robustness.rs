@@ -69,18 +69,24 @@ fn wrong_argument_types_name_the_argument_and_the_type() {
     let before = snapshot(&store);
     let mut mcp = Mcp::writable(&store);
     let cases = [
-        ("cockpit", json!({"select": 5}), "argument `select` of `cockpit` must be a string, got an integer"),
-        ("cockpit", json!({"select": ["2"]}), "must be a string, got an array"),
+        ("cockpit", json!({"select": 2.1}), "argument `select` of `cockpit` must be a reference"),
+        ("cockpit", json!({"select": 2.1}), "got the number 2.1. Pass the human's reference as `select`"),
+        ("cockpit", json!({"select": -2}), "got the integer -2, and a reference is never negative"),
+        ("cockpit", json!({"select": ["2"]}), "got an array of 1 items"),
         (
             "cockpit",
             json!({"seen_store_version": "1"}),
-            "`seen_store_version` of `cockpit` must be a non-negative integer, got a string",
+            "`seen_store_version` of `cockpit` must be a non-negative integer, got the string \"1\"",
         ),
         ("cockpit", json!({"seen_store_version": -3}), "must be a non-negative integer"),
-        ("cockpit", json!({"seen_store_version": 1.5}), "must be a non-negative integer, got a number"),
-        ("cockpit", json!({"agent_id": {"name": "a"}}), "`agent_id` of `cockpit` must be a string, got an object"),
+        ("cockpit", json!({"seen_store_version": 1.5}), "must be a non-negative integer, got the number 1.5"),
+        (
+            "cockpit",
+            json!({"agent_id": {"name": "a"}}),
+            "`agent_id` of `cockpit` must be a string, got an object with 1 keys",
+        ),
         ("cockpit", json!({"verb": "memorize"}), "`cockpit` has no argument `verb`"),
-        ("memorize", json!({"claim": true}), "`claim` of `memorize` must be a string, got a boolean"),
+        ("memorize", json!({"claim": true}), "`claim` of `memorize` must be a string, got the boolean true"),
         ("memorize", json!({}), "`memorize` requires the argument `claim`"),
         ("memorize", json!({"claim": "x", "expected_store_version": "1"}), "must be a non-negative integer"),
         ("persist", json!({"action": 1}), "`action` of `persist` must be a string"),
@@ -98,6 +104,23 @@ fn wrong_argument_types_name_the_argument_and_the_type() {
         assert!(text(&result).contains(expected), "{verb} {args}: {}", text(&result));
         still_serves(&mut mcp);
     }
+    assert_eq!(mcp.finish(), Some(0));
+    assert_eq!(snapshot(&store), before);
+}
+
+/// A reference sent as a JSON integer is answered exactly as its decimal
+/// string is, at every level a bare number reaches.
+#[test]
+fn an_integer_select_is_answered_as_its_decimal_string() {
+    let (_dir, store) = demo_store("robust-integer-select");
+    let before = snapshot(&store);
+    let mut mcp = Mcp::writable(&store);
+    for n in [0, 2, 3, 99] {
+        let as_integer = mcp.call("cockpit", json!({ "select": n }));
+        let as_string = mcp.call("cockpit", json!({ "select": n.to_string() }));
+        assert_eq!(as_integer, as_string, "select {n}");
+    }
+    assert!(!is_error(&mcp.call("cockpit", json!({ "select": 3 }))));
     assert_eq!(mcp.finish(), Some(0));
     assert_eq!(snapshot(&store), before);
 }

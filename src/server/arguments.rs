@@ -1,15 +1,21 @@
 //! Checking a call's arguments against the verb's `requires` and `accepts`.
 //!
 //! rmcp does not validate arguments against the input schema, so this does,
-//! with messages that name the argument and the expected type. Values are
-//! never echoed back whole: a wrong value is described by its JSON type.
+//! with messages that name the argument, the type it takes and the value it
+//! got. A wrong value is echoed only as its JSON type plus a short,
+//! sanitised preview, so an error stays one bounded line whatever was sent.
 
 use m1nd_core::Verb;
+use m1nd_core::runtime::SEND_AS_TYPED;
+use m1nd_core::runtime::sanitize::display;
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
 /// The longest string argument accepted (the store's own limits are lower).
 pub const MAX_STRING_BYTES: usize = 64 * 1024;
+
+/// The most characters of a wrong value an error shows.
+const PREVIEW_CHARS: usize = 32;
 
 /// The JSON type an argument takes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -17,11 +23,20 @@ pub enum Kind {
     String,
     /// A non-negative integer.
     Integer,
+    /// A cockpit reference: a string as typed, or a non-negative integer,
+    /// which means exactly what its decimal string means.
+    Reference,
 }
 
-/// Store versions are counters; every other argument is text.
+/// Store versions are counters, `select` is a reference; every other argument is text.
 pub fn kind(name: &str) -> Kind {
-    if name.ends_with("store_version") { Kind::Integer } else { Kind::String }
+    if name.ends_with("store_version") {
+        Kind::Integer
+    } else if name == "select" {
+        Kind::Reference
+    } else {
+        Kind::String
+    }
 }
 
 /// Arguments that passed the check: every key known, every value typed.
@@ -32,6 +47,7 @@ pub struct Checked {
 }
 
 impl Checked {
+    /// A string argument; a reference sent as an integer reads as its decimal string.
     pub fn text(&self, name: &str) -> Option<&str> {
         self.strings.iter().find(|(n, _)| n == name).map(|(_, v)| v.as_str())
     }
@@ -46,6 +62,12 @@ impl Checked {
     }
 }
 
+/// A value that passed its kind's check.
+enum Accepted {
+    Text(String),
+    Integer(u64),
+}
+
 /// Check `args` for `verb`. A `null` value counts as absent.
 pub fn check(verb: &Verb, args: Option<&JsonObject>) -> Result<Checked, String> {
     let known = || verb.requires.iter().chain(verb.accepts.iter());
@@ -57,30 +79,13 @@ pub fn check(verb: &Verb, args: Option<&JsonObject>) -> Result<Checked, String> 
             let takes = if takes.is_empty() { "no arguments".to_owned() } else { takes.join(", ") };
             return Err(format!("`{}` has no argument `{shown}`; it takes {takes}", verb.name));
         }
-        match (kind(name), value) {
-            (_, Value::Null) => {}
-            (Kind::String, Value::String(s)) if s.len() > MAX_STRING_BYTES => {
-                return Err(format!(
-                    "argument `{name}` of `{}` is {} bytes; this server accepts at most {MAX_STRING_BYTES} bytes per argument",
-                    verb.name,
-                    s.len()
-                ));
-            }
-            (Kind::String, Value::String(s)) => checked.strings.push((name.clone(), s.clone())),
-            (Kind::Integer, v) if v.as_u64().is_some() => {
-                checked.integers.push((name.clone(), v.as_u64().unwrap_or_default()));
-            }
-            (expected, other) => {
-                let expected = match expected {
-                    Kind::String => "a string",
-                    Kind::Integer => "a non-negative integer",
-                };
-                return Err(format!(
-                    "argument `{name}` of `{}` must be {expected}, got {}",
-                    verb.name,
-                    type_name(other)
-                ));
-            }
+        if value.is_null() {
+            continue;
+        }
+        match accept(kind(name), value) {
+            Ok(Accepted::Text(s)) => checked.strings.push((name.clone(), s)),
+            Ok(Accepted::Integer(n)) => checked.integers.push((name.clone(), n)),
+            Err(why) => return Err(format!("argument `{name}` of `{}` {why}", verb.name)),
         }
     }
     for name in verb.requires.iter() {
@@ -91,16 +96,44 @@ pub fn check(verb: &Verb, args: Option<&JsonObject>) -> Result<Checked, String> 
     Ok(checked)
 }
 
-/// How a JSON value is described in an error.
-pub fn type_name(value: &Value) -> &'static str {
+/// One non-null value against its kind: what it is, or why it is refused
+/// (a clause that follows "argument `x` of `verb`").
+fn accept(kind: Kind, value: &Value) -> Result<Accepted, String> {
+    match (kind, value) {
+        (Kind::String | Kind::Reference, Value::String(s)) if s.len() > MAX_STRING_BYTES => {
+            Err(format!("is {} bytes; this server accepts at most {MAX_STRING_BYTES} bytes per argument", s.len()))
+        }
+        (Kind::String | Kind::Reference, Value::String(s)) => Ok(Accepted::Text(s.clone())),
+        (Kind::Integer, Value::Number(n)) if n.is_u64() => Ok(Accepted::Integer(n.as_u64().unwrap_or_default())),
+        (Kind::Reference, Value::Number(n)) if n.is_u64() => Ok(Accepted::Text(n.to_string())),
+        (Kind::String, other) => Err(format!("must be a string, got {}", received(other))),
+        (Kind::Integer, other) => Err(format!("must be a non-negative integer, got {}", received(other))),
+        (Kind::Reference, other) => {
+            let why = match other {
+                Value::Number(n) if n.is_i64() => ", and a reference is never negative",
+                _ => "",
+            };
+            Err(format!(
+                "must be a reference (a string, or a non-negative integer naming a slot or `0`), got {}{why}. {SEND_AS_TYPED}",
+                received(other)
+            ))
+        }
+    }
+}
+
+/// A wrong value as an error shows it: its JSON type and a bounded,
+/// sanitised preview (control characters and escapes removed).
+pub fn received(value: &Value) -> String {
     match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(n) if n.is_i64() || n.is_u64() => "an integer",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
+        Value::Null => "null".to_owned(),
+        Value::Bool(b) => format!("the boolean {b}"),
+        Value::Number(n) if n.is_i64() || n.is_u64() => {
+            format!("the integer {}", display(&n.to_string(), PREVIEW_CHARS))
+        }
+        Value::Number(n) => format!("the number {}", display(&n.to_string(), PREVIEW_CHARS)),
+        Value::String(s) => format!("the string \"{}\"", display(s, PREVIEW_CHARS)),
+        Value::Array(items) => format!("an array of {} items", items.len()),
+        Value::Object(keys) => format!("an object with {} keys", keys.len()),
     }
 }
 
@@ -110,8 +143,8 @@ mod tests {
 
     use super::*;
 
-    fn memorize() -> &'static Verb {
-        m1nd::COCKPIT.verb("memorize").expect("memorize")
+    fn verb(name: &str) -> &'static Verb {
+        m1nd::COCKPIT.verb(name).unwrap_or_else(|| panic!("`{name}` is in tools.toml"))
     }
 
     fn object(v: Value) -> JsonObject {
@@ -121,32 +154,101 @@ mod tests {
         }
     }
 
+    fn call(name: &str, args: Value) -> Result<Checked, String> {
+        check(verb(name), Some(&object(args)))
+    }
+
     #[test]
     fn good_arguments_pass() {
-        let args = object(json!({"claim": "c", "source": null, "expected_store_version": 3}));
-        let checked = check(memorize(), Some(&args)).expect("ok");
+        let checked = call("memorize", json!({"claim": "c", "source": null, "expected_store_version": 3})).expect("ok");
         assert_eq!(checked.text("claim"), Some("c"));
         assert_eq!(checked.text("source"), None);
         assert_eq!(checked.integer("expected_store_version"), Some(3));
     }
 
     #[test]
-    fn bad_arguments_name_the_argument_and_the_type() {
+    fn bad_arguments_name_the_argument_the_type_and_the_value() {
         let cases = [
-            (json!({"claim": 5}), "argument `claim` of `memorize` must be a string, got an integer"),
-            (json!({"claim": "c", "expected_store_version": "3"}), "must be a non-negative integer, got a string"),
-            (json!({"claim": "c", "expected_store_version": -1}), "must be a non-negative integer, got an integer"),
+            (json!({"claim": 5}), "argument `claim` of `memorize` must be a string, got the integer 5"),
+            (
+                json!({"claim": "c", "expected_store_version": "3"}),
+                "must be a non-negative integer, got the string \"3\"",
+            ),
+            (json!({"claim": "c", "expected_store_version": -1}), "must be a non-negative integer, got the integer -1"),
             (json!({"claim": "c", "bogus": 1}), "`memorize` has no argument `bogus`; it takes claim, source"),
             (json!({}), "`memorize` requires the argument `claim`"),
             (json!({"claim": null}), "`memorize` requires the argument `claim`"),
         ];
         for (args, expected) in cases {
-            let err = check(memorize(), Some(&object(args.clone()))).expect_err("bad");
+            let err = call("memorize", args.clone()).expect_err("bad");
             assert!(err.contains(expected), "{args}: {err}");
         }
         let huge = object(json!({"claim": "x".repeat(MAX_STRING_BYTES + 1)}));
-        let err = check(memorize(), Some(&huge)).expect_err("huge");
+        let err = check(verb("memorize"), Some(&huge)).expect_err("huge");
         assert!(err.contains("argument `claim`") && err.contains("at most 65536 bytes"), "{err}");
         assert!(err.len() < 200);
+    }
+
+    /// `select` under every JSON type: a string is kept as typed, a
+    /// non-negative integer reads as its decimal string, the rest is refused
+    /// with the reason and the way to send it.
+    #[test]
+    fn select_under_every_json_type() {
+        let select = |v: Value| call("cockpit", json!({ "select": v })).map(|c| c.text("select").map(str::to_owned));
+        assert_eq!(select(json!(null)), Ok(None), "null is absent: the root");
+        assert_eq!(select(json!("2.10@mc_0a1b2c3d")), Ok(Some("2.10@mc_0a1b2c3d".into())), "a string as typed");
+        assert_eq!(select(json!(3)), Ok(Some("3".into())), "an integer is its decimal string");
+        assert_eq!(select(json!(0)), Ok(Some("0".into())), "0 is back");
+        assert_eq!(select(json!(u64::MAX)), Ok(Some(u64::MAX.to_string())));
+        let refused = [
+            (json!(2.1), "got the number 2.1."),
+            (json!(3.0), "got the number 3.0."),
+            (json!(-1), "got the integer -1, and a reference is never negative."),
+            (json!(true), "got the boolean true."),
+            (json!([3]), "got an array of 1 items."),
+            (json!({"n": 3}), "got an object with 1 keys."),
+        ];
+        for (value, why) in refused {
+            let err = select(value.clone()).expect_err("refused");
+            assert!(err.starts_with("argument `select` of `cockpit` must be a reference"), "{value}: {err}");
+            assert!(err.contains(why), "{value}: {err}");
+            assert!(err.ends_with(SEND_AS_TYPED), "{value}: the refusal does not say how to send it: {err}");
+            assert!(!err.contains('\n'), "{value}: more than one line: {err}");
+        }
+    }
+
+    /// `seen_store_version` stays a strict integer under every JSON type.
+    #[test]
+    fn integers_stay_strict_under_every_json_type() {
+        let seen =
+            |v: Value| call("cockpit", json!({ "seen_store_version": v })).map(|c| c.integer("seen_store_version"));
+        assert_eq!(seen(json!(null)), Ok(None));
+        assert_eq!(seen(json!(7)), Ok(Some(7)));
+        let refused = [
+            (json!("7"), "the string \"7\""),
+            (json!(7.5), "the number 7.5"),
+            (json!(-7), "the integer -7"),
+            (json!(false), "the boolean false"),
+            (json!([7, 8]), "an array of 2 items"),
+            (json!({}), "an object with 0 keys"),
+        ];
+        for (value, got) in refused {
+            let err = seen(value.clone()).expect_err("refused");
+            assert_eq!(
+                err,
+                format!("argument `seen_store_version` of `cockpit` must be a non-negative integer, got {got}"),
+                "{value}"
+            );
+        }
+    }
+
+    /// A hostile value is shown cut and without its escapes or controls.
+    #[test]
+    fn a_wrong_value_is_previewed_bounded_and_sanitised() {
+        let hostile = format!("\u{1b}[31m{}\n\u{7}", "A".repeat(100_000));
+        let err = call("cockpit", json!({ "seen_store_version": hostile })).expect_err("refused");
+        assert!(err.len() < 200, "{} bytes", err.len());
+        assert!(!err.chars().any(char::is_control), "{err:?}");
+        assert!(err.contains("got the string \"AAAA") && err.contains('…'), "{err}");
     }
 }

@@ -15,6 +15,7 @@ use m1nd::COCKPIT;
 use m1nd::store::{self, Op};
 use m1nd_core::Verb;
 use m1nd_core::guard::Guard;
+use m1nd_core::runtime::SEND_AS_TYPED;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
@@ -88,6 +89,10 @@ pub fn input_schema(verb: &Verb, read_only: bool) -> JsonObject {
         let mut property = match kind(name) {
             Kind::String => json!({ "type": "string" }),
             Kind::Integer => json!({ "type": "integer", "minimum": 0 }),
+            Kind::Reference => json!({
+                "oneOf": [{ "type": "string" }, { "type": "integer", "minimum": 0 }],
+                "description": SEND_AS_TYPED,
+            }),
         };
         if let (Some(rule), Value::Object(p)) = (rule, &mut property)
             && rule.argument == *name
@@ -206,5 +211,18 @@ mod tests {
         let closed = Value::Object(input_schema(persist, true));
         assert_eq!(closed["required"], json!(["action"]));
         assert_eq!(closed["properties"]["action"]["enum"], json!(["status"]));
+    }
+
+    /// Strict clients need `type: object` at the top; `select` is a string or
+    /// a non-negative integer, and says how to send it.
+    #[test]
+    fn the_select_schema_is_a_string_or_a_non_negative_integer() {
+        let cockpit = COCKPIT.verb("cockpit").expect("cockpit");
+        let schema = Value::Object(input_schema(cockpit, true));
+        assert_eq!(schema["type"], "object");
+        let select = &schema["properties"]["select"];
+        assert_eq!(select["oneOf"], json!([{ "type": "string" }, { "type": "integer", "minimum": 0 }]));
+        assert_eq!(select["description"], SEND_AS_TYPED);
+        assert_eq!(schema["properties"]["seen_store_version"], json!({ "type": "integer", "minimum": 0 }));
     }
 }

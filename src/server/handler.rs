@@ -1,6 +1,7 @@
 //! The rmcp `ServerHandler`: initialize, tools/list, tools/call.
 
 use m1nd::COCKPIT;
+use m1nd_core::runtime::SEND_AS_TYPED;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -40,9 +41,9 @@ pub fn instructions(read_only: bool) -> String {
     };
     format!(
         "{}\n\nm1nd serves a shared store of missions, ratified system blocks, memories, alerts and presences. \
-         `cockpit` is the human's numbered menu over that state: pass what they typed as `select` (for example \
-         `3.2@mc_1a2b3c4d`, keeping the sig they saw) and show the card it returns. `help` lists overview cards \
-         for common needs, and the read tools answer the facts the menu is built from. {mode}",
+         `cockpit` is the human's numbered menu over that state: call it with the reference they chose (for \
+         example `3.2@mc_1a2b3c4d`, keeping the sig they saw) and show the card it returns. {SEND_AS_TYPED} `help` \
+         lists overview cards for common needs, and the read tools answer the facts the menu is built from. {mode}",
         COCKPIT.negative_default
     )
 }
