@@ -51,7 +51,7 @@ fn malformed_lines_get_a_parse_error_and_the_session_goes_on() {
 fn unknown_methods_are_method_not_found() {
     let (_dir, store) = demo_store("robust-method");
     let mut mcp = Mcp::writable(&store);
-    for method in ["foo/bar", "tools/delete", "resources/list", &"x".repeat(10_000)] {
+    for method in ["foo/bar", "tools/delete", "prompts/list", "resources/subscribe", &"x".repeat(10_000)] {
         let answer = mcp.request(method, json!({}));
         assert_eq!(answer["error"]["code"], -32601, "{answer}");
         let message = answer["error"]["message"].as_str().unwrap_or_default();

@@ -19,6 +19,7 @@ use m1nd_core::runtime::SEND_AS_TYPED;
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
+use super::app;
 use super::arguments::{Kind, kind};
 
 /// What answers a served verb.
@@ -75,8 +76,10 @@ pub fn destructive_hint(verb: &str) -> bool {
 fn tool(verb: &Verb, read_only: bool) -> Tool {
     let annotations =
         ToolAnnotations::new().read_only(read_only_hint(&verb.name)).destructive(destructive_hint(&verb.name));
-    Tool::new(verb.name.to_string(), verb.summary.to_string(), Arc::new(input_schema(verb, read_only)))
-        .with_annotations(annotations)
+    let tool = Tool::new(verb.name.to_string(), verb.summary.to_string(), Arc::new(input_schema(verb, read_only)))
+        .with_annotations(annotations);
+    // The cockpit's results are drawn by the widget in hosts that have MCP Apps.
+    if handler(&verb.name) == Some(Handler::Cockpit) { tool.with_meta(app::tool_meta()) } else { tool }
 }
 
 /// A JSON Schema object for the verb's arguments, from `requires`/`accepts`.

@@ -1,18 +1,20 @@
-//! The rmcp `ServerHandler`: initialize, tools/list, tools/call.
+//! The rmcp `ServerHandler`: initialize, tools/list, tools/call, and the
+//! widget's resources/list and resources/read.
 
 use m1nd::COCKPIT;
 use m1nd_core::runtime::SEND_AS_TYPED;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode, Implementation,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use super::Options;
 use super::call::Session;
-use super::catalog;
 use super::transport::shape_of;
+use super::{app, catalog};
 
 /// The m1nd MCP server for one stdio session.
 pub struct Server {
@@ -50,7 +52,12 @@ pub fn instructions(read_only: bool) -> String {
 
 impl ServerHandler for Server {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = ServerCapabilities::builder()
+            .enable_extensions_with(app::extensions())
+            .enable_resources()
+            .enable_tools()
+            .build();
+        ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("m1nd", env!("CARGO_PKG_VERSION")))
             .with_instructions(self.instructions.clone())
     }
@@ -75,6 +82,22 @@ impl ServerHandler for Server {
         Ok(self.session.call(&request.name, request.arguments.as_ref()).into())
     }
 
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        Ok(ListResourcesResult::with_all_items(app::resources()))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        app::read(&request.uri).map(Into::into)
+    }
+
     async fn on_custom_request(
         &self,
         request: CustomRequest,
@@ -87,7 +110,9 @@ impl ServerHandler for Server {
         }
         Err(McpError::new(
             ErrorCode::METHOD_NOT_FOUND,
-            format!("unknown method `{method}`; this server answers initialize, ping, tools/list and tools/call"),
+            format!(
+                "unknown method `{method}`; this server answers initialize, ping, tools/list, tools/call, resources/list and resources/read"
+            ),
             None,
         ))
     }

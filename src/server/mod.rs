@@ -50,6 +50,7 @@
 //! argument becomes required and limited to its allowed values.
 
 mod answers;
+mod app;
 pub mod arguments;
 pub mod call;
 pub mod catalog;
