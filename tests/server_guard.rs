@@ -4,34 +4,9 @@ mod server_support;
 
 use m1nd::COCKPIT;
 use m1nd::store::Store;
-use serde_json::{Map, Value, json};
+use serde_json::json;
+use server_support::cases::{REFUSED_EVERYWHERE, aliases, denied_shapes, persist_refused};
 use server_support::{Mcp, demo_store, is_error, snapshot, text};
-
-/// Every way a client may write a verb's name.
-fn aliases(verb: &str) -> Vec<String> {
-    vec![
-        verb.to_owned(),
-        format!("m1nd.{verb}"),
-        format!("m1nd_{verb}"),
-        verb.to_ascii_uppercase(),
-        format!("M1ND.{}", verb.to_ascii_uppercase()),
-        format!("M1nd_{verb}"),
-        format!("  {verb}  "),
-        format!("\t m1nd.{verb}\n"),
-    ]
-}
-
-/// Arguments that would satisfy the verb, so only the guard can refuse it.
-fn plausible_arguments(verb: &str) -> Value {
-    let def = COCKPIT.verb(verb).expect("table verb");
-    let args: Map<String, Value> = def
-        .requires
-        .iter()
-        .chain(def.accepts.iter())
-        .map(|a| (a.to_string(), if a.ends_with("store_version") { json!(1) } else { json!("x") }))
-        .collect();
-    Value::Object(args)
-}
 
 #[test]
 fn read_only_refuses_every_denied_verb_in_every_alias_form_and_changes_nothing() {
@@ -42,7 +17,7 @@ fn read_only_refuses_every_denied_verb_in_every_alias_form_and_changes_nothing()
     let mut refused = 0;
     for verb in COCKPIT.deny.tools.iter() {
         for name in aliases(verb) {
-            for args in [plausible_arguments(verb), json!({}), json!({"action": "status"})] {
+            for args in denied_shapes(verb) {
                 let result = mcp.call(&name, args.clone());
                 assert!(is_error(&result), "{name:?} {args} was not refused: {result}");
                 let message = text(&result);
@@ -81,18 +56,7 @@ fn read_only_persist_is_status_only() {
     let (_dir, store) = demo_store("guard-persist");
     let before = snapshot(&store);
     let mut mcp = Mcp::read_only(&store);
-    let refused = [
-        json!({"action": "save"}),
-        json!({"action": "load"}),
-        json!({"action": "checkpoint"}),
-        json!({"action": "SAVE "}),
-        json!({}),
-        json!({"action": 5}),
-        json!({"action": null}),
-        json!({"action": ["status"]}),
-        json!({"action": "status!"}),
-        json!({"action": "x".repeat(10_000)}),
-    ];
+    let refused = persist_refused();
     for name in aliases("persist") {
         for args in &refused {
             let result = mcp.call(&name, args.clone());
@@ -118,16 +82,7 @@ fn unknown_look_alike_retired_and_unserved_verbs_are_refused() {
     let before = snapshot(&store);
     for read_only in [true, false] {
         let mut mcp = if read_only { Mcp::read_only(&store) } else { Mcp::writable(&store) };
-        let cases = [
-            ("frobnicate", "unknown tool `frobnicate`"),
-            ("m1nd.docter", "did you mean `doctor`"),
-            ("", "unknown tool"),
-            ("l\u{0435}arn", "look-alike of `learn`"),
-            ("m\u{0435}morize", "look-alike of `memorize`"),
-            ("receipt_import", "`receipt_import` is retired"),
-            ("mission_post", "`mission_post` is retired"),
-        ];
-        for (name, expected) in cases {
+        for (name, expected) in REFUSED_EVERYWHERE {
             let result = mcp.call(name, json!({}));
             assert!(is_error(&result), "{name:?}: {result}");
             assert!(text(&result).contains(expected), "{name:?}: {}", text(&result));

@@ -33,7 +33,7 @@ enum Command {
     Policy(PolicyCommand),
     /// Create a store (empty, or seeded with a demo state).
     Init(init::InitArgs),
-    /// Serve MCP over stdio.
+    /// Serve MCP over stdio (or Streamable HTTP with --http).
     Serve(serve::ServeArgs),
 }
 

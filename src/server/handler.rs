@@ -16,7 +16,8 @@ use super::call::Session;
 use super::transport::shape_of;
 use super::{app, catalog};
 
-/// The m1nd MCP server for one stdio session.
+/// The m1nd MCP server: one per process, shared by every session of every
+/// transport (it holds no per-session state).
 pub struct Server {
     session: Session,
     tools: Vec<Tool>,

@@ -1,4 +1,6 @@
-//! `m1nd serve`: the cockpit table served over MCP on stdio.
+//! `m1nd serve`: the cockpit table served over MCP, on stdio or over
+//! Streamable HTTP ([`http`]). Both transports hand every message to one
+//! [`Server`]; what follows holds for each of them.
 //!
 //! # What a `tools/call` goes through, in order
 //!
@@ -56,6 +58,7 @@ pub mod call;
 pub mod catalog;
 mod handler;
 mod help;
+pub mod http;
 mod reply;
 mod snapshot;
 mod transport;

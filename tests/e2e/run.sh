@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# End-to-end suite: the official MCP Python SDK drives `m1nd serve` over stdio.
+# End-to-end suite: the official MCP Python SDK drives `m1nd serve` over stdio and over
+# Streamable HTTP (`serve --http`, both the session and the stateless 2026-07-28 modes).
 #
 #   tests/e2e/run.sh                  build if needed, run the pytest suite, exit with pytest's code
 #   tests/e2e/run.sh -k moves         extra arguments go to pytest

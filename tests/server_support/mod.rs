@@ -6,6 +6,9 @@
 
 #![allow(dead_code)]
 
+pub mod cases;
+pub mod http;
+
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
