@@ -7,6 +7,8 @@
 
 pub mod expand;
 
+pub mod gateway;
+
 pub mod store;
 
 pub mod widget;

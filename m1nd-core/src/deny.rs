@@ -130,3 +130,11 @@ impl StatusOnly {
         self.allowed.iter().any(|a| a.eq_ignore_ascii_case(value))
     }
 }
+
+impl DenyList {
+    /// True when no call of `verb` (canonical) can write: it is neither denied
+    /// nor status-only. This is `readOnlyHint` on every `tools/list`.
+    pub fn never_writes(&self, verb: &str) -> bool {
+        !self.lists(verb) && self.status_only(verb).is_none()
+    }
+}

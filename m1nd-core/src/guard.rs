@@ -103,7 +103,7 @@ impl<'a> Guard<'a> {
 }
 
 /// A name echoed in a refusal: bounded, and without control characters.
-fn printable(name: &str) -> String {
+pub fn printable(name: &str) -> String {
     let mut out: String = name.chars().take(64).map(|c| if c.is_control() { '\u{FFFD}' } else { c }).collect();
     if name.chars().count() > 64 {
         out.push('…');

@@ -8,6 +8,7 @@
 pub mod codegen;
 pub mod deny;
 pub mod facets;
+pub mod gateway;
 pub mod guard;
 pub mod names;
 pub mod policy;
@@ -16,7 +17,7 @@ pub mod table;
 
 pub use deny::{DenyList, Refusal, StatusOnly};
 pub use facets::Facet;
-pub use policy::{Diagnostic, Law, PolicyFile, PolicySources, compile};
+pub use policy::{Diagnostic, Law, PolicyFile, PolicySources, compile, compile_gateway};
 pub use table::{
     Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, Label, ReadVerb, Slot, SlotKind, Verb,
 };

@@ -4,6 +4,7 @@
 //! already exists, ...); 2 usage errors, bad references and I/O errors.
 
 mod cockpit;
+mod gateway;
 mod init;
 mod policy;
 mod serve;
@@ -35,6 +36,8 @@ enum Command {
     Init(init::InitArgs),
     /// Serve MCP over stdio (or Streamable HTTP with --http).
     Serve(serve::ServeArgs),
+    /// Put the compiled guard in front of another MCP server (over stdio).
+    Gateway(gateway::GatewayArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -43,6 +46,8 @@ enum PolicyCommand {
     Check(policy::CheckArgs),
     /// Print what `cockpit!` expands the policy to.
     Expand(policy::ExpandArgs),
+    /// List an upstream MCP server's tools and write a gateway policy to review.
+    Import(gateway::ImportArgs),
 }
 
 /// The store directory option shared by several commands.
@@ -104,6 +109,8 @@ pub fn main() -> ExitCode {
         Command::Policy(PolicyCommand::Expand(args)) => policy::expand(args),
         Command::Init(args) => init::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::Gateway(args) => gateway::run(args),
+        Command::Policy(PolicyCommand::Import(args)) => gateway::import(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

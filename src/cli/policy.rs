@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use m1nd_core::{Diagnostic, PolicySources, compile};
+use m1nd_core::{Diagnostic, PolicySources, compile, compile_gateway};
 use serde_json::{Value, json};
 
 use super::{Failure, Format, emit};
@@ -20,6 +20,9 @@ pub struct CheckArgs {
     /// `text` (as rustc shows it) or `json` (an array of diagnostics, for tools).
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
+    /// Check a gateway policy: help_cards.toml and cockpit.toml are optional.
+    #[arg(long)]
+    gateway: bool,
 }
 
 #[derive(Debug, Args)]
@@ -30,7 +33,7 @@ pub struct ExpandArgs {
 }
 
 /// The directory as diagnostics name it: as written, without a trailing `/`.
-fn display(dir: &Path) -> Result<String, Failure> {
+pub fn display(dir: &Path) -> Result<String, Failure> {
     if !dir.is_dir() {
         return Err(Failure::usage(format!("the policy directory `{}` does not exist", dir.display())));
     }
@@ -42,7 +45,8 @@ fn display(dir: &Path) -> Result<String, Failure> {
 pub fn check(args: CheckArgs) -> Result<(), Failure> {
     let display = display(&args.dir)?;
     let sources = PolicySources::read_dir(&args.dir, &display);
-    let problems = match compile(&sources) {
+    let compiled = if args.gateway { compile_gateway(&sources).map(|g| g.policy) } else { compile(&sources) };
+    let problems = match compiled {
         Ok(cockpit) => {
             return match args.format {
                 Format::Text => emit(&format!(

@@ -64,7 +64,7 @@ pub fn tools(guard: &Guard<'_>) -> Vec<Tool> {
 
 /// `readOnlyHint`: no argument can make the verb write.
 pub fn read_only_hint(verb: &str) -> bool {
-    !COCKPIT.deny.lists(verb) && COCKPIT.deny.status_only(verb).is_none()
+    COCKPIT.deny.never_writes(verb)
 }
 
 /// `destructiveHint`: the table knows only that a verb writes, not that the

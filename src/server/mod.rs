@@ -61,7 +61,7 @@ mod help;
 pub mod http;
 mod reply;
 mod snapshot;
-mod transport;
+pub mod transport;
 
 use std::path::PathBuf;
 

@@ -3,20 +3,28 @@
 use serde::de::DeserializeOwned;
 
 use super::diagnostic::{Diagnostic, Law};
-use super::raw::RawPolicy;
+use super::profile::Profile;
+use super::raw::{CardsFile, CockpitFile, RawPolicy};
 use super::source::{Loc, PolicyFile, PolicySources, ReadProblem};
 use crate::names::suggest;
 
-/// Parse all four files, reporting every file that fails, not just the first.
-pub fn load(sources: &PolicySources) -> Result<RawPolicy, Vec<Diagnostic>> {
+/// Parse the policy's files, reporting every file that fails, not just the
+/// first. A gateway policy may leave out the menu files (see [`Profile`]).
+pub fn load(sources: &PolicySources, profile: Profile) -> Result<RawPolicy, Vec<Diagnostic>> {
     let mut problems = Vec::new();
+    let optional = |file| profile == Profile::Gateway && sources.file(file).text == Err(ReadProblem::Missing);
     let tools = parse(sources, PolicyFile::Tools, &mut problems);
     let deny = parse(sources, PolicyFile::Deny, &mut problems);
-    let cards = parse(sources, PolicyFile::Cards, &mut problems);
-    let cockpit = parse(sources, PolicyFile::Cockpit, &mut problems);
+    let cards = if optional(PolicyFile::Cards) {
+        Some(CardsFile::default())
+    } else {
+        parse(sources, PolicyFile::Cards, &mut problems)
+    };
+    let menu = !optional(PolicyFile::Cockpit);
+    let cockpit = if menu { parse(sources, PolicyFile::Cockpit, &mut problems) } else { Some(CockpitFile::absent()) };
     match (tools, deny, cards, cockpit) {
         (Some(tools), Some(deny), Some(cards), Some(cockpit)) if problems.is_empty() => {
-            Ok(RawPolicy { tools, deny, cards, cockpit })
+            Ok(RawPolicy { tools, deny, cards, cockpit, profile, menu })
         }
         _ => Err(problems),
     }

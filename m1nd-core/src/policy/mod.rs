@@ -7,9 +7,11 @@ mod context;
 mod decompile;
 mod diagnostic;
 mod encode;
+mod gateway;
 mod laws;
 mod load;
 mod lower;
+mod profile;
 mod raw;
 mod source;
 
@@ -17,24 +19,43 @@ pub use crate::runtime::{WorstCase, worst_case};
 pub use decompile::decompile;
 pub use diagnostic::{Diagnostic, Law};
 pub use encode::{digest, encode};
+pub use laws::m014_pins::{DIGEST_PREFIX, is_digest};
+pub use profile::Profile;
 pub use source::{Loc, MAX_FILE_BYTES, PolicyFile, PolicySources, ReadProblem, line_col};
 
+use crate::gateway::Gateway;
 use crate::table::Cockpit;
 
-/// Compile a policy, or return every violation found.
+/// Compile a cockpit policy, or return every violation found.
 ///
 /// Parse errors (M001) are reported for all four files at once and stop
 /// there; otherwise every other law runs and all their diagnostics are
 /// returned together, in file and position order.
 pub fn compile(sources: &PolicySources) -> Result<Cockpit, Vec<Diagnostic>> {
-    let raw = load::load(sources)?;
+    compile_as(sources, Profile::Cockpit, |_, cockpit| cockpit)
+}
+
+/// Compile a gateway policy (see [`Profile::Gateway`]): the same laws, where
+/// they govern it, and the same messages as [`compile`].
+pub fn compile_gateway(sources: &PolicySources) -> Result<Gateway, Vec<Diagnostic>> {
+    compile_as(sources, Profile::Gateway, gateway::lower)
+}
+
+fn compile_as<T>(
+    sources: &PolicySources,
+    profile: Profile,
+    finish: impl FnOnce(&context::Context<'_>, Cockpit) -> T,
+) -> Result<T, Vec<Diagnostic>> {
+    let raw = load::load(sources, profile)?;
     let cx = context::Context::new(&raw);
     let mut problems = laws::check(&cx);
     if problems.is_empty() {
         let cockpit = lower::lower(&cx);
-        laws::m011_budget::check_worst_case(&cx, &cockpit, &mut problems);
+        if laws::governs(Law::M011, &cx) {
+            laws::m011_budget::check_worst_case(&cx, &cockpit, &mut problems);
+        }
         if problems.is_empty() {
-            return Ok(cockpit);
+            return Ok(finish(&cx, cockpit));
         }
     }
     problems.sort_by_key(|d| (d.file, d.at.as_ref().map(|a| a.span.start), d.law));

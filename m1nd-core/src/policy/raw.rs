@@ -11,6 +11,8 @@ use serde::Deserialize;
 use serde::de::IgnoredAny;
 use toml::Spanned;
 
+use super::profile::Profile;
+
 pub type Text = Spanned<String>;
 pub type Table<V> = BTreeMap<Text, Spanned<V>>;
 
@@ -31,6 +33,23 @@ pub struct VerbDef {
     pub accepts: Vec<Text>,
     #[serde(default)]
     pub retired: Option<Spanned<bool>>,
+    /// Gateway only: argument → the values it is pinned to (M014).
+    #[serde(default)]
+    pub pins: Table<PinDef>,
+    /// Gateway only: `blake3:` digest of the upstream's reviewed definition (M014).
+    #[serde(default)]
+    pub definition: Option<Text>,
+}
+
+/// One argument pin: exactly one of `allowed` (exact values) or `under`
+/// (absolute directories the path must lie in).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PinDef {
+    #[serde(default)]
+    pub allowed: Option<Spanned<Vec<Text>>>,
+    #[serde(default)]
+    pub under: Option<Spanned<Vec<Text>>>,
 }
 
 /// `read_only_denied.toml`
@@ -50,7 +69,7 @@ pub struct StatusOnlyDef {
 }
 
 /// `help_cards.toml`
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct CardsFile {
     #[serde(default)]
@@ -156,6 +175,24 @@ pub struct RawPolicy {
     pub deny: DenyFile,
     pub cards: CardsFile,
     pub cockpit: CockpitFile,
+    pub profile: Profile,
+    /// Whether the policy has a menu (`cockpit.toml`). Always true for a
+    /// cockpit policy; a gateway policy without one gets an empty menu.
+    pub menu: bool,
+}
+
+impl CockpitFile {
+    /// The menu of a gateway policy that has no `cockpit.toml`: no slots.
+    pub fn absent() -> Self {
+        let text = |s: &str| Spanned::new(0..0, s.to_owned());
+        Self {
+            schema: text(crate::table::SCHEMA),
+            title: text(""),
+            negative_default: None,
+            budget: None,
+            slot: Vec::new(),
+        }
+    }
 }
 
 /// Entries of a spanned table in the order they were written.

@@ -7,6 +7,16 @@ use crate::names::{canonical, is_canonical_spelling};
 
 use crate::table::SCHEMA;
 
+use super::super::profile::Profile;
+
+/// An argument name as an upstream schema may spell it: ASCII letters,
+/// digits, `_` and `-`, starting with a letter or `_`.
+fn is_plain_argument(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+}
+
 pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let schema = &cx.raw.cockpit.schema;
     if schema.get_ref() != SCHEMA {
@@ -50,14 +60,28 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             );
         }
         for arg in def.requires.iter().chain(&def.accepts) {
-            if !is_canonical_spelling(arg.get_ref()) {
+            // A gateway's argument names are the upstream's (`dryRun`); they
+            // are matched exactly, so they need only be plain names.
+            let well_formed = match cx.raw.profile {
+                Profile::Cockpit => is_canonical_spelling(arg.get_ref()),
+                Profile::Gateway => is_plain_argument(arg.get_ref()),
+            };
+            if !well_formed {
                 out.push(
                     Diagnostic::new(
                         Law::M001,
                         loc(PolicyFile::Tools, arg),
-                        format!("argument name `{}` is not snake_case", arg.get_ref()),
+                        match cx.raw.profile {
+                            Profile::Cockpit => format!("argument name `{}` is not snake_case", arg.get_ref()),
+                            Profile::Gateway => format!("argument name `{}` is not a plain name", arg.get_ref()),
+                        },
                     )
-                    .help("argument names are lower-case ASCII snake_case, starting with a letter"),
+                    .help(match cx.raw.profile {
+                        Profile::Cockpit => "argument names are lower-case ASCII snake_case, starting with a letter",
+                        Profile::Gateway => {
+                            "write the argument as the upstream's schema names it: ASCII letters, digits, `_` and `-`"
+                        }
+                    }),
                 );
             }
         }

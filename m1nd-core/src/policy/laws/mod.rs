@@ -1,4 +1,5 @@
-//! The laws M001–M012 as pure functions over the parsed policy.
+//! The laws M001–M012 and M014 as pure functions over the parsed policy: the
+//! whole registry, with which policies each law governs.
 //!
 //! Each law reports every violation it finds; none stops at the first. M001's
 //! parse errors are reported by [`super::load`] and are terminal (the other
@@ -17,24 +18,58 @@ mod m009_slots;
 mod m010_labels;
 pub mod m011_budget;
 mod m012_negative_default;
+pub mod m014_pins;
 
 use super::context::Context;
-use super::diagnostic::Diagnostic;
+use super::diagnostic::{Diagnostic, Law};
 
-/// Run every law that works on the parsed policy.
+/// Which policies a law governs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// Every policy: the verbs, the deny list, the cards, the pins.
+    Every,
+    /// Only a policy with a menu (`cockpit.toml`): every cockpit policy, and
+    /// a gateway policy that has one.
+    Menu,
+}
+
+impl Scope {
+    pub fn governs(self, cx: &Context<'_>) -> bool {
+        self == Scope::Every || cx.raw.menu
+    }
+}
+
+type Check = fn(&Context<'_>, &mut Vec<Diagnostic>);
+
+/// Every law that works on the parsed policy, in code order.
+pub const REGISTRY: &[(Law, Scope, Check)] = &[
+    (Law::M001, Scope::Every, m001_shape::check),
+    (Law::M002, Scope::Every, m002_known::check),
+    (Law::M003, Scope::Every, m003_unique::check),
+    (Law::M004, Scope::Every, m004_denied::check),
+    (Law::M005, Scope::Every, m005_status_only::check),
+    (Law::M006, Scope::Menu, m006_doors::check),
+    (Law::M007, Scope::Every, m007_arguments::check),
+    (Law::M008, Scope::Menu, m008_depth::check),
+    (Law::M009, Scope::Menu, m009_slots::check),
+    (Law::M010, Scope::Menu, m010_labels::check),
+    (Law::M011, Scope::Menu, m011_budget::check_declared),
+    (Law::M012, Scope::Menu, m012_negative_default::check),
+    (Law::M014, Scope::Every, m014_pins::check),
+];
+
+/// Whether `law` governs this policy.
+pub fn governs(law: Law, cx: &Context<'_>) -> bool {
+    REGISTRY.iter().any(|(l, scope, _)| *l == law && scope.governs(cx))
+}
+
+/// Run every law that governs the parsed policy.
 pub fn check(cx: &Context<'_>) -> Vec<Diagnostic> {
     let mut out = Vec::new();
-    m001_shape::check(cx, &mut out);
-    m002_known::check(cx, &mut out);
-    m003_unique::check(cx, &mut out);
-    m004_denied::check(cx, &mut out);
-    m005_status_only::check(cx, &mut out);
-    m006_doors::check(cx, &mut out);
-    m007_arguments::check(cx, &mut out);
-    m008_depth::check(cx, &mut out);
-    m009_slots::check(cx, &mut out);
-    m010_labels::check(cx, &mut out);
-    m011_budget::check_declared(cx, &mut out);
-    m012_negative_default::check(cx, &mut out);
+    for (_, scope, law) in REGISTRY {
+        if scope.governs(cx) {
+            law(cx, &mut out);
+        }
+    }
     out
 }

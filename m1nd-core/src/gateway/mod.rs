@@ -1,0 +1,115 @@
+//! The gateway: m1nd's compiled guard in front of any MCP server.
+//!
+//! A call from a downstream session goes through, in order, before anything
+//! is forwarded to the upstream:
+//!
+//! 1. the [`Guard`] every m1nd transport uses (names normalised as for m1nd;
+//!    unknown names, look-alikes and retired verbs refused in every session;
+//!    denied and out-of-status calls in read-only ones);
+//! 2. the [`View`]: the verb must be offered by the upstream right now, with
+//!    its reviewed definition (a changed one is hidden and refused, and the
+//!    refusal says so);
+//! 3. the arguments: only those the policy declares for the verb;
+//! 4. the [`pins`]: every pinned argument present, of the right type, and
+//!    allowed (paths canonicalised and confined).
+//!
+//! The result is the upstream's name and the arguments to forward.
+
+mod definition;
+pub mod paths;
+pub mod pins;
+mod table;
+mod view;
+
+pub use definition::digest;
+pub use table::{Gateway, GatewayTool, Pin, PinRule};
+pub use view::{Hidden, Offered, View, Why};
+
+use serde_json::{Map, Value};
+
+use crate::guard::{Guard, Refused, printable};
+use crate::names::suggest;
+use pins::PinRefused;
+
+/// Why the gateway did not forward a call.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GatewayRefused {
+    /// The guard refused the name or, read-only, the verb.
+    Guard(Refused),
+    /// The upstream offers it, but the policy's view hides it.
+    Hidden(Hidden),
+    /// The policy declares it; the upstream does not offer it now.
+    NotOffered { verb: String },
+    /// An argument the policy does not declare for the verb.
+    UndeclaredArgument { verb: String, argument: String, suggestion: Option<String> },
+    /// A pinned argument that is missing, mistyped or not allowed.
+    Pin { verb: String, refused: PinRefused },
+}
+
+impl std::fmt::Display for GatewayRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            GatewayRefused::Guard(refused) => refused.fmt(f),
+            GatewayRefused::Hidden(hidden) => hidden.fmt(f),
+            GatewayRefused::NotOffered { verb } => {
+                write!(f, "`{verb}` is declared by the policy but the upstream does not offer it")
+            }
+            GatewayRefused::UndeclaredArgument { verb, argument, suggestion: Some(s) } => {
+                write!(f, "`{verb}` takes no argument `{argument}` in this policy; did you mean `{s}`?")
+            }
+            GatewayRefused::UndeclaredArgument { verb, argument, suggestion: None } => {
+                write!(f, "`{verb}` takes no argument `{argument}` in this policy")
+            }
+            GatewayRefused::Pin { verb, refused } => write!(f, "`{verb}` refused: {refused}"),
+        }
+    }
+}
+
+/// A call the gateway lets through: whom to ask, with what.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Forward {
+    /// The policy's name for the tool.
+    pub verb: String,
+    /// The upstream's own name.
+    pub upstream: String,
+    /// The arguments, with pinned paths canonicalised.
+    pub arguments: Map<String, Value>,
+}
+
+/// Check one `tools/call` against the policy and the current view.
+pub fn check(
+    gateway: &Gateway,
+    guard: &Guard<'_>,
+    view: &View,
+    name: &str,
+    arguments: Option<&Map<String, Value>>,
+) -> Result<Forward, GatewayRefused> {
+    let verb = match guard.check(name, arguments) {
+        Ok(verb) => verb,
+        Err(refused @ (Refused::Unknown { .. } | Refused::LookAlike { .. })) => {
+            return Err(view.why_hidden(name).cloned().map_or(GatewayRefused::Guard(refused), GatewayRefused::Hidden));
+        }
+        Err(refused) => return Err(GatewayRefused::Guard(refused)),
+    };
+    let verb_name = verb.name.to_string();
+    let Some(offered) = view.find(&verb.name) else {
+        return Err(view
+            .why_hidden(&verb.name)
+            .cloned()
+            .map_or(GatewayRefused::NotOffered { verb: verb_name }, GatewayRefused::Hidden));
+    };
+    let mut forwarded = arguments.cloned().unwrap_or_default();
+    let declared = || verb.requires.iter().chain(verb.accepts.iter()).map(|a| &**a);
+    if let Some(argument) = forwarded.keys().find(|k| !declared().any(|d| d == k.as_str())) {
+        return Err(GatewayRefused::UndeclaredArgument {
+            verb: verb_name,
+            argument: printable(argument),
+            suggestion: suggest(argument, declared()).map(str::to_owned),
+        });
+    }
+    if let Some(tool) = gateway.tool(&verb.name) {
+        pins::enforce(tool, &mut forwarded)
+            .map_err(|refused| GatewayRefused::Pin { verb: verb_name.clone(), refused })?;
+    }
+    Ok(Forward { verb: verb_name, upstream: offered.upstream.clone(), arguments: forwarded })
+}

@@ -1,0 +1,53 @@
+//! The compiled gateway policy: the verb table and deny list every guard
+//! uses, plus what only a gateway enforces — argument pins and the digests
+//! of the tool definitions a person reviewed.
+//!
+//! Like [`Cockpit`], every field is a `Cow<'static, _>`, so the same type can
+//! be built at run time by [`crate::policy::compile_gateway`] or written as a
+//! `static`.
+
+use crate::table::{Cockpit, List, Str};
+
+/// A gateway policy, after every law holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Gateway {
+    /// Verbs, deny list and status-only rules: what [`crate::guard::Guard`] checks.
+    pub policy: Cockpit,
+    /// One entry per verb, in tools.toml order.
+    pub tools: List<GatewayTool>,
+}
+
+/// What the gateway checks for one verb beyond the guard.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GatewayTool {
+    /// The canonical verb name.
+    pub verb: Str,
+    /// `blake3:` digest of the upstream definition that was reviewed; a live
+    /// definition with another digest is hidden and refused.
+    pub definition: Option<Str>,
+    pub pins: List<Pin>,
+}
+
+/// One argument scoped to allowed values.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Pin {
+    pub argument: Str,
+    pub rule: PinRule,
+}
+
+/// What a pinned argument may hold.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum PinRule {
+    /// Exactly one of these strings, byte for byte.
+    Allowed(List<Str>),
+    /// A path (or every path of an array) that, canonicalised, lies in one of
+    /// these absolute directories.
+    Under(List<Str>),
+}
+
+impl Gateway {
+    /// The gateway entry of a canonical verb.
+    pub fn tool(&self, verb: &str) -> Option<&GatewayTool> {
+        self.tools.iter().find(|t| t.verb == verb)
+    }
+}

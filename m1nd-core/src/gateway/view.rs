@@ -1,0 +1,191 @@
+//! The policy's view of an upstream's tools: what a session lists, and why
+//! everything else is hidden.
+//!
+//! The invariant: a tool is offered only if the policy declares it (names
+//! normalised as for m1nd, exactly one upstream tool per verb), it is not
+//! retired, the session may call it, and — when the policy pins its
+//! definition — the live definition has the pinned digest. Everything else
+//! is hidden, with the reason kept so that a call to it is refused with that
+//! reason. What is offered carries the policy's annotations, never the
+//! upstream's hints, and the upstream's description only when the policy
+//! pinned (so a person reviewed) it.
+
+use std::collections::HashSet;
+
+use serde_json::{Value, json};
+
+use super::definition::digest;
+use super::table::Gateway;
+use crate::guard::{Guard, MAX_NAME_BYTES, printable};
+use crate::names::{NameIndex, Resolution, canonical};
+
+/// A tool the session may see and call.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Offered {
+    /// The policy's (canonical) name: what the session calls.
+    pub verb: String,
+    /// The upstream's own name: what is forwarded.
+    pub upstream: String,
+    /// The definition served downstream.
+    pub tool: Value,
+}
+
+/// An upstream tool that is not offered, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Hidden {
+    /// The upstream's name, made printable.
+    pub upstream: String,
+    pub why: Why,
+}
+
+/// Why an upstream tool is hidden.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Why {
+    /// The policy does not declare it (fail closed).
+    Undeclared,
+    /// A non-ASCII imitation of a declared verb.
+    LookAlike { verb: String },
+    /// The policy retired the verb it names.
+    Retired { verb: String },
+    /// Two upstream tools fold to the same verb; neither is offered.
+    Ambiguous { verb: String },
+    /// Its definition is not the one reviewed.
+    Changed { verb: String, pinned: String, live: String },
+    /// No usable name.
+    Malformed,
+}
+
+impl std::fmt::Display for Hidden {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let name = &self.upstream;
+        match &self.why {
+            Why::Undeclared => {
+                write!(f, "the upstream offers `{name}`, which the policy does not declare: hidden and refused")
+            }
+            Why::LookAlike { verb } => {
+                write!(f, "the upstream's `{name}` is a look-alike of `{verb}` (non-ASCII letters): hidden and refused")
+            }
+            Why::Retired { verb } => {
+                write!(f, "the upstream's `{name}` is `{verb}`, which the policy retired: hidden and refused")
+            }
+            Why::Ambiguous { verb } => write!(
+                f,
+                "the upstream offers more than one tool named `{verb}` once case and prefixes are folded: `{name}` is hidden and refused"
+            ),
+            Why::Changed { verb, pinned, live } => write!(
+                f,
+                "`{verb}`'s definition changed since it was reviewed (pinned {}, live {}): hidden and refused until a person reviews it with `m1nd policy import --update`",
+                short_digest(pinned),
+                short_digest(live)
+            ),
+            Why::Malformed => f.write_str("the upstream listed a tool without a usable name: hidden"),
+        }
+    }
+}
+
+/// What one session sees of the upstream.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct View {
+    offered: Vec<Offered>,
+    hidden: Vec<Hidden>,
+}
+
+impl View {
+    /// The view of `listed` (the upstream's `tools/list` items, as JSON).
+    pub fn new(gateway: &Gateway, guard: &Guard<'_>, listed: &[Value]) -> Self {
+        let names = NameIndex::new(gateway.policy.verbs.iter().map(|v| &*v.name));
+        let mut claimed = HashSet::new();
+        let mut candidates = Vec::new();
+        let mut hidden = Vec::new();
+        for definition in listed {
+            let Some(name) = definition.get("name").and_then(Value::as_str).filter(|n| n.len() <= MAX_NAME_BYTES)
+            else {
+                hidden.push(Hidden { upstream: String::new(), why: Why::Malformed });
+                continue;
+            };
+            let upstream = printable(name);
+            match names.resolve(name) {
+                Resolution::Known(verb) => {
+                    if !claimed.insert(verb) {
+                        hidden.push(Hidden { upstream, why: Why::Ambiguous { verb: verb.to_owned() } });
+                    } else {
+                        candidates.push((verb, name, definition));
+                    }
+                }
+                Resolution::LookAlike { verb, .. } => {
+                    hidden.push(Hidden { upstream, why: Why::LookAlike { verb: verb.to_owned() } })
+                }
+                Resolution::Unknown { .. } => hidden.push(Hidden { upstream, why: Why::Undeclared }),
+            }
+        }
+        let mut offered = Vec::new();
+        for (verb, name, definition) in candidates {
+            let upstream = printable(name);
+            if hidden.iter().any(|h| matches!(&h.why, Why::Ambiguous { verb: v } if v == verb)) {
+                hidden.push(Hidden { upstream, why: Why::Ambiguous { verb: verb.to_owned() } });
+                continue;
+            }
+            let Some(def) = gateway.policy.verb(verb) else { continue };
+            if def.retired {
+                hidden.push(Hidden { upstream, why: Why::Retired { verb: verb.to_owned() } });
+                continue;
+            }
+            let pinned = gateway.tool(verb).and_then(|t| t.definition.as_deref());
+            let live = digest(definition);
+            if let Some(pinned) = pinned
+                && pinned != live
+            {
+                hidden.push(Hidden {
+                    upstream,
+                    why: Why::Changed { verb: verb.to_owned(), pinned: pinned.to_owned(), live },
+                });
+                continue;
+            }
+            if !guard.lists(def) {
+                continue;
+            }
+            let read_only = gateway.policy.deny.never_writes(verb);
+            let description = match (pinned, definition.get("description")) {
+                (Some(_), Some(Value::String(d))) => d.clone(),
+                _ => def.summary.to_string(),
+            };
+            let schema = definition.get("inputSchema").cloned().unwrap_or_else(|| json!({"type": "object"}));
+            let tool = json!({
+                "name": verb,
+                "description": description,
+                "inputSchema": schema,
+                "annotations": { "readOnlyHint": read_only, "destructiveHint": !read_only },
+            });
+            offered.push(Offered { verb: verb.to_owned(), upstream: name.to_owned(), tool });
+        }
+        Self { offered, hidden }
+    }
+
+    /// The tools a session lists, in upstream order.
+    pub fn offered(&self) -> &[Offered] {
+        &self.offered
+    }
+
+    /// What the upstream offers that the session does not see, with why.
+    pub fn hidden(&self) -> &[Hidden] {
+        &self.hidden
+    }
+
+    /// The offered tool for a canonical verb.
+    pub fn find(&self, verb: &str) -> Option<&Offered> {
+        self.offered.iter().find(|o| o.verb == verb)
+    }
+
+    /// Why a canonical verb or a written upstream name is hidden, if it is.
+    pub fn why_hidden(&self, verb_or_name: &str) -> Option<&Hidden> {
+        let written = canonical(verb_or_name);
+        self.hidden.iter().find(|h| {
+            canonical(&h.upstream) == written
+                || matches!(&h.why, Why::Changed { verb, .. } | Why::Ambiguous { verb } | Why::Retired { verb } if verb == verb_or_name)
+        })
+    }
+}
+
+fn short_digest(d: &str) -> &str {
+    d.get(..crate::policy::DIGEST_PREFIX.len() + 12).unwrap_or(d)
+}

@@ -1,0 +1,40 @@
+//! Lowering what only a gateway enforces: pins and definition digests.
+
+use std::borrow::Cow;
+
+use super::context::Context;
+use super::raw::in_source_order;
+use crate::gateway::{Gateway, GatewayTool, Pin, PinRule};
+use crate::table::{Cockpit, Str};
+
+/// Build the gateway table around the lowered cockpit. The laws hold.
+pub fn lower(cx: &Context<'_>, policy: Cockpit) -> Gateway {
+    let tools = cx
+        .verbs_in_order()
+        .into_iter()
+        .map(|(name, def)| {
+            let def = def.get_ref();
+            let pins = in_source_order(&def.pins)
+                .into_iter()
+                .filter_map(|(argument, pin)| {
+                    let pin = pin.get_ref();
+                    let strings = |list: &toml::Spanned<Vec<super::raw::Text>>| -> Cow<'static, [Str]> {
+                        Cow::Owned(list.get_ref().iter().map(|t| Cow::Owned(t.get_ref().clone())).collect())
+                    };
+                    let rule = match (&pin.allowed, &pin.under) {
+                        (Some(allowed), None) => PinRule::Allowed(strings(allowed)),
+                        (None, Some(under)) => PinRule::Under(strings(under)),
+                        _ => return None,
+                    };
+                    Some(Pin { argument: Cow::Owned(argument.get_ref().clone()), rule })
+                })
+                .collect();
+            GatewayTool {
+                verb: Cow::Owned(name.get_ref().clone()),
+                definition: def.definition.as_ref().map(|d| Cow::Owned(d.get_ref().clone())),
+                pins: Cow::Owned(pins),
+            }
+        })
+        .collect();
+    Gateway { policy, tools: Cow::Owned(tools) }
+}

@@ -1,0 +1,94 @@
+//! `m1nd gateway` and `m1nd policy import`: the guard in front of another
+//! MCP server, and the policy it starts from.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use m1nd::gateway::{self, ImportOptions, Options, Upstream};
+
+use super::serve::{READ_ONLY_ENV, read_only_from_env};
+use super::{Failure, emit};
+
+#[derive(Debug, Args)]
+pub struct GatewayArgs {
+    /// The gateway policy directory (tools.toml and read_only_denied.toml).
+    #[arg(long, value_name = "DIR")]
+    policy: PathBuf,
+    /// Hide and refuse every tool the deny list names (also: M1ND_READ_ONLY=1).
+    #[arg(long)]
+    read_only: bool,
+    /// Seconds one forwarded call may take before it is answered with an error.
+    #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
+    call_timeout: f64,
+    /// The upstream MCP server to start, after `--`.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    command: Vec<OsString>,
+}
+
+#[derive(Debug, Args)]
+pub struct ImportArgs {
+    /// Where to write the policy (or, with --update, the reviewed policy to compare).
+    #[arg(long, value_name = "DIR")]
+    policy: PathBuf,
+    /// Propose denying only the tools that do not hint `readOnlyHint: true`.
+    #[arg(long)]
+    read_only_from_hints: bool,
+    /// Show how the upstream's definitions differ from the reviewed pins, as a diff.
+    #[arg(long)]
+    update: bool,
+    /// The upstream MCP server to start, after `--`.
+    #[arg(last = true, required = true, value_name = "CMD")]
+    command: Vec<OsString>,
+}
+
+fn upstream(command: Vec<OsString>) -> Result<Upstream, Failure> {
+    let mut parts = command.into_iter();
+    let program = parts.next().ok_or_else(|| Failure::usage("name the upstream server after `--`"))?;
+    Ok(Upstream::new(program, parts))
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::usage(format!("cannot start the async runtime: {e}")))
+}
+
+pub fn run(args: GatewayArgs) -> Result<(), Failure> {
+    let display = super::policy::display(&args.policy)?;
+    // Validate before deploy: the same laws and messages as `policy check --gateway`.
+    let policy = gateway::load(&args.policy, &display).map_err(|rendered| {
+        eprintln!("{}", rendered.join("\n\n"));
+        let n = rendered.len();
+        Failure::refused(format!(
+            "{display} breaks {n} law{}; the gateway does not start",
+            if n == 1 { "" } else { "s" }
+        ))
+    })?;
+    let read_only = args.read_only || read_only_from_env(std::env::var_os(READ_ONLY_ENV))?;
+    let call_timeout = Duration::try_from_secs_f64(args.call_timeout)
+        .ok()
+        .filter(|t| !t.is_zero())
+        .ok_or_else(|| Failure::usage("--call-timeout must be a positive number of seconds"))?;
+    let upstream = upstream(args.command)?;
+    // One policy per process, alive until it exits.
+    let policy = Box::leak(Box::new(policy));
+    let options = Options { read_only, call_timeout };
+    runtime()?.block_on(async move {
+        gateway::serve(policy, options, upstream, crate::server::transport::Stdio::new()).await.map_err(Failure::usage)
+    })
+}
+
+pub fn import(args: ImportArgs) -> Result<(), Failure> {
+    let options = ImportOptions {
+        upstream: upstream(args.command)?,
+        dir: args.policy,
+        read_only_from_hints: args.read_only_from_hints,
+        update: args.update,
+    };
+    let report = runtime()?.block_on(gateway::import(options)).map_err(Failure::usage)?;
+    emit(&report)
+}

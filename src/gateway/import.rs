@@ -1,0 +1,177 @@
+//! `m1nd policy import`: list an upstream's tools and write a gateway policy
+//! for a person to review.
+//!
+//! `tools.toml` gets each tool's summary (the first line of its
+//! description), its arguments (`requires` from the schema's `required`,
+//! `accepts` for the rest) and the digest of its whole definition.
+//! `read_only_denied.toml` is a proposal, every entry marked for review: by
+//! default every tool is proposed denied, since an upstream's hints are not
+//! evidence; with `--read-only-from-hints` only the tools that do not claim
+//! `readOnlyHint: true` are, and the others are listed as comments.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use m1nd_core::gateway::digest;
+use m1nd_core::names::is_canonical_spelling;
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use serde_json::Value;
+
+use super::upstream::{Upstream, list};
+
+/// What `policy import` was asked to do.
+#[derive(Clone, Debug)]
+pub struct ImportOptions {
+    pub upstream: Upstream,
+    /// Where the policy is written.
+    pub dir: PathBuf,
+    /// Trust `readOnlyHint: true` as a starting point for the deny list.
+    pub read_only_from_hints: bool,
+    /// Compare with the policy already in `dir` instead of writing one.
+    pub update: bool,
+}
+
+/// What an import produced.
+pub struct Imported {
+    pub tools_toml: String,
+    pub deny_toml: String,
+    /// Upstream tools left out, with why.
+    pub skipped: Vec<String>,
+}
+
+/// List the upstream and build the two policy files.
+pub async fn import_files(options: &ImportOptions) -> Result<Imported, String> {
+    let handler = ClientConfig::new(
+        ClientCapabilities::default(),
+        Implementation::new("m1nd-policy-import", env!("CARGO_PKG_VERSION")),
+    );
+    let client = options.upstream.connect(handler).await?;
+    let listed = list(client.peer(), options.upstream.start_timeout).await;
+    let _ = client.cancel().await;
+    Ok(files(&listed?, options.read_only_from_hints))
+}
+
+/// Run `policy import`: write the files, or with `update` return the diff.
+pub async fn import(options: ImportOptions) -> Result<String, String> {
+    let imported = import_files(&options).await?;
+    let tools_path = options.dir.join("tools.toml");
+    let mut report = String::new();
+    for skipped in &imported.skipped {
+        let _ = writeln!(report, "skipped: {skipped}");
+    }
+    if options.update {
+        let old =
+            std::fs::read_to_string(&tools_path).map_err(|e| format!("cannot read {}: {e}", tools_path.display()))?;
+        let diff = similar::TextDiff::from_lines(&old, &imported.tools_toml);
+        if diff.ratio() == 1.0 {
+            let _ = writeln!(report, "{}: every pin matches the upstream", tools_path.display());
+        } else {
+            let _ = write!(
+                report,
+                "{}",
+                diff.unified_diff()
+                    .context_radius(3)
+                    .header(&format!("{} (reviewed)", tools_path.display()), "upstream now")
+            );
+        }
+        return Ok(report);
+    }
+    if tools_path.exists() {
+        return Err(format!(
+            "{} exists; a reviewed policy is never overwritten: compare with `m1nd policy import --update`",
+            tools_path.display()
+        ));
+    }
+    std::fs::create_dir_all(&options.dir).map_err(|e| format!("cannot create {}: {e}", options.dir.display()))?;
+    std::fs::write(&tools_path, &imported.tools_toml)
+        .map_err(|e| format!("cannot write {}: {e}", tools_path.display()))?;
+    let deny_path = options.dir.join("read_only_denied.toml");
+    std::fs::write(&deny_path, &imported.deny_toml)
+        .map_err(|e| format!("cannot write {}: {e}", deny_path.display()))?;
+    let _ = writeln!(
+        report,
+        "wrote {} and {}: review every deny entry, then check with `m1nd policy check --gateway {}`",
+        tools_path.display(),
+        deny_path.display(),
+        options.dir.display()
+    );
+    Ok(report)
+}
+
+/// The two files for a listing.
+pub fn files(listed: &[Value], read_only_from_hints: bool) -> Imported {
+    let mut tools = String::from(
+        "# tools.toml: imported by `m1nd policy import` from the upstream's tools/list.\n\
+         # `definition` pins the digest of each tool's whole definition: if the upstream changes it, the\n\
+         # gateway hides and refuses the tool until it is reviewed again (`m1nd policy import --update`).\n",
+    );
+    let mut deny = String::from(
+        "# read_only_denied.toml: PROPOSED by `m1nd policy import`. Review every entry: a read-only session\n\
+         # may call exactly the tools that are not listed here.\n\
+         tools = [\n",
+    );
+    let mut not_denied = String::new();
+    let mut skipped = Vec::new();
+    for definition in listed {
+        let Some(name) = definition.get("name").and_then(Value::as_str) else {
+            skipped.push("a tool without a name".to_owned());
+            continue;
+        };
+        if !is_canonical_spelling(name) {
+            skipped.push(format!("`{name}`: a policy verb is lower-case ASCII snake_case"));
+            continue;
+        }
+        let schema = definition.get("inputSchema");
+        let properties: Vec<&str> = schema
+            .and_then(|s| s.get("properties"))
+            .and_then(Value::as_object)
+            .map(|p| p.keys().map(String::as_str).collect())
+            .unwrap_or_default();
+        let required: Vec<&str> = schema
+            .and_then(|s| s.get("required"))
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).filter(|r| properties.contains(r)).collect())
+            .unwrap_or_default();
+        let accepts: Vec<&str> = properties.iter().copied().filter(|p| !required.contains(p)).collect();
+        let summary = definition
+            .get("description")
+            .and_then(Value::as_str)
+            .and_then(|d| d.lines().map(str::trim).find(|l| !l.is_empty()))
+            .map(|l| l.chars().take(200).collect::<String>())
+            .unwrap_or_else(|| format!("{name} (the upstream gives no description)"));
+        let _ = writeln!(tools, "\n[verbs.{name}]\nsummary = {}", quote(&summary));
+        if !required.is_empty() {
+            let _ = writeln!(tools, "requires = {}", array(&required));
+        }
+        if !accepts.is_empty() {
+            let _ = writeln!(tools, "accepts = {}", array(&accepts));
+        }
+        let _ = writeln!(tools, "definition = \"{}\"", digest(definition));
+        let hinted_read_only =
+            definition.get("annotations").and_then(|a| a.get("readOnlyHint")).and_then(Value::as_bool) == Some(true);
+        if read_only_from_hints && hinted_read_only {
+            let _ = writeln!(
+                not_denied,
+                "#   {} -- REVIEW: not proposed denied only because the upstream hints readOnlyHint: true",
+                quote(name)
+            );
+        } else {
+            let why = if hinted_read_only { "the upstream's hints are not trusted" } else { "no readOnlyHint: true" };
+            let _ = writeln!(deny, "  {}, # REVIEW: proposed denied ({why})", quote(name));
+        }
+    }
+    deny.push_str("]\n");
+    if !not_denied.is_empty() {
+        deny.push_str("\n# Not listed above, so callable in read-only sessions:\n");
+        deny.push_str(&not_denied);
+    }
+    Imported { tools_toml: tools, deny_toml: deny, skipped }
+}
+
+fn quote(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned())
+}
+
+fn array(items: &[&str]) -> String {
+    format!("[{}]", items.iter().map(|i| quote(i)).collect::<Vec<_>>().join(", "))
+}

@@ -1,0 +1,42 @@
+//! `m1nd gateway`: m1nd's compiled guard in front of any MCP server.
+//!
+//! # The invariant
+//!
+//! Nothing reaches the upstream that the policy did not let through. Every
+//! downstream `tools/call` goes through [`m1nd_core::gateway::check`] — the
+//! guard every m1nd transport uses, the policy's view of the upstream's
+//! tools, the declared arguments and the argument pins — before a request is
+//! written to the upstream. `tools/list` is that view: undeclared tools,
+//! tools whose definition no longer has its pinned digest, and (read-only)
+//! denied tools are absent, and the annotations are the policy's.
+//!
+//! # When the upstream misbehaves
+//!
+//! A call the upstream does not answer within the call timeout, or answers
+//! after dying, becomes a tool error naming what happened; the downstream
+//! session goes on. Lines that are not JSON-RPC are dropped by rmcp's client
+//! transport, so junk on the upstream's stdout costs at most a timeout. When
+//! the upstream says its tools changed, the gateway lists them again, re-checks
+//! every definition, and tells the downstream client only if what it may see
+//! changed.
+
+mod import;
+mod session;
+mod upstream;
+
+use std::path::Path;
+
+use m1nd_core::gateway::Gateway;
+use m1nd_core::{PolicySources, compile_gateway};
+
+pub use import::{ImportOptions, import};
+pub use session::{Options, serve};
+pub use upstream::Upstream;
+
+/// Compile the gateway policy in `dir`, or render every violation exactly as
+/// `m1nd policy check --gateway` does.
+pub fn load(dir: &Path, display: &str) -> Result<Gateway, Vec<String>> {
+    let sources = PolicySources::read_dir(dir, display);
+    compile_gateway(&sources)
+        .map_err(|problems| problems.iter().map(|d| format!("error: {}", d.render(&sources))).collect())
+}

@@ -1,0 +1,197 @@
+//! The downstream side: an rmcp server whose tools are the policy's view of
+//! the upstream, and whose every call is checked before it is forwarded.
+
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use m1nd_core::gateway::{self, Gateway, View};
+use m1nd_core::guard::Guard;
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
+    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::transport::IntoTransport;
+use rmcp::{ErrorData as McpError, Peer, RoleClient, RoleServer, ServerHandler, ServiceExt};
+use serde_json::Value;
+
+use super::upstream::{Listener, Upstream, list};
+
+/// How a gateway session is set up.
+#[derive(Clone, Debug)]
+pub struct Options {
+    /// Hide and refuse every tool the deny list names.
+    pub read_only: bool,
+    /// How long one forwarded call may take.
+    pub call_timeout: Duration,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self { read_only: false, call_timeout: Duration::from_secs(30) }
+    }
+}
+
+/// What the two sides share.
+pub(super) struct State {
+    gateway: &'static Gateway,
+    guard: Guard<'static>,
+    options: Options,
+    view: RwLock<Arc<View>>,
+    upstream: Mutex<Option<Peer<RoleClient>>>,
+    downstream: Mutex<Option<Peer<RoleServer>>>,
+}
+
+impl State {
+    fn new(gateway: &'static Gateway, options: Options) -> Self {
+        Self {
+            gateway,
+            guard: Guard::new(&gateway.policy, options.read_only),
+            options,
+            view: RwLock::new(Arc::new(View::default())),
+            upstream: Mutex::new(None),
+            downstream: Mutex::new(None),
+        }
+    }
+
+    fn view(&self) -> Arc<View> {
+        self.view.read().map(|v| Arc::clone(&v)).unwrap_or_default()
+    }
+
+    /// List the upstream's tools again and re-check every one. Says on
+    /// stderr what is hidden and why; tells the downstream client only when
+    /// the tools it may see changed.
+    pub(super) async fn refresh(&self, peer: &Peer<RoleClient>) -> bool {
+        let listed = match list(peer, self.options.call_timeout).await {
+            Ok(listed) => listed,
+            Err(e) => {
+                eprintln!("m1nd gateway: {e}; keeping the last checked list");
+                return false;
+            }
+        };
+        let fresh = View::new(self.gateway, &self.guard, &listed);
+        let old = self.view();
+        for hidden in fresh.hidden().iter().filter(|h| !old.hidden().contains(h)) {
+            eprintln!("m1nd gateway: {hidden}");
+        }
+        let changed = fresh.offered() != old.offered();
+        if let Ok(mut view) = self.view.write() {
+            *view = Arc::new(fresh);
+        }
+        let downstream = self.downstream.lock().ok().and_then(|d| d.clone());
+        if changed && let Some(downstream) = downstream {
+            let _ = downstream.notify_tool_list_changed().await;
+        }
+        true
+    }
+
+    async fn call(&self, request: CallToolRequestParams) -> CallToolResult {
+        let view = self.view();
+        let forward = match gateway::check(self.gateway, &self.guard, &view, &request.name, request.arguments.as_ref())
+        {
+            Ok(forward) => forward,
+            Err(refused) => return error(refused.to_string()),
+        };
+        let Some(peer) = self.upstream.lock().ok().and_then(|u| u.clone()) else {
+            return error("the upstream is not connected");
+        };
+        let params = CallToolRequestParams::new(forward.upstream).with_arguments(forward.arguments);
+        let timeout = self.options.call_timeout;
+        match tokio::time::timeout(timeout, peer.call_tool(params)).await {
+            Ok(Ok(result)) => result,
+            Ok(Err(e)) => error(format!("`{}`: the upstream did not answer: {e}", forward.verb)),
+            Err(_) => error(format!(
+                "`{}`: the upstream did not answer within {} s; the call may or may not have run there",
+                forward.verb,
+                timeout.as_secs()
+            )),
+        }
+    }
+}
+
+fn error(text: impl Into<String>) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(text.into())])
+}
+
+/// The rmcp server a downstream client talks to.
+struct GatewayServer {
+    state: Arc<State>,
+}
+
+impl ServerHandler for GatewayServer {
+    fn get_info(&self) -> ServerConfig {
+        let capabilities = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build();
+        let mode = if self.state.options.read_only {
+            "This session is attached read-only: tools that write are neither listed nor callable."
+        } else {
+            "Every call is checked against the policy before it is forwarded."
+        };
+        ServerConfig::new(capabilities)
+            .with_server_info(Implementation::new("m1nd-gateway", env!("CARGO_PKG_VERSION")))
+            .with_instructions(format!(
+                "m1nd gateway: the tools of another MCP server, as a checked policy allows them. {mode}"
+            ))
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        if let Ok(mut downstream) = self.state.downstream.lock() {
+            *downstream = Some(context.peer);
+        }
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let tools = self.state.view().offered().iter().filter_map(|o| to_tool(&o.tool)).collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    fn get_tool(&self, name: &str) -> Option<Tool> {
+        self.state.view().find(name).and_then(|o| to_tool(&o.tool))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        Ok(self.state.call(request).await.into())
+    }
+}
+
+fn to_tool(definition: &Value) -> Option<Tool> {
+    serde_json::from_value(definition.clone()).ok()
+}
+
+/// Start the upstream, check its tools, and serve `downstream` until it
+/// closes. `gateway` is a compiled gateway policy (a `static`, or one
+/// leaked once per process).
+pub async fn serve<T, E, A>(
+    gateway: &'static Gateway,
+    options: Options,
+    upstream: Upstream,
+    downstream: T,
+) -> Result<(), String>
+where
+    T: IntoTransport<RoleServer, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let state = Arc::new(State::new(gateway, options));
+    let client = upstream.connect(Listener { state: Arc::clone(&state) }).await?;
+    let peer = client.peer().clone();
+    if let Ok(mut slot) = state.upstream.lock() {
+        *slot = Some(peer.clone());
+    }
+    if !state.refresh(&peer).await {
+        return Err("the upstream's tools could not be listed; nothing to serve".to_owned());
+    }
+    let server = GatewayServer { state }
+        .serve(downstream)
+        .await
+        .map_err(|e| format!("the downstream MCP session did not start: {e}"))?;
+    let ended = server.waiting().await.map(|_| ()).map_err(|e| format!("the downstream session ended abnormally: {e}"));
+    let _ = client.cancel().await;
+    ended
+}

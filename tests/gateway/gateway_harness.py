@@ -1,0 +1,114 @@
+"""Shared by the gateway suites: start `m1nd gateway` in front of a real upstream and drive it with
+the official MCP Python SDK, and take byte-level snapshots of what the upstream could write.
+
+Expectations come from the policy files (tools.toml, read_only_denied.toml), never from a list
+written here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import shutil
+import sys
+import tomllib
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parents[1]
+POLICIES = HERE / "policies"
+_RUNS = itertools.count(1)
+
+
+def m1nd_bin() -> Path:
+    path = Path(os.environ.get("M1ND_BIN", "target/debug/m1nd"))
+    if not path.is_absolute():
+        path = ROOT / path
+    if not path.is_file():
+        raise FileNotFoundError(f"m1nd binary not found at {path}; build it with `cargo build -p m1nd` or set M1ND_BIN")
+    return path
+
+
+def venv_bin(name: str) -> str:
+    """A console script installed in the venv running this suite (mcp-server-git)."""
+    return str(Path(sys.executable).parent / name)
+
+
+def policy(name: str) -> dict[str, Any]:
+    """The reviewed policy `name`: its verbs and its deny list."""
+    with open(POLICIES / name / "tools.toml", "rb") as f:
+        verbs = tomllib.load(f)["verbs"]
+    with open(POLICIES / name / "read_only_denied.toml", "rb") as f:
+        denied = tomllib.load(f)["tools"]
+    return {"verbs": verbs, "denied": denied}
+
+
+def with_pins(name: str, dest: Path, argument: str, under: Path) -> Path:
+    """A copy of the reviewed policy whose every verb taking `argument` pins it under `under`."""
+    shutil.copytree(POLICIES / name, dest)
+    verbs = policy(name)["verbs"]
+    with open(dest / "tools.toml", "a") as f:
+        for verb, definition in verbs.items():
+            if argument in definition.get("requires", []) + definition.get("accepts", []):
+                f.write(f'\n[verbs.{verb}.pins]\n{argument} = {{ under = ["{under}"] }}\n')
+    return dest
+
+
+def name_forms(verb: str) -> list[str]:
+    """Every spelling of a verb that the guard folds to it: prefixes, case, surrounding space."""
+    return [verb, verb.upper(), f"m1nd.{verb}", f"m1nd_{verb}", f"M1ND.{verb.title()}", f"  {verb}\t", verb.swapcase()]
+
+
+def tree_digest(root: Path) -> dict[str, str]:
+    """sha256 of every file under root (objects, refs, the index and the worktree), by path."""
+    out = {}
+    for path in sorted(root.rglob("*")):
+        if path.is_symlink():
+            out[path.relative_to(root).as_posix()] = "link:" + os.readlink(path)
+        elif path.is_file():
+            out[path.relative_to(root).as_posix()] = hashlib.sha256(path.read_bytes()).hexdigest()
+    return out
+
+
+def text_of(result: Any) -> str:
+    return "\n".join(block.text for block in result.content if getattr(block, "type", None) == "text")
+
+
+@dataclass
+class Gateway:
+    session: ClientSession
+    stderr_path: Path
+
+    def stderr(self) -> str:
+        return self.stderr_path.read_text(errors="replace")
+
+
+@asynccontextmanager
+async def gateway(
+    policy_dir: Path, upstream: list[str], *, read_only: bool = False, log_dir: Path, extra: list[str] | None = None
+) -> AsyncIterator[Gateway]:
+    """`m1nd gateway --policy DIR [--read-only] -- UPSTREAM...`, initialized."""
+    args = ["gateway", "--policy", str(policy_dir)] + (["--read-only"] if read_only else []) + (extra or [])
+    args += ["--", *upstream]
+    stderr_path = log_dir / f"gateway-{next(_RUNS)}.stderr"
+    params = StdioServerParameters(command=str(m1nd_bin()), args=args, cwd=str(log_dir))
+    with open(stderr_path, "w") as errlog:
+        try:
+            async with stdio_client(params, errlog=errlog) as (read, write):
+                async with ClientSession(read, write) as session:
+                    await session.initialize()
+                    yield Gateway(session, stderr_path)
+        except BaseException as e:
+            errlog.flush()
+            tail = stderr_path.read_text(errors="replace")[-4000:]
+            if tail.strip() and hasattr(e, "add_note"):
+                e.add_note(f"m1nd {' '.join(args)} stderr:\n{tail}")
+            raise

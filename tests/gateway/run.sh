@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The gateway suites: `m1nd gateway` in front of real upstreams (mcp-server-git from PyPI), driven by
+# the official MCP Python SDK.
+#
+#   tests/gateway/run.sh          build if needed, install the upstreams, run pytest
+#   tests/gateway/run.sh -k pin   extra arguments go to pytest
+#
+# The venv lives in target/gateway-venv and is reused while requirements.txt is unchanged.
+# M1ND_BIN names the m1nd binary and skips the build.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+cd "$root"
+
+venv="$root/target/gateway-venv"
+req="$here/requirements.txt"
+export PYTHONDONTWRITEBYTECODE=1
+
+if [[ ! -x "$venv/bin/python" ]]; then
+  echo "gateway: creating venv in $venv" >&2
+  mkdir -p "$root/target"
+  "${PYTHON:-python3}" -m venv "$venv"
+fi
+stamp="$venv/.requirements.sha256"
+want="$(sha256sum "$req" | cut -d' ' -f1)"
+if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
+  echo "gateway: installing $(grep -Ev '^\s*(#|$)' "$req" | tr '\n' ' ')" >&2
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"
+  echo "$want" >"$stamp"
+fi
+
+if [[ -z "${M1ND_BIN:-}" ]]; then
+  cargo build --quiet -p m1nd
+  target_dir="${CARGO_TARGET_DIR:-target}"
+  [[ "$target_dir" == /* ]] || target_dir="$root/$target_dir"
+  export M1ND_BIN="$target_dir/debug/m1nd"
+fi
+
+set +e
+"$venv/bin/python" -m pytest -q "$here" "$@"
+code=$?
+set -e
+exit "$code"
