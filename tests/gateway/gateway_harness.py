@@ -51,15 +51,26 @@ def policy(name: str) -> dict[str, Any]:
     return {"verbs": verbs, "denied": denied}
 
 
-def with_pins(name: str, dest: Path, argument: str, under: Path) -> Path:
-    """A copy of the reviewed policy whose every verb taking `argument` pins it under `under`."""
+def with_pins(name: str, dest: Path, arguments: list[str], under: Path) -> Path:
+    """A copy of the reviewed policy whose every verb pins each of `arguments` it takes under `under`."""
     shutil.copytree(POLICIES / name, dest)
     verbs = policy(name)["verbs"]
     with open(dest / "tools.toml", "a") as f:
         for verb, definition in verbs.items():
-            if argument in definition.get("requires", []) + definition.get("accepts", []):
-                f.write(f'\n[verbs.{verb}.pins]\n{argument} = {{ under = ["{under}"] }}\n')
+            takes = definition.get("requires", []) + definition.get("accepts", [])
+            pinned = [a for a in arguments if a in takes]
+            if pinned:
+                f.write(f"\n[verbs.{verb}.pins]\n")
+                f.writelines(f'{a} = {{ under = ["{under}"] }}\n' for a in pinned)
     return dest
+
+
+def filesystem_server(root: Path) -> list[str]:
+    """@modelcontextprotocol/server-filesystem (installed by run.sh with npm ci), serving `root`."""
+    script = HERE / "npm" / "node_modules" / "@modelcontextprotocol" / "server-filesystem" / "dist" / "index.js"
+    if not script.is_file():
+        raise FileNotFoundError(f"{script} is missing; run tests/gateway/run.sh, which installs it with npm ci")
+    return ["node", str(script), str(root)]
 
 
 def name_forms(verb: str) -> list[str]:

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# The gateway suites: `m1nd gateway` in front of real upstreams (mcp-server-git from PyPI), driven by
-# the official MCP Python SDK.
+# The gateway suites: `m1nd gateway` in front of real upstreams (mcp-server-git from PyPI,
+# @modelcontextprotocol/server-filesystem from npm), driven by the official MCP Python SDK.
 #
 #   tests/gateway/run.sh          build if needed, install the upstreams, run pytest
 #   tests/gateway/run.sh -k pin   extra arguments go to pytest
 #
-# The venv lives in target/gateway-venv and is reused while requirements.txt is unchanged.
+# The venv lives in target/gateway-venv and is reused while requirements.txt is unchanged; the npm
+# upstream is installed from npm/package-lock.json into npm/node_modules with npm ci.
 # M1ND_BIN names the m1nd binary and skips the build.
 set -euo pipefail
 
@@ -28,6 +29,15 @@ if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
   echo "gateway: installing $(grep -Ev '^\s*(#|$)' "$req" | tr '\n' ' ')" >&2
   "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"
   echo "$want" >"$stamp"
+fi
+
+lock="$here/npm/package-lock.json"
+npm_stamp="$here/npm/node_modules/.lock.sha256"
+npm_want="$(sha256sum "$lock" | cut -d' ' -f1)"
+if [[ ! -f "$npm_stamp" || "$(cat "$npm_stamp")" != "$npm_want" ]]; then
+  echo "gateway: npm ci in $here/npm" >&2
+  (cd "$here/npm" && npm ci --no-audit --no-fund --ignore-scripts --loglevel=error)
+  echo "$npm_want" >"$npm_stamp"
 fi
 
 if [[ -z "${M1ND_BIN:-}" ]]; then

@@ -83,7 +83,7 @@ async def test_a_repo_path_pin_refuses_every_way_out(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
     other = make_repo(tmp_path / "repo-other")
     (repo / "escape").symlink_to(other)
-    pinned = with_pins("git", tmp_path / "policy", "repo_path", repo.resolve())
+    pinned = with_pins("git", tmp_path / "policy", ["repo_path"], repo.resolve())
     before = tree_digest(other)
     async with gateway(pinned, UPSTREAM, log_dir=tmp_path) as gw:
         ok = await gw.session.call_tool("git_status", {"repo_path": f"{repo}/"})
