@@ -104,7 +104,13 @@ class Gateway:
 
 @asynccontextmanager
 async def gateway(
-    policy_dir: Path, upstream: list[str], *, read_only: bool = False, log_dir: Path, extra: list[str] | None = None
+    policy_dir: Path,
+    upstream: list[str],
+    *,
+    read_only: bool = False,
+    log_dir: Path,
+    extra: list[str] | None = None,
+    message_handler: Any = None,
 ) -> AsyncIterator[Gateway]:
     """`m1nd gateway --policy DIR [--read-only] -- UPSTREAM...`, initialized."""
     args = ["gateway", "--policy", str(policy_dir)] + (["--read-only"] if read_only else []) + (extra or [])
@@ -114,7 +120,7 @@ async def gateway(
     with open(stderr_path, "w") as errlog:
         try:
             async with stdio_client(params, errlog=errlog) as (read, write):
-                async with ClientSession(read, write) as session:
+                async with ClientSession(read, write, message_handler=message_handler) as session:
                     await session.initialize()
                     yield Gateway(session, stderr_path)
         except BaseException as e:
