@@ -111,12 +111,13 @@ async def gateway(
     log_dir: Path,
     extra: list[str] | None = None,
     message_handler: Any = None,
+    env: dict[str, str] | None = None,
 ) -> AsyncIterator[Gateway]:
     """`m1nd gateway --policy DIR [--read-only] -- UPSTREAM...`, initialized."""
     args = ["gateway", "--policy", str(policy_dir)] + (["--read-only"] if read_only else []) + (extra or [])
     args += ["--", *upstream]
     stderr_path = log_dir / f"gateway-{next(_RUNS)}.stderr"
-    params = StdioServerParameters(command=str(m1nd_bin()), args=args, cwd=str(log_dir))
+    params = StdioServerParameters(command=str(m1nd_bin()), args=args, cwd=str(log_dir), env=env)
     with open(stderr_path, "w") as errlog:
         try:
             async with stdio_client(params, errlog=errlog) as (read, write):
