@@ -49,9 +49,10 @@ fn upstream(command: Vec<OsString>) -> Result<Upstream, Failure> {
     Ok(Upstream::new(program, parts))
 }
 
+/// One thread: a forwarded call hops between the two rmcp services, and on
+/// one thread no hop waits for another thread to wake.
 fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
-    tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| Failure::usage(format!("cannot start the async runtime: {e}")))

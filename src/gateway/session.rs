@@ -13,7 +13,6 @@ use rmcp::model::{
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::transport::IntoTransport;
 use rmcp::{ErrorData as McpError, Peer, RoleClient, RoleServer, ServerHandler, ServiceExt};
-use serde_json::Value;
 
 use super::upstream::{Listener, Upstream, list};
 
@@ -32,12 +31,19 @@ impl Default for Options {
     }
 }
 
+/// The current view and the same tools as rmcp values, built once per listing.
+#[derive(Default)]
+struct Served {
+    view: View,
+    tools: Vec<Tool>,
+}
+
 /// What the two sides share.
 pub(super) struct State {
     gateway: &'static Gateway,
     guard: Guard<'static>,
     options: Options,
-    view: RwLock<Arc<View>>,
+    view: RwLock<Arc<Served>>,
     upstream: Mutex<Option<Peer<RoleClient>>>,
     downstream: Mutex<Option<Peer<RoleServer>>>,
 }
@@ -48,13 +54,13 @@ impl State {
             gateway,
             guard: Guard::new(&gateway.policy, options.read_only),
             options,
-            view: RwLock::new(Arc::new(View::default())),
+            view: RwLock::new(Arc::new(Served::default())),
             upstream: Mutex::new(None),
             downstream: Mutex::new(None),
         }
     }
 
-    fn view(&self) -> Arc<View> {
+    fn served(&self) -> Arc<Served> {
         self.view.read().map(|v| Arc::clone(&v)).unwrap_or_default()
     }
 
@@ -70,13 +76,14 @@ impl State {
             }
         };
         let fresh = View::new(self.gateway, &self.guard, &listed);
-        let old = self.view();
-        for hidden in fresh.hidden().iter().filter(|h| !old.hidden().contains(h)) {
+        let old = self.served();
+        for hidden in fresh.hidden().iter().filter(|h| !old.view.hidden().contains(h)) {
             eprintln!("m1nd gateway: {hidden}");
         }
-        let changed = fresh.offered() != old.offered();
+        let changed = fresh.offered() != old.view.offered();
+        let tools = fresh.offered().iter().filter_map(|o| serde_json::from_value(o.tool.clone()).ok()).collect();
         if let Ok(mut view) = self.view.write() {
-            *view = Arc::new(fresh);
+            *view = Arc::new(Served { view: fresh, tools });
         }
         let downstream = self.downstream.lock().ok().and_then(|d| d.clone());
         if changed && let Some(downstream) = downstream {
@@ -86,9 +93,10 @@ impl State {
     }
 
     async fn call(&self, request: CallToolRequestParams) -> CallToolResult {
-        let view = self.view();
-        let forward = match gateway::check(self.gateway, &self.guard, &view, &request.name, request.arguments.as_ref())
-        {
+        let served = self.served();
+        let checked =
+            gateway::check(self.gateway, &self.guard, &served.view, &request.name, request.arguments.as_ref());
+        let forward = match checked {
             Ok(forward) => forward,
             Err(refused) => return error(refused.to_string()),
         };
@@ -144,12 +152,11 @@ impl ServerHandler for GatewayServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        let tools = self.state.view().offered().iter().filter_map(|o| to_tool(&o.tool)).collect();
-        Ok(ListToolsResult::with_all_items(tools))
+        Ok(ListToolsResult::with_all_items(self.state.served().tools.clone()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.state.view().find(name).and_then(|o| to_tool(&o.tool))
+        self.state.served().tools.iter().find(|t| t.name == name).cloned()
     }
 
     async fn call_tool(
@@ -159,10 +166,6 @@ impl ServerHandler for GatewayServer {
     ) -> Result<CallToolResponse, McpError> {
         Ok(self.state.call(request).await.into())
     }
-}
-
-fn to_tool(definition: &Value) -> Option<Tool> {
-    serde_json::from_value(definition.clone()).ok()
 }
 
 /// Start the upstream, check its tools, and serve `downstream` until it

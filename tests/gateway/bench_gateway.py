@@ -1,0 +1,131 @@
+"""What the gateway adds to a tools/call round trip: the same call to the same kind of upstream,
+directly and through `m1nd gateway`, in one run.
+
+The upstream is `m1nd serve` on a fresh demo store (fast, so the gateway's share is visible); its
+gateway policy is made by `m1nd policy import` for the run. Two upstream processes are started:
+one spoken to directly, one behind the gateway. A bare newline-delimited JSON-RPC client sends
+`tools/call north` to each, alternating, N times after a warm-up, so drift in the machine's load
+falls on both alike. Prints p50 and p99 of each and the difference; the goal is at most +0.2 ms at
+p50. Always exits 0 when the measurement itself succeeds.
+
+    python tests/gateway/bench_gateway.py [--n 500] [--warmup 50] [--json]
+    tests/gateway/run.sh bench [--release] [...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from gateway_harness import m1nd_bin  # noqa: E402
+
+GOAL_MS = 0.2
+TOOL = "north"
+
+
+def percentile(samples: list[float], p: float) -> float:
+    ordered = sorted(samples)
+    return ordered[max(1, math.ceil(p / 100 * len(ordered))) - 1]
+
+
+class Client:
+    """One line out, one line back."""
+
+    def __init__(self, argv: list[str]) -> None:
+        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.next_id = 0
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}
+        self.rpc("initialize", hello)
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: dict[str, Any]) -> None:
+        assert self.proc.stdin
+        self.proc.stdin.write(json.dumps(message).encode() + b"\n")
+        self.proc.stdin.flush()
+
+    def rpc(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        assert self.proc.stdout
+        self.next_id += 1
+        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
+        while True:
+            reply = json.loads(self.proc.stdout.readline())
+            if reply.get("id") == self.next_id:
+                break  # notifications (none expected) are skipped
+        if "error" in reply or reply.get("result", {}).get("isError"):
+            raise RuntimeError(f"{method}: unexpected reply {reply}")
+        return reply["result"]
+
+    def close(self) -> None:
+        assert self.proc.stdin
+        self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+
+def bench(n: int, warmup: int) -> dict[str, Any]:
+    m1nd = str(m1nd_bin())
+    with tempfile.TemporaryDirectory(prefix="m1nd-gateway-bench-") as tmp:
+        store = Path(tmp) / "store"
+        subprocess.run([m1nd, "init", "--demo", "--store", str(store)], check=True, capture_output=True)
+        upstream = [m1nd, "serve", "--store", str(store)]
+        policy = Path(tmp) / "policy"
+        subprocess.run([m1nd, "policy", "import", "--policy", str(policy), "--", *upstream], check=True, capture_output=True)
+        clients = {
+            "direct": Client(upstream),
+            "gateway": Client([m1nd, "gateway", "--policy", str(policy), "--", *upstream]),
+        }
+        samples: dict[str, list[float]] = {name: [] for name in clients}
+        try:
+            for i in range(warmup + n):
+                for name, client in clients.items():
+                    start = time.perf_counter_ns()
+                    client.rpc("tools/call", {"name": TOOL, "arguments": {}})
+                    elapsed = (time.perf_counter_ns() - start) / 1e6
+                    if i >= warmup:
+                        samples[name].append(elapsed)
+        finally:
+            for client in clients.values():
+                client.close()
+    stats = {name: {"p50_ms": percentile(v, 50), "p99_ms": percentile(v, 99), "n": len(v)} for name, v in samples.items()}
+    added = {p: stats["gateway"][f"{p}_ms"] - stats["direct"][f"{p}_ms"] for p in ("p50", "p99")}
+    return {"binary": m1nd, "tool": TOOL, "n": n, "warmup": warmup, "stats": stats, "added_ms": added, "goal_ms": GOAL_MS}
+
+
+def report(r: dict[str, Any]) -> str:
+    lines = [
+        f"tools/call {r['tool']} on m1nd serve ({r['binary']}), bare JSON-RPC client, {r['n']} round trips each "
+        f"(after {r['warmup']} warm-up), alternating",
+        f"{'path':<10}{'p50 ms':>10}{'p99 ms':>10}",
+    ]
+    for name, s in r["stats"].items():
+        lines.append(f"{name:<10}{s['p50_ms']:>10.3f}{s['p99_ms']:>10.3f}")
+    a = r["added_ms"]
+    verdict = "within goal" if a["p50"] <= r["goal_ms"] else f"above the +{r['goal_ms']} ms goal"
+    lines.append(f"{'added':<10}{a['p50']:>+10.3f}{a['p99']:>+10.3f}   p50 {verdict}")
+    return "\n".join(lines)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--n", type=int, default=500)
+    parser.add_argument("--warmup", type=int, default=50)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    result = bench(args.n, args.warmup)
+    print(json.dumps(result, indent=2) if args.json else report(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
