@@ -9,6 +9,8 @@ pub mod codegen;
 pub mod deny;
 pub mod facets;
 pub mod gateway;
+#[cfg(feature = "codegen")]
+pub mod gateway_codegen;
 pub mod guard;
 pub mod names;
 pub mod policy;

@@ -26,7 +26,8 @@ pub fn cockpit(input: TokenStream) -> TokenStream {
     let manifest = std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from);
     // The compiler is written not to panic; this is a last guard so that a bug
     // becomes a readable error instead of "proc macro panicked".
-    let expanded = std::panic::catch_unwind(|| locate::expand(input, manifest, call_file)).unwrap_or_else(|_| {
+    let expanded = std::panic::catch_unwind(|| locate::expand(input, manifest, call_file, locate::Kind::Cockpit))
+        .unwrap_or_else(|_| {
         m1nd_core::codegen::stub(
             &m1nd_core::codegen::Includes(Vec::new()),
             m1nd_core::codegen::compile_error(
@@ -35,5 +36,30 @@ pub fn cockpit(input: TokenStream) -> TokenStream {
             ),
         )
     });
+    expanded.into()
+}
+
+/// `gateway!("policy")`: a gateway policy (tools.toml and read_only_denied.toml;
+/// the menu files optional), checked by the laws at compile time and embedded
+/// as a `const` `m1nd_core::gateway::Embedded`. Hand it to `m1nd::gateway::serve`.
+///
+/// ```text
+/// static POLICY: m1nd_core::gateway::Embedded = m1nd_macros::gateway!("policy");
+/// ```
+#[proc_macro]
+pub fn gateway(input: TokenStream) -> TokenStream {
+    let input = proc_macro2::TokenStream::from(input);
+    let call_file = proc_macro::Span::call_site().local_file();
+    let manifest = std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from);
+    let expanded = std::panic::catch_unwind(|| locate::expand(input, manifest, call_file, locate::Kind::Gateway))
+        .unwrap_or_else(|_| {
+            m1nd_core::gateway_codegen::stub(
+                &m1nd_core::codegen::Includes(Vec::new()),
+                m1nd_core::codegen::compile_error(
+                    "the m1nd policy compiler failed unexpectedly; this is a bug in m1nd-core, please report it with the policy that caused it",
+                    proc_macro2::Span::call_site(),
+                ),
+            )
+        });
     expanded.into()
 }

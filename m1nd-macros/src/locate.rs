@@ -3,11 +3,30 @@
 use std::path::{Component, Path, PathBuf};
 
 use m1nd_core::codegen::{Includes, compile_error, expand as emit, stub};
-use m1nd_core::{PolicyFile, PolicySources, compile};
+use m1nd_core::{PolicyFile, PolicySources, compile, compile_gateway, gateway_codegen};
 use proc_macro2::TokenStream;
 use syn::LitStr;
 
-pub fn expand(input: TokenStream, manifest: Option<PathBuf>, call_file: Option<PathBuf>) -> TokenStream {
+/// Which macro is expanding: the two differ only in what they compile and emit.
+#[derive(Clone, Copy)]
+pub enum Kind {
+    /// `cockpit!`: a cockpit policy, emitted as a `Cockpit` table.
+    Cockpit,
+    /// `gateway!`: a gateway policy, emitted as an embedded `gateway::Embedded`.
+    Gateway,
+}
+
+impl Kind {
+    fn stub(self, includes: &Includes, errors: TokenStream) -> TokenStream {
+        match self {
+            Kind::Cockpit => stub(includes, errors),
+            Kind::Gateway => gateway_codegen::stub(includes, errors),
+        }
+    }
+}
+
+pub fn expand(input: TokenStream, manifest: Option<PathBuf>, call_file: Option<PathBuf>, kind: Kind) -> TokenStream {
+    let stub = |includes: &Includes, errors| kind.stub(includes, errors);
     let lit: LitStr = match syn::parse2(input) {
         Ok(lit) => lit,
         Err(e) => {
@@ -38,8 +57,12 @@ pub fn expand(input: TokenStream, manifest: Option<PathBuf>, call_file: Option<P
     let display = written.trim_end_matches('/');
     let sources = PolicySources::read_dir(&dir, display);
     let includes = includes(&dir, call_file.as_deref());
-    match compile(&sources) {
-        Ok(cockpit) => emit(&cockpit, &includes),
+    let compiled = match kind {
+        Kind::Cockpit => compile(&sources).map(|cockpit| emit(&cockpit, &includes)),
+        Kind::Gateway => compile_gateway(&sources).map(|_| gateway_codegen::embedded(&sources, display, &includes)),
+    };
+    match compiled {
+        Ok(tokens) => tokens,
         Err(problems) => {
             let errors: TokenStream = problems.iter().map(|d| compile_error(&d.render(&sources), span)).collect();
             stub(&includes, errors)

@@ -16,12 +16,14 @@
 //! The result is the upstream's name and the arguments to forward.
 
 mod definition;
+mod embedded;
 pub mod paths;
 pub mod pins;
 mod table;
 mod view;
 
 pub use definition::digest;
+pub use embedded::Embedded;
 pub use table::{Gateway, GatewayTool, Pin, PinRule};
 pub use view::{Hidden, Offered, View, Why};
 
