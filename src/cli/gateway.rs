@@ -8,8 +8,9 @@ use std::time::Duration;
 use clap::Args;
 use m1nd::gateway::{self, ImportOptions, Options, Upstream};
 
-use super::serve::{READ_ONLY_ENV, read_only_from_env};
+use super::serve::{HttpArgs, READ_ONLY_ENV, read_only_from_env};
 use super::{Failure, emit};
+use crate::server::http;
 
 #[derive(Debug, Args)]
 pub struct GatewayArgs {
@@ -22,6 +23,8 @@ pub struct GatewayArgs {
     /// Seconds one forwarded call may take before it is answered with an error.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     call_timeout: f64,
+    #[command(flatten)]
+    http: HttpArgs,
     /// The upstream MCP server to start, after `--`.
     #[arg(last = true, required = true, value_name = "CMD")]
     command: Vec<OsString>,
@@ -75,11 +78,27 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
         .filter(|t| !t.is_zero())
         .ok_or_else(|| Failure::usage("--call-timeout must be a positive number of seconds"))?;
     let upstream = upstream(args.command)?;
+    let http = args.http.options()?;
     // One policy per process, alive until it exits.
     let policy = Box::leak(Box::new(policy));
     let options = Options { read_only, call_timeout };
-    runtime()?.block_on(async move {
-        gateway::serve(policy, options, upstream, crate::server::transport::Stdio::new()).await.map_err(Failure::usage)
+    let Some(http) = http else {
+        return runtime()?.block_on(async move {
+            gateway::serve(policy, options, upstream, crate::server::transport::Stdio::new())
+                .await
+                .map_err(Failure::usage)
+        });
+    };
+    // Many sessions at once: the same multi-threaded runtime as `serve --http`.
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::usage(format!("cannot start the async runtime: {e}")))?;
+    runtime.block_on(async move {
+        let connected = gateway::connect(policy, options, upstream).await.map_err(Failure::usage)?;
+        let served = http::serve(connected.server.clone(), http).await.map_err(Failure::usage);
+        connected.close().await;
+        served
     })
 }
 

@@ -19,6 +19,13 @@ pub struct ServeArgs {
     read_only: bool,
     #[command(flatten)]
     store: StoreArg,
+    #[command(flatten)]
+    http: HttpArgs,
+}
+
+/// Serving over Streamable HTTP instead of stdio (`serve` and `gateway`).
+#[derive(Debug, Args)]
+pub struct HttpArgs {
     /// Serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio. A
     /// non-loopback ADDR also needs M1ND_HTTP_TOKEN.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = http::DEFAULT_ADDR)]
@@ -35,27 +42,34 @@ pub struct ServeArgs {
     request_timeout: f64,
 }
 
+impl HttpArgs {
+    /// The HTTP options, or `None` to serve on stdio.
+    pub fn options(self) -> Result<Option<HttpOptions>, Failure> {
+        let Some(addr) = self.http else { return Ok(None) };
+        for origin in &self.allow_origin {
+            security::check_origin(origin).map_err(Failure::usage)?;
+        }
+        let request_timeout = Duration::try_from_secs_f64(self.request_timeout)
+            .ok()
+            .filter(|t| !t.is_zero())
+            .ok_or_else(|| Failure::usage("--request-timeout must be a positive number of seconds"))?;
+        Ok(Some(HttpOptions {
+            addr,
+            allowed_origins: self.allow_origin,
+            allowed_hosts: self.allow_host,
+            token: security::Token::from_env(std::env::var_os(security::TOKEN_ENV)).map_err(Failure::usage)?,
+            request_timeout,
+        }))
+    }
+}
+
 pub fn run(args: ServeArgs) -> Result<(), Failure> {
     let from_env = read_only_from_env(std::env::var_os(READ_ONLY_ENV))?;
     let options = Options { read_only: args.read_only || from_env, store: args.store.store };
-    let Some(addr) = args.http else {
-        return server::run(options).map_err(Failure::usage);
-    };
-    for origin in &args.allow_origin {
-        security::check_origin(origin).map_err(Failure::usage)?;
+    match args.http.options()? {
+        None => server::run(options).map_err(Failure::usage),
+        Some(http) => http::run(options, http).map_err(Failure::usage),
     }
-    let request_timeout = Duration::try_from_secs_f64(args.request_timeout)
-        .ok()
-        .filter(|t| !t.is_zero())
-        .ok_or_else(|| Failure::usage("--request-timeout must be a positive number of seconds"))?;
-    let http = HttpOptions {
-        addr,
-        allowed_origins: args.allow_origin,
-        allowed_hosts: args.allow_host,
-        token: security::Token::from_env(std::env::var_os(security::TOKEN_ENV)).map_err(Failure::usage)?,
-        request_timeout,
-    };
-    http::run(options, http).map_err(Failure::usage)
 }
 
 /// `1`/`true`/`yes`/`on` turn read-only on and `0`/`false`/`no`/`off` or empty

@@ -30,7 +30,7 @@ use m1nd_core::gateway::Gateway;
 use m1nd_core::{PolicySources, compile_gateway};
 
 pub use import::{ImportOptions, import};
-pub use session::{Options, serve};
+pub use session::{Connected, GatewayServer, Options, connect, serve};
 pub use upstream::Upstream;
 
 /// Compile the gateway policy in `dir`, or render every violation exactly as

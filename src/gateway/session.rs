@@ -8,9 +8,9 @@ use m1nd_core::gateway::{self, Gateway, View};
 use m1nd_core::guard::Guard;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    PaginatedRequestParams, ResultType, ServerCapabilities, ServerConfig, Tool,
 };
-use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::transport::IntoTransport;
 use rmcp::{ErrorData as McpError, Peer, RoleClient, RoleServer, ServerHandler, ServiceExt};
 
@@ -45,7 +45,8 @@ pub(super) struct State {
     options: Options,
     view: RwLock<Arc<Served>>,
     upstream: Mutex<Option<Peer<RoleClient>>>,
-    downstream: Mutex<Option<Peer<RoleServer>>>,
+    /// Every downstream session that may want `tools/list_changed`.
+    downstream: Mutex<Vec<Peer<RoleServer>>>,
 }
 
 impl State {
@@ -56,7 +57,7 @@ impl State {
             options,
             view: RwLock::new(Arc::new(Served::default())),
             upstream: Mutex::new(None),
-            downstream: Mutex::new(None),
+            downstream: Mutex::new(Vec::new()),
         }
     }
 
@@ -85,9 +86,15 @@ impl State {
         if let Ok(mut view) = self.view.write() {
             *view = Arc::new(Served { view: fresh, tools });
         }
-        let downstream = self.downstream.lock().ok().and_then(|d| d.clone());
-        if changed && let Some(downstream) = downstream {
-            let _ = downstream.notify_tool_list_changed().await;
+        if changed {
+            let peers = self.downstream.lock().map(|d| d.clone()).unwrap_or_default();
+            for peer in peers.iter().filter(|p| !p.is_transport_closed()) {
+                let _ = peer.notify_tool_list_changed().await;
+            }
+            // A session whose transport closed has ended: forget it.
+            if let Ok(mut d) = self.downstream.lock() {
+                d.retain(|p| !p.is_transport_closed());
+            }
         }
         true
     }
@@ -106,7 +113,12 @@ impl State {
         let params = CallToolRequestParams::new(forward.upstream).with_arguments(forward.arguments);
         let timeout = self.options.call_timeout;
         match tokio::time::timeout(timeout, peer.call_tool(params)).await {
-            Ok(Ok(result)) => result,
+            // An upstream of an older protocol leaves `resultType` out; a
+            // 2026-07-28 client needs it, and the call did complete.
+            Ok(Ok(mut result)) => {
+                result.result_type = Some(ResultType::COMPLETE);
+                result
+            }
             Ok(Err(e)) => error(format!("`{}`: the upstream did not answer: {e}", forward.verb)),
             Err(_) => error(format!(
                 "`{}`: the upstream did not answer within {} s; the call may or may not have run there",
@@ -121,8 +133,10 @@ fn error(text: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text.into())])
 }
 
-/// The rmcp server a downstream client talks to.
-struct GatewayServer {
+/// The rmcp server downstream clients talk to: one per gateway, shared by
+/// every session of every transport.
+#[derive(Clone)]
+pub struct GatewayServer {
     state: Arc<State>,
 }
 
@@ -143,7 +157,7 @@ impl ServerHandler for GatewayServer {
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
         if let Ok(mut downstream) = self.state.downstream.lock() {
-            *downstream = Some(context.peer);
+            downstream.push(context.peer);
         }
     }
 
@@ -168,9 +182,36 @@ impl ServerHandler for GatewayServer {
     }
 }
 
-/// Start the upstream, check its tools, and serve `downstream` until it
-/// closes. `gateway` is a compiled gateway policy (a `static`, or one
-/// leaked once per process).
+/// A gateway whose upstream is running and whose tools have been checked.
+pub struct Connected {
+    /// Serve this on any transport (stdio, or Streamable HTTP).
+    pub server: GatewayServer,
+    client: RunningService<RoleClient, Listener>,
+}
+
+impl Connected {
+    /// Stop the upstream.
+    pub async fn close(self) {
+        let _ = self.client.cancel().await;
+    }
+}
+
+/// Start the upstream and check its tools against `gateway`. `gateway` is a
+/// compiled gateway policy (a `static`, or one leaked once per process).
+pub async fn connect(gateway: &'static Gateway, options: Options, upstream: Upstream) -> Result<Connected, String> {
+    let state = Arc::new(State::new(gateway, options));
+    let client = upstream.connect(Listener { state: Arc::clone(&state) }).await?;
+    let peer = client.peer().clone();
+    if let Ok(mut slot) = state.upstream.lock() {
+        *slot = Some(peer.clone());
+    }
+    if !state.refresh(&peer).await {
+        return Err("the upstream's tools could not be listed; nothing to serve".to_owned());
+    }
+    Ok(Connected { server: GatewayServer { state }, client })
+}
+
+/// Start the upstream, check its tools, and serve `downstream` until it closes.
 pub async fn serve<T, E, A>(
     gateway: &'static Gateway,
     options: Options,
@@ -181,20 +222,14 @@ where
     T: IntoTransport<RoleServer, E, A>,
     E: std::error::Error + Send + Sync + 'static,
 {
-    let state = Arc::new(State::new(gateway, options));
-    let client = upstream.connect(Listener { state: Arc::clone(&state) }).await?;
-    let peer = client.peer().clone();
-    if let Ok(mut slot) = state.upstream.lock() {
-        *slot = Some(peer.clone());
-    }
-    if !state.refresh(&peer).await {
-        return Err("the upstream's tools could not be listed; nothing to serve".to_owned());
-    }
-    let server = GatewayServer { state }
-        .serve(downstream)
-        .await
-        .map_err(|e| format!("the downstream MCP session did not start: {e}"))?;
-    let ended = server.waiting().await.map(|_| ()).map_err(|e| format!("the downstream session ended abnormally: {e}"));
-    let _ = client.cancel().await;
+    let connected = connect(gateway, options, upstream).await?;
+    let served = connected.server.clone().serve(downstream).await;
+    let ended = match served {
+        Ok(server) => {
+            server.waiting().await.map(|_| ()).map_err(|e| format!("the downstream session ended abnormally: {e}"))
+        }
+        Err(e) => Err(format!("the downstream MCP session did not start: {e}")),
+    };
+    connected.close().await;
     ended
 }

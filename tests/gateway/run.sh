@@ -4,6 +4,7 @@
 #
 #   tests/gateway/run.sh          build if needed, install the upstreams, run pytest
 #   tests/gateway/run.sh -k pin   extra arguments go to pytest
+#   tests/gateway/run.sh bench [--release] [...]   the round-trip bench (bench_gateway.py)
 #
 # The venv lives in target/gateway-venv and is reused while requirements.txt is unchanged; the npm
 # upstream is installed from npm/package-lock.json into npm/node_modules with npm ci.
@@ -13,6 +14,17 @@ set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 cd "$root"
+
+mode=test
+profile=debug
+if [[ "${1:-}" == "bench" ]]; then
+  mode=bench
+  shift
+  if [[ "${1:-}" == "--release" ]]; then
+    profile=release
+    shift
+  fi
+fi
 
 venv="$root/target/gateway-venv"
 req="$here/requirements.txt"
@@ -41,10 +53,18 @@ if [[ ! -f "$npm_stamp" || "$(cat "$npm_stamp")" != "$npm_want" ]]; then
 fi
 
 if [[ -z "${M1ND_BIN:-}" ]]; then
-  cargo build --quiet -p m1nd
+  if [[ "$profile" == release ]]; then
+    cargo build --quiet --release -p m1nd
+  else
+    cargo build --quiet -p m1nd
+  fi
   target_dir="${CARGO_TARGET_DIR:-target}"
   [[ "$target_dir" == /* ]] || target_dir="$root/$target_dir"
-  export M1ND_BIN="$target_dir/debug/m1nd"
+  export M1ND_BIN="$target_dir/$profile/m1nd"
+fi
+
+if [[ "$mode" == bench ]]; then
+  exec "$venv/bin/python" "$here/bench_gateway.py" "$@"
 fi
 
 set +e

@@ -40,6 +40,7 @@ use axum::Router;
 use axum::http::StatusCode;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
+use rmcp::ServerHandler;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use tokio::net::TcpListener;
@@ -84,25 +85,34 @@ pub struct HttpOptions {
 
 /// Serve MCP over HTTP until the process is stopped.
 pub fn run(options: Options, http: HttpOptions) -> Result<(), String> {
-    security::check_exposure(http.addr, http.token.as_ref())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    runtime.block_on(async move {
-        let listener =
-            TcpListener::bind(http.addr).await.map_err(|e| format!("cannot listen on {}: {e}", http.addr))?;
-        let bound = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?;
-        let app = router(Arc::new(Server::new(options)), &http);
-        eprintln!("m1nd: serving MCP on http://{bound}{MCP_PATH}");
-        accept(listener, app, http.request_timeout).await
-    })
+    runtime.block_on(serve(Arc::new(Server::new(options)), http))
+}
+
+/// Serve any MCP server handler (the m1nd server, or the gateway) at
+/// `http.addr`, behind the same checks and limits, until the process stops.
+pub async fn serve<S>(server: S, http: HttpOptions) -> Result<(), String>
+where
+    S: ServerHandler + Clone + Send + Sync + 'static,
+{
+    security::check_exposure(http.addr, http.token.as_ref())?;
+    let listener = TcpListener::bind(http.addr).await.map_err(|e| format!("cannot listen on {}: {e}", http.addr))?;
+    let bound = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?;
+    let app = router(server, &http);
+    eprintln!("m1nd: serving MCP on http://{bound}{MCP_PATH}");
+    accept(listener, app, http.request_timeout).await
 }
 
 /// `/mcp` and what guards it.
-fn router(server: Arc<Server>, http: &HttpOptions) -> Router {
+fn router<S>(server: S, http: &HttpOptions) -> Router
+where
+    S: ServerHandler + Clone + Send + Sync + 'static,
+{
     let mcp = StreamableHttpService::new(
-        move || Ok(Arc::clone(&server)),
+        move || Ok(server.clone()),
         Arc::new(LocalSessionManager::default()),
         security::rmcp_config(http),
     );
