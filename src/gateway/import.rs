@@ -175,3 +175,53 @@ fn quote(s: &str) -> String {
 fn array(items: &[&str]) -> String {
     format!("[{}]", items.iter().map(|i| quote(i)).collect::<Vec<_>>().join(", "))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use m1nd_core::{PolicyFile, PolicySources, compile_gateway};
+    use serde_json::json;
+
+    fn listed() -> Vec<Value> {
+        vec![
+            json!({"name": "read_it", "description": "Reads it.\nMore.", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}, "dryRun": {"type": "boolean"}}, "required": ["path"]}, "annotations": {"readOnlyHint": true}}),
+            json!({"name": "write_it", "description": "Writes it.", "inputSchema": {"type": "object", "properties": {"path": {"type": "string"}}}, "annotations": {"destructiveHint": false}}),
+            json!({"name": "NoSnake", "inputSchema": {"type": "object"}}),
+        ]
+    }
+
+    fn compiles(imported: &Imported) -> m1nd_core::gateway::Gateway {
+        let sources = PolicySources::from_bytes("imported", |f| match f {
+            PolicyFile::Tools => Some(imported.tools_toml.as_bytes()),
+            PolicyFile::Deny => Some(imported.deny_toml.as_bytes()),
+            _ => None,
+        });
+        compile_gateway(&sources).unwrap_or_else(|p| panic!("{}", p[0].render(&sources)))
+    }
+
+    #[test]
+    fn hints_are_only_a_starting_point_and_every_entry_is_marked_for_review() {
+        let trusting = files(&listed(), true);
+        let gateway = compiles(&trusting);
+        assert_eq!(gateway.policy.deny.tools.iter().map(|t| &**t).collect::<Vec<_>>(), ["write_it"]);
+        assert!(trusting.deny_toml.contains("\"read_it\" -- REVIEW"));
+        assert_eq!(trusting.skipped.len(), 1, "{:?}", trusting.skipped);
+
+        let wary = compiles(&files(&listed(), false));
+        assert_eq!(wary.policy.deny.tools.len(), 2, "without --read-only-from-hints every tool is proposed denied");
+        for line in files(&listed(), false).deny_toml.lines().filter(|l| l.trim_start().starts_with('"')) {
+            assert!(line.contains("REVIEW"), "{line}");
+        }
+    }
+
+    #[test]
+    fn each_tool_keeps_its_arguments_summary_and_definition_pin() {
+        let gateway = compiles(&files(&listed(), true));
+        let read = gateway.policy.verb("read_it").expect("imported");
+        assert_eq!(&*read.summary, "Reads it.");
+        assert_eq!(read.requires.iter().map(|a| &**a).collect::<Vec<_>>(), ["path"]);
+        assert_eq!(read.accepts.iter().map(|a| &**a).collect::<Vec<_>>(), ["dryRun"]);
+        let pinned = gateway.tool("read_it").and_then(|t| t.definition.as_deref());
+        assert_eq!(pinned, Some(digest(&listed()[0]).as_str()));
+    }
+}
