@@ -25,8 +25,11 @@ pub struct GatewayArgs {
     call_timeout: f64,
     #[command(flatten)]
     http: HttpArgs,
+    /// Reach a Streamable HTTP upstream at URL instead of starting one.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    upstream: Option<String>,
     /// The upstream MCP server to start, after `--`.
-    #[arg(last = true, required = true, value_name = "CMD")]
+    #[arg(last = true, required_unless_present = "upstream", value_name = "CMD")]
     command: Vec<OsString>,
 }
 
@@ -41,12 +44,19 @@ pub struct ImportArgs {
     /// Show how the upstream's definitions differ from the reviewed pins, as a diff.
     #[arg(long)]
     update: bool,
+    /// Reach a Streamable HTTP upstream at URL instead of starting one.
+    #[arg(long, value_name = "URL", conflicts_with = "command")]
+    upstream: Option<String>,
     /// The upstream MCP server to start, after `--`.
-    #[arg(last = true, required = true, value_name = "CMD")]
+    #[arg(last = true, required_unless_present = "upstream", value_name = "CMD")]
     command: Vec<OsString>,
 }
 
-fn upstream(command: Vec<OsString>) -> Result<Upstream, Failure> {
+/// The upstream: a URL, or the command after `--`.
+fn upstream(url: Option<String>, command: Vec<OsString>) -> Result<Upstream, Failure> {
+    if let Some(url) = url {
+        return Ok(Upstream::http(url));
+    }
     let mut parts = command.into_iter();
     let program = parts.next().ok_or_else(|| Failure::usage("name the upstream server after `--`"))?;
     Ok(Upstream::new(program, parts))
@@ -77,7 +87,7 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
         .ok()
         .filter(|t| !t.is_zero())
         .ok_or_else(|| Failure::usage("--call-timeout must be a positive number of seconds"))?;
-    let upstream = upstream(args.command)?;
+    let upstream = upstream(args.upstream, args.command)?;
     let http = args.http.options()?;
     // One policy per process, alive until it exits.
     let policy = Box::leak(Box::new(policy));
@@ -104,7 +114,7 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
 
 pub fn import(args: ImportArgs) -> Result<(), Failure> {
     let options = ImportOptions {
-        upstream: upstream(args.command)?,
+        upstream: upstream(args.upstream, args.command)?,
         dir: args.policy,
         read_only_from_hints: args.read_only_from_hints,
         update: args.update,

@@ -31,7 +31,7 @@ use m1nd_core::{PolicySources, compile_gateway};
 
 pub use import::{ImportOptions, import};
 pub use session::{Connected, GatewayServer, Options, connect, serve};
-pub use upstream::Upstream;
+pub use upstream::{Endpoint, Upstream};
 
 /// Compile the gateway policy in `dir`, or render every violation exactly as
 /// `m1nd policy check --gateway` does.

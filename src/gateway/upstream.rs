@@ -1,5 +1,6 @@
-//! The upstream MCP server: a child process spoken to over stdio by rmcp's
-//! client, with a handler that hears `notifications/tools/list_changed`.
+//! The upstream MCP server: a child process spoken to over stdio, or a
+//! Streamable HTTP endpoint, by rmcp's client, with a handler that hears
+//! `notifications/tools/list_changed`.
 
 use std::ffi::OsString;
 use std::sync::Arc;
@@ -7,42 +8,66 @@ use std::time::Duration;
 
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, Tool};
 use rmcp::service::{NotificationContext, RunningService};
-use rmcp::transport::TokioChildProcess;
+use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 
 use super::session::State;
 
-/// How to start the upstream server.
+/// Where the upstream server is.
+#[derive(Clone, Debug)]
+pub enum Endpoint {
+    /// A command started as a child process, spoken to on its stdin/stdout.
+    Command { command: OsString, args: Vec<OsString> },
+    /// A Streamable HTTP endpoint (`http://host:port/mcp`).
+    Http { url: String },
+}
+
+/// How to reach the upstream server.
 #[derive(Clone, Debug)]
 pub struct Upstream {
-    pub command: OsString,
-    pub args: Vec<OsString>,
+    pub endpoint: Endpoint,
     /// How long the upstream may take to answer `initialize` and `tools/list`.
     pub start_timeout: Duration,
 }
 
 impl Upstream {
+    /// A command to start, with its arguments.
     pub fn new(command: impl Into<OsString>, args: impl IntoIterator<Item = impl Into<OsString>>) -> Self {
-        Self {
-            command: command.into(),
-            args: args.into_iter().map(Into::into).collect(),
-            start_timeout: Duration::from_secs(30),
-        }
+        let endpoint = Endpoint::Command { command: command.into(), args: args.into_iter().map(Into::into).collect() };
+        Self { endpoint, start_timeout: Duration::from_secs(30) }
+    }
+
+    /// A Streamable HTTP endpoint.
+    pub fn http(url: impl Into<String>) -> Self {
+        Self { endpoint: Endpoint::Http { url: url.into() }, start_timeout: Duration::from_secs(30) }
     }
 
     fn describe(&self) -> String {
-        self.command.to_string_lossy().chars().take(120).collect()
+        let text = match &self.endpoint {
+            Endpoint::Command { command, .. } => command.to_string_lossy().into_owned(),
+            Endpoint::Http { url } => url.clone(),
+        };
+        text.chars().take(120).collect()
     }
 
-    /// Start the upstream and complete the MCP handshake.
+    /// Start (or reach) the upstream and complete the MCP handshake.
     pub(super) async fn connect<H: ClientHandler>(&self, handler: H) -> Result<RunningService<RoleClient, H>, String> {
-        let mut command = tokio::process::Command::new(&self.command);
-        command.args(&self.args).kill_on_drop(true);
-        let (transport, _) = TokioChildProcess::builder(command)
-            .stderr(std::process::Stdio::inherit())
-            .spawn()
-            .map_err(|e| format!("cannot start the upstream `{}`: {e}", self.describe()))?;
-        match tokio::time::timeout(self.start_timeout, handler.serve(transport)).await {
+        let handshake = match &self.endpoint {
+            Endpoint::Command { command, args } => {
+                let mut command = tokio::process::Command::new(command);
+                command.args(args).kill_on_drop(true);
+                let (transport, _) = TokioChildProcess::builder(command)
+                    .stderr(std::process::Stdio::inherit())
+                    .spawn()
+                    .map_err(|e| format!("cannot start the upstream `{}`: {e}", self.describe()))?;
+                tokio::time::timeout(self.start_timeout, handler.serve(transport)).await
+            }
+            Endpoint::Http { url } => {
+                let transport = StreamableHttpClientTransport::from_uri(url.as_str());
+                tokio::time::timeout(self.start_timeout, handler.serve(transport)).await
+            }
+        };
+        match handshake {
             Ok(Ok(service)) => Ok(service),
             Ok(Err(e)) => Err(format!("the upstream `{}` did not complete the MCP handshake: {e}", self.describe())),
             Err(_) => Err(format!(

@@ -115,7 +115,8 @@ async def gateway(
 ) -> AsyncIterator[Gateway]:
     """`m1nd gateway --policy DIR [--read-only] -- UPSTREAM...`, initialized."""
     args = ["gateway", "--policy", str(policy_dir)] + (["--read-only"] if read_only else []) + (extra or [])
-    args += ["--", *upstream]
+    if upstream:
+        args += ["--", *upstream]
     stderr_path = log_dir / f"gateway-{next(_RUNS)}.stderr"
     params = StdioServerParameters(command=str(m1nd_bin()), args=args, cwd=str(log_dir), env=env)
     with open(stderr_path, "w") as errlog:

@@ -6,12 +6,13 @@ from __future__ import annotations
 import re
 import subprocess
 import time
+import tomllib
 from pathlib import Path
 
 import pytest
 from mcp import Client
 
-from gateway_harness import POLICIES, m1nd_bin, name_forms, policy, text_of, tree_digest, venv_bin
+from gateway_harness import POLICIES, gateway, m1nd_bin, name_forms, policy, text_of, tree_digest, venv_bin
 from test_git import make_repo, write_arguments
 
 pytestmark = pytest.mark.anyio
@@ -56,3 +57,45 @@ async def test_read_only_over_http_refuses_every_write_and_serves_reads(tmp_path
         process.terminate()
         process.wait(timeout=10)
     assert tree_digest(repo) == before
+
+
+def m1nd(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(m1nd_bin()), *args], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+
+
+async def test_a_streamable_http_upstream_behind_a_read_only_gateway(tmp_path: Path) -> None:
+    """`--upstream URL`: m1nd's own server over HTTP as the upstream, imported and guarded."""
+    store = tmp_path / "store"
+    assert m1nd("init", "--demo", "--store", str(store)).returncode == 0
+    stderr_path = tmp_path / "upstream.stderr"
+    with open(stderr_path, "wb") as errlog:
+        upstream = subprocess.Popen(
+            [str(m1nd_bin()), "serve", "--store", str(store), "--http", "127.0.0.1:0"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog,
+        )
+    try:
+        deadline = time.monotonic() + 30
+        while not (found := ADDRESS.search(stderr_path.read_text(errors="replace"))):
+            assert time.monotonic() < deadline and upstream.poll() is None, stderr_path.read_text()
+            time.sleep(0.02)
+        url = f"http://{found['addr']}/mcp"
+        policy_dir = tmp_path / "policy"
+        imported = m1nd("policy", "import", "--policy", str(policy_dir), "--read-only-from-hints", "--upstream", url)
+        assert imported.returncode == 0, imported.stderr
+        with open(policy_dir / "tools.toml", "rb") as f:
+            verbs = set(tomllib.load(f)["verbs"])
+        with open(policy_dir / "read_only_denied.toml", "rb") as f:
+            denied = set(tomllib.load(f)["tools"])
+        assert "memorize" in denied and "north" in verbs - denied
+        before = tree_digest(store)
+        async with gateway(policy_dir, [], read_only=True, log_dir=tmp_path, extra=["--upstream", url]) as gw:
+            assert {t.name for t in (await gw.session.list_tools()).tools} == verbs - denied
+            north = await gw.session.call_tool("north", {})
+            assert not north.is_error, text_of(north)
+            for name in name_forms("memorize"):
+                refused = await gw.session.call_tool(name, {"claim": "through the gateway"})
+                assert refused.is_error and "read-only" in text_of(refused), f"{name!r}: {text_of(refused)}"
+        assert tree_digest(store) == before
+    finally:
+        upstream.terminate()
+        upstream.wait(timeout=10)
