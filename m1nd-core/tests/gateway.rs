@@ -154,3 +154,23 @@ fn pins_and_declared_arguments_fail_closed() {
     let sneaky = call(args(&[("repo_path", json!(r)), ("Repo_Path", json!("/etc"))]));
     assert!(matches!(sneaky, Err(GatewayRefused::UndeclaredArgument { .. })), "{sneaky:?}");
 }
+
+#[test]
+fn a_gateway_policy_with_a_menu_is_governed_by_the_menu_laws_too() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../policy");
+    let real = PolicySources::read_dir(&dir, "policy");
+    let g = compile_gateway(&real).unwrap_or_else(|p| panic!("{}", rendered(&p, &real)));
+    assert_eq!(g.policy, compile(&real).expect("the real policy compiles"));
+    let cockpit: String = real
+        .text(PolicyFile::Cockpit)
+        .lines()
+        .filter(|l| !l.starts_with("negative_default"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let texts =
+        PolicyFile::ALL.map(|f| if f == PolicyFile::Cockpit { cockpit.clone() } else { real.text(f).to_owned() });
+    let broken = PolicySources::from_bytes("policy", |f| Some(texts[f as usize].as_bytes()));
+    let problems = compile_gateway(&broken).expect_err("a broken menu is still a broken policy");
+    let laws: Vec<Law> = problems.iter().map(|d| d.law).collect();
+    assert_eq!(laws, [Law::M012], "{}", rendered(&problems, &broken));
+}
