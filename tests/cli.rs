@@ -73,6 +73,36 @@ fn policy_check_says_what_the_compiler_says() {
     assert!(text.contains("--> tests/ui/policies/m004_slot_card/cockpit.toml:41:8"), "{text}");
 }
 
+/// Validate before deploy: `policy check --gateway` and the gateway's own
+/// startup print exactly what `gateway!` makes rustc print.
+#[test]
+fn the_gateway_checks_its_policy_with_the_compilers_words_before_it_starts() {
+    let case = "gateway_m014";
+    let dir = format!("tests/ui/policies/{case}");
+    let expected = compiler_diagnostics(case);
+    assert!(!expected.is_empty());
+    let check = m1nd(&["policy", "check", "--gateway", &dir]);
+    assert_eq!(check.status.code(), Some(1), "{}", stderr(&check));
+    let start = m1nd(&["gateway", "--policy", &dir, "--", "true"]);
+    assert_eq!(start.status.code(), Some(1), "{}", stderr(&start));
+    assert!(stderr(&start).contains("the gateway does not start"), "{}", stderr(&start));
+    for diagnostic in expected.iter().map(|d| unindent(d)) {
+        assert!(unindent(&stdout(&check)).contains(&diagnostic), "policy check lacks\n{diagnostic}");
+        assert!(unindent(&stderr(&start)).contains(&diagnostic), "gateway startup lacks\n{diagnostic}");
+    }
+
+    let reviewed = m1nd(&["policy", "check", "--gateway", "tests/gateway/policies/git"]);
+    assert_eq!(reviewed.status.code(), Some(0), "{}", stdout(&reviewed));
+    // Without --gateway the same two files are an incomplete cockpit policy.
+    let as_cockpit = m1nd(&["policy", "check", "tests/gateway/policies/git"]);
+    assert_eq!(as_cockpit.status.code(), Some(1));
+    assert!(
+        stdout(&as_cockpit).contains("[M001] help_cards.toml cannot be used: the file is missing"),
+        "{}",
+        stdout(&as_cockpit)
+    );
+}
+
 #[test]
 fn policy_check_json_is_machine_readable() {
     let out = m1nd(&["policy", "check", "tests/ui/policies/many_laws", "--format", "json"]);
