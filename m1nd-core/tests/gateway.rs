@@ -174,3 +174,27 @@ fn a_gateway_policy_with_a_menu_is_governed_by_the_menu_laws_too() {
     let laws: Vec<Law> = problems.iter().map(|d| d.law).collect();
     assert_eq!(laws, [Law::M012], "{}", rendered(&problems, &broken));
 }
+
+#[test]
+fn schemas_are_narrowed_to_what_the_policy_admits() {
+    let tools = "[verbs.git_branch]\nsummary = \"List branches\"\naccepts = [\"branch_type\"]\npins.branch_type = { allowed = [\"local\"] }\n\n[verbs.git_checkout]\nsummary = \"Switch branches\"\nrequires = [\"branch_name\"]\n";
+    let deny = "tools = []\n[status_only.git_checkout]\nargument = \"branch_name\"\nallowed = [\"main\"]\n";
+    let s = sources(tools, deny);
+    let g = compile_gateway(&s).unwrap_or_else(|p| panic!("{}", rendered(&p, &s)));
+    let listed = [
+        json!({"name": "git_branch", "inputSchema": {"type": "object", "properties": {"branch_type": {"type": "string"}}}}),
+        json!({"name": "git_checkout", "inputSchema": {"type": "object", "properties": {"branch_name": {"type": "string"}}, "required": ["branch_name"]}}),
+    ];
+    for read_only in [false, true] {
+        let guard = Guard::new(&g.policy, read_only);
+        let view = View::new(&g, &guard, &listed);
+        let branch = &view.find("git_branch").expect("offered").tool["inputSchema"];
+        assert_eq!(branch["properties"]["branch_type"]["enum"], json!(["local"]));
+        assert_eq!(branch["required"], json!(["branch_type"]));
+        let checkout = &view.find("git_checkout").expect("offered").tool;
+        let narrowed = checkout["inputSchema"]["properties"]["branch_name"].get("enum");
+        assert_eq!(narrowed, read_only.then(|| json!(["main"])).as_ref(), "read_only = {read_only}");
+        // A status-only tool can write: never hinted read-only.
+        assert_eq!(checkout["annotations"]["readOnlyHint"], false);
+    }
+}

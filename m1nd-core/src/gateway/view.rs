@@ -15,7 +15,7 @@ use std::collections::HashSet;
 use serde_json::{Value, json};
 
 use super::definition::digest;
-use super::table::Gateway;
+use super::table::{Gateway, PinRule};
 use crate::guard::{Guard, MAX_NAME_BYTES, printable};
 use crate::names::{NameIndex, Resolution, canonical};
 
@@ -149,7 +149,8 @@ impl View {
                 (Some(_), Some(Value::String(d))) => d.clone(),
                 _ => def.summary.to_string(),
             };
-            let schema = definition.get("inputSchema").cloned().unwrap_or_else(|| json!({"type": "object"}));
+            let mut schema = definition.get("inputSchema").cloned().unwrap_or_else(|| json!({"type": "object"}));
+            narrow(&mut schema, gateway, guard, verb);
             let tool = json!({
                 "name": verb,
                 "description": description,
@@ -183,6 +184,35 @@ impl View {
             canonical(&h.upstream) == written
                 || matches!(&h.why, Why::Changed { verb, .. } | Why::Ambiguous { verb } | Why::Retired { verb } if verb == verb_or_name)
         })
+    }
+}
+
+/// The upstream's schema, narrowed to what the policy admits: an argument
+/// pinned to exact values (or, read-only, a status-only argument) becomes
+/// required and limited to those values, as in `m1nd serve`'s own schemas.
+fn narrow(schema: &mut Value, gateway: &Gateway, guard: &Guard<'_>, verb: &str) {
+    let pinned = gateway.tool(verb).into_iter().flat_map(|t| t.pins.iter()).filter_map(|pin| match &pin.rule {
+        PinRule::Allowed(values) => Some((&*pin.argument, values.iter().map(|v| v.to_string()).collect::<Vec<_>>())),
+        PinRule::Under(_) => None,
+    });
+    let status = guard.read_only().then(|| gateway.policy.deny.status_only(verb)).flatten();
+    let status = status.map(|rule| (&*rule.argument, rule.allowed.iter().map(|v| v.to_string()).collect()));
+    for (argument, allowed) in pinned.chain(status) {
+        let Some(object) = schema.as_object_mut() else { return };
+        if let Some(Value::Object(property)) = object
+            .entry("properties")
+            .or_insert_with(|| json!({}))
+            .as_object_mut()
+            .map(|p| p.entry(argument).or_insert_with(|| json!({})))
+        {
+            property.insert("enum".into(), allowed.into_iter().map(Value::from).collect());
+        }
+        let required = object.entry("required").or_insert_with(|| json!([]));
+        if let Value::Array(list) = required
+            && !list.iter().any(|r| r == argument)
+        {
+            list.push(Value::from(argument));
+        }
     }
 }
 
