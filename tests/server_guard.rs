@@ -228,7 +228,7 @@ fn tools_list_is_derived_from_the_table() {
             let verb = COCKPIT.verb(name).unwrap_or_else(|| panic!("`{name}` is listed but not in the table"));
             assert!(!verb.retired, "{name}");
             assert_eq!(tool["description"], json!(verb.summary), "{name}");
-            let denied = COCKPIT.deny.lists(name);
+            let denied = COCKPIT.deny.denies(name);
             let status_only = COCKPIT.deny.status_only(name).is_some();
             if read_only {
                 assert!(!denied, "read-only session lists denied `{name}`");
@@ -257,7 +257,7 @@ fn tools_list_is_derived_from_the_table() {
     }
     let (read_only, writable) = (&listed[0], &listed[1]);
     let hidden: Vec<&String> = writable.iter().filter(|n| !read_only.contains(n)).collect();
-    assert!(hidden.iter().all(|n| COCKPIT.deny.lists(n)), "{hidden:?}");
+    assert!(hidden.iter().all(|n| COCKPIT.deny.denies(n)), "{hidden:?}");
 }
 
 /// `help` offers only cards this session can call here: each card's tool is
@@ -278,7 +278,7 @@ fn help_lists_only_cards_the_session_may_call_here() {
             let tool = card["tool"].as_str().expect("tool");
             assert!(names.iter().any(|n| n == tool), "help offers `{tool}`, which is not in tools/list: {names:?}");
             if read_only {
-                assert!(!COCKPIT.deny.lists(tool), "help offers `{tool}` to a read-only session");
+                assert!(!COCKPIT.deny.denies(tool), "help offers `{tool}` to a read-only session");
                 if let Some(rule) = COCKPIT.deny.status_only(tool) {
                     let pinned = card["arguments"][&*rule.argument].as_str().unwrap_or_default();
                     assert!(rule.permits(pinned), "{card}");

@@ -96,8 +96,8 @@ impl<'a> Guard<'a> {
     }
 
     /// Whether `tools/list` shows this verb to the session.
-    pub fn lists(&self, verb: &Verb) -> bool {
-        let hidden_by_read_only = self.read_only && self.cockpit.deny.always_denies(&verb.name);
+    pub fn shows(&self, verb: &Verb) -> bool {
+        let hidden_by_read_only = self.read_only && self.cockpit.deny.denies(&verb.name);
         !verb.retired && !hidden_by_read_only
     }
 }
@@ -206,7 +206,7 @@ mod tests {
     fn listing_hides_what_the_session_may_not_call() {
         let t = table();
         let shown =
-            |ro| t.verbs.iter().filter(|v| Guard::new(&t, ro).lists(v)).map(|v| v.name.to_string()).collect::<Vec<_>>();
+            |ro| t.verbs.iter().filter(|v| Guard::new(&t, ro).shows(v)).map(|v| v.name.to_string()).collect::<Vec<_>>();
         assert_eq!(shown(true), ["doctor", "persist"]);
         assert_eq!(shown(false), ["doctor", "learn", "persist"]);
     }

@@ -11,6 +11,7 @@ pub mod facets;
 pub mod guard;
 pub mod names;
 pub mod policy;
+pub mod primitives;
 pub mod runtime;
 pub mod table;
 

@@ -17,14 +17,10 @@ use std::borrow::Cow;
 
 use crate::deny::DenyList;
 use crate::facets::Facet;
+pub use crate::primitives::{Argument, List, Str};
 
 /// The one schema this compiler reads and the JSON skin writes.
 pub const SCHEMA: &str = "m1nd-cockpit-v1";
-
-/// Static or owned text.
-pub type Str = Cow<'static, str>;
-/// Static or owned list.
-pub type List<T> = Cow<'static, [T]>;
 
 /// The whole compiled policy: what the server serves, guards with and lists.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -74,13 +70,6 @@ pub struct Card {
     pub reject_reason: Option<Str>,
     /// Listed by the help overview (subject to the deny list in read-only sessions).
     pub overview: bool,
-}
-
-/// A fixed argument a card passes to its verb.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Argument {
-    pub name: Str,
-    pub value: Str,
 }
 
 /// A permission to call one read verb with fixed arguments.

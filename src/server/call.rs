@@ -42,7 +42,7 @@ impl Session {
             Err(refused) => return reply::error(refused.to_string()),
         };
         let Some(handler) = catalog::handler(&verb.name) else {
-            let served: Vec<&str> = catalog::served_verbs().filter(|v| self.guard.lists(v)).map(|v| &*v.name).collect();
+            let served: Vec<&str> = catalog::served_verbs().filter(|v| self.guard.shows(v)).map(|v| &*v.name).collect();
             return reply::error(format!(
                 "`{}` is a known verb, but this server does not implement it; it serves {}",
                 verb.name,

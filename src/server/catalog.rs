@@ -57,12 +57,12 @@ pub fn served_verbs() -> impl Iterator<Item = &'static Verb> {
 
 /// The `tools/list` of a session.
 pub fn tools(guard: &Guard<'_>) -> Vec<Tool> {
-    served_verbs().filter(|v| guard.lists(v)).map(|v| tool(v, guard.read_only())).collect()
+    served_verbs().filter(|v| guard.shows(v)).map(|v| tool(v, guard.read_only())).collect()
 }
 
 /// `readOnlyHint`: no argument can make the verb write.
 pub fn read_only_hint(verb: &str) -> bool {
-    !COCKPIT.deny.lists(verb) && COCKPIT.deny.status_only(verb).is_none()
+    !COCKPIT.deny.denies(verb) && COCKPIT.deny.status_only(verb).is_none()
 }
 
 /// `destructiveHint`: the table knows only that a verb writes, not that the
@@ -139,13 +139,13 @@ mod tests {
     #[test]
     fn the_deny_list_covers_exactly_the_served_writes() {
         for (name, handler) in registry() {
-            let kept_from_read_only = COCKPIT.deny.lists(name) || COCKPIT.deny.status_only(name).is_some();
+            let kept_from_read_only = COCKPIT.deny.denies(name) || COCKPIT.deny.status_only(name).is_some();
             if writes(handler) {
                 assert!(kept_from_read_only, "`{name}` writes, but a read-only session may call it freely");
                 assert!(!read_only_hint(name), "`{name}` writes but is hinted read-only");
             } else {
                 assert!(
-                    !COCKPIT.deny.lists(name) && COCKPIT.deny.status_only(name).is_none(),
+                    !COCKPIT.deny.denies(name) && COCKPIT.deny.status_only(name).is_none(),
                     "`{name}` only reads, but the deny list keeps it from read-only sessions"
                 );
                 assert!(read_only_hint(name), "`{name}` only reads but is not hinted read-only");
@@ -182,7 +182,7 @@ mod tests {
                 let verb = COCKPIT.verb(&tool.name).expect("table verb");
                 assert!(served(&verb.name));
                 if read_only {
-                    assert!(!COCKPIT.deny.lists(&verb.name), "{}", verb.name);
+                    assert!(!COCKPIT.deny.denies(&verb.name), "{}", verb.name);
                 }
                 let hints = tool.annotations.expect("annotations");
                 assert_eq!(hints.read_only_hint, Some(read_only_hint(&verb.name)));

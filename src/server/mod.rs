@@ -32,7 +32,7 @@
 //!
 //! The tools are the verbs this server implements ([`catalog::registry`]: the
 //! cockpit, help, and the store's reads and writes, each named once) intersected
-//! with the table's verbs, minus what [`Guard::lists`](m1nd_core::guard::Guard::lists)
+//! with the table's verbs, minus what [`Guard::shows`](m1nd_core::guard::Guard::shows)
 //! hides from the session. Descriptions are the table's summaries; input
 //! schemas come from each verb's `requires` and `accepts`.
 //!

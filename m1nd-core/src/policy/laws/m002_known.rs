@@ -5,7 +5,7 @@ use super::super::context::{Context, loc};
 use super::super::diagnostic::{Diagnostic, Law};
 use super::super::raw::Text;
 use super::super::source::PolicyFile;
-use crate::names::Resolution;
+use crate::names::{Resolution, did_you_mean};
 
 pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for entry in cx.raw.deny.tools.get_ref() {
@@ -38,10 +38,11 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 format!("{} is not a card in help_cards.toml", read.describe()),
             )
             .label("no card has this id");
-            d = d.help(match cx.card_ids.suggest(written) {
-                Some(best) => format!("did you mean `{best}`? or declare a `[[card]]` with id = \"{written}\""),
-                None => format!("declare a `[[card]]` with id = \"{written}\" in help_cards.toml"),
-            });
+            d = d.help(did_you_mean(
+                cx.card_ids.suggest(written),
+                &format!("or declare a `[[card]]` with id = \"{written}\""),
+                || format!("declare a `[[card]]` with id = \"{written}\" in help_cards.toml"),
+            ));
             out.push(d);
         }
     }
@@ -67,12 +68,11 @@ fn verb(cx: &Context<'_>, file: PolicyFile, written: &Text, what: &str, out: &mu
                 format!("{what} `{name}`, which tools.toml does not declare"),
             )
             .label("unknown verb")
-            .help(match suggestion {
-                Some(best) => {
-                    format!("did you mean `{best}`? every verb must be declared as `[verbs.NAME]` in tools.toml")
-                }
-                None => "declare it as `[verbs.NAME]` in tools.toml, or name a verb that is declared there".to_owned(),
-            }),
+            .help(did_you_mean(
+                suggestion,
+                "every verb must be declared as `[verbs.NAME]` in tools.toml",
+                || "declare it as `[verbs.NAME]` in tools.toml, or name a verb that is declared there".to_owned(),
+            )),
         ),
     }
 }

@@ -10,6 +10,9 @@ use super::super::diagnostic::{Diagnostic, Law};
 use super::super::source::PolicyFile;
 use crate::names::{canonical, skeleton_of};
 
+const BOTH_HELP: &str = "choose one: keep it in `tools` to deny every call, \
+                         or keep the status-only rule to allow its status form";
+
 pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let verbs = cx.verbs_in_order();
     first_wins(
@@ -31,9 +34,13 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for (key, _) in cx.raw.deny.status_only.iter() {
         if let Some(entry) = cx.denial(&canonical(key.get_ref())) {
             out.push(
-                Diagnostic::new(Law::M003, loc(PolicyFile::Deny, key), format!("`{}` is both denied outright and status-only", key.get_ref()))
-                    .related(loc(PolicyFile::Deny, entry), "denied outright here")
-                    .help("choose one: keep it in `tools` to deny every call, or keep the status-only rule to allow its status form"),
+                Diagnostic::new(
+                    Law::M003,
+                    loc(PolicyFile::Deny, key),
+                    format!("`{}` is both denied outright and status-only", key.get_ref()),
+                )
+                .related(loc(PolicyFile::Deny, entry), "denied outright here")
+                .help(BOTH_HELP),
             );
         }
     }

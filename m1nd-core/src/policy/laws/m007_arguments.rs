@@ -6,7 +6,7 @@ use super::super::context::{Context, Role, loc};
 use super::super::diagnostic::{Diagnostic, Law};
 use super::super::source::PolicyFile;
 use crate::facets::Facet;
-use crate::names::suggest;
+use crate::names::{did_you_mean, suggest};
 
 pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     card_arguments(cx, out);
@@ -24,9 +24,16 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             Role::SlotCard | Role::DoorSource => {
                 if !required.is_empty() {
                     out.push(
-                        Diagnostic::new(Law::M007, loc(PolicyFile::Cockpit, read.card_ref), format!("{} calls `{verb}`, which needs {}", read.describe(), list(&required)))
-                            .label("a root entry must be an argument-less read")
-                            .help(format!("offer `{verb}` as an item action (`[[slot.actions]]` with `bind`) so a selected item supplies its target, or read an argument-less verb here")),
+                        Diagnostic::new(
+                            Law::M007,
+                            loc(PolicyFile::Cockpit, read.card_ref),
+                            format!("{} calls `{verb}`, which needs {}", read.describe(), list(&required)),
+                        )
+                        .label("a root entry must be an argument-less read")
+                        .help(format!(
+                            "offer `{verb}` as an item action (`[[slot.actions]]` with `bind`) \
+                                 so a selected item supplies its target, or read an argument-less verb here"
+                        )),
                     );
                 }
             }
@@ -60,7 +67,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                                     argument.get_ref()
                                 ),
                             )
-                            .help(did_you_mean(argument.get_ref(), &takes, "arguments")),
+                            .help(near_argument(argument.get_ref(), &takes, "arguments")),
                         );
                     }
                     if card.arguments.keys().any(|a| a.get_ref() == argument.get_ref()) {
@@ -93,7 +100,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                                         items.name
                                     ),
                                 )
-                                .help(did_you_mean(field.get_ref(), &names, "fields")),
+                                .help(near_argument(field.get_ref(), &names, "fields")),
                             );
                         }
                     }
@@ -124,7 +131,7 @@ fn card_arguments(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                             card.tool.get_ref()
                         ),
                     )
-                    .help(did_you_mean(argument.get_ref(), &takes, "arguments")),
+                    .help(near_argument(argument.get_ref(), &takes, "arguments")),
                 );
             }
         }
@@ -135,10 +142,10 @@ fn list(names: &[&str]) -> String {
     names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
 }
 
-fn did_you_mean(name: &str, candidates: &[&str], what: &str) -> String {
-    match suggest(name, candidates.iter().copied()) {
-        Some(best) => format!("did you mean `{best}`? the {what} here are {}", list(candidates)),
-        None if candidates.is_empty() => format!("there are no {what} here"),
-        None => format!("the {what} here are {}", list(candidates)),
-    }
+/// Help for an argument name that is not one of `candidates`.
+fn near_argument(name: &str, candidates: &[&str], what: &str) -> String {
+    let listed = format!("the {what} here are {}", list(candidates));
+    did_you_mean(suggest(name, candidates.iter().copied()), &listed, || {
+        if candidates.is_empty() { format!("there are no {what} here") } else { listed.clone() }
+    })
 }
