@@ -16,13 +16,20 @@ use crate::table::{
 pub struct Includes(pub Vec<String>);
 
 /// The table as a block expression of type `::m1nd_core::Cockpit`.
+///
+/// The table is built inside a `const` item and the block yields that
+/// constant: its borrowed slices (`&[...]` of `Cow`s, which are not
+/// promotable) then live for `'static`, so the expression works in a `let`
+/// or as an argument as well as in a `static` or `const`. A bare struct
+/// literal would make rustc's first error E0716 in those positions.
 pub fn expand(cockpit: &Cockpit, includes: &Includes) -> TokenStream {
     let tracked = includes.0.iter().map(|path| quote! { const _: &[u8] = ::core::include_bytes!(#path); });
     let body = cockpit_tokens(cockpit);
     quote! {
         {
             #(#tracked)*
-            #body
+            const TABLE: ::m1nd_core::Cockpit = #body;
+            TABLE
         }
     }
 }

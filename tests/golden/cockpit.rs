@@ -5,7 +5,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
     const _: &[u8] = ::core::include_bytes!("../../policy/read_only_denied.toml");
     const _: &[u8] = ::core::include_bytes!("../../policy/help_cards.toml");
     const _: &[u8] = ::core::include_bytes!("../../policy/cockpit.toml");
-    ::m1nd_core::Cockpit {
+    const TABLE: ::m1nd_core::Cockpit = ::m1nd_core::Cockpit {
         schema: ::std::borrow::Cow::Borrowed("m1nd-cockpit-v1"),
         title: ::std::borrow::Cow::Borrowed("m1nd cockpit"),
         negative_default: ::std::borrow::Cow::Borrowed(
@@ -2233,7 +2233,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                 },
             ],
         ),
-    }
+    };
+    TABLE
 };
 fn main() {
     assert_eq!(COCKPIT.digest.len(), 64);
