@@ -74,16 +74,17 @@ pub struct Card {
 
 /// A permission to call one read verb with fixed arguments.
 ///
-/// Its fields are private and its constructor is hidden: the values in a
+/// Its fields are private to this crate (the canonical encoding takes them
+/// apart) and its constructor is hidden: the values in a
 /// table were produced by the policy compiler after every law passed. Because
 /// a determined caller could still reach the hidden constructor, the composer
 /// does not take a `ReadVerb` on trust: it checks each one against the table's
 /// deny list before asking the [`crate::runtime::Reader`] (fail-closed).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReadVerb {
-    card: Str,
-    verb: Str,
-    arguments: List<Argument>,
+    pub(crate) card: Str,
+    pub(crate) verb: Str,
+    pub(crate) arguments: List<Argument>,
 }
 
 impl ReadVerb {

@@ -43,6 +43,8 @@ enum PolicyCommand {
     Check(policy::CheckArgs),
     /// Print what `cockpit!` expands the policy to.
     Expand(policy::ExpandArgs),
+    /// Print the policy's digest (what `serve` attests and `--expect-digest` pins).
+    Digest(policy::DigestArgs),
 }
 
 /// The store directory option shared by several commands.
@@ -102,6 +104,7 @@ pub fn main() -> ExitCode {
         Command::Cockpit(args) => cockpit::run(args),
         Command::Policy(PolicyCommand::Check(args)) => policy::check(args),
         Command::Policy(PolicyCommand::Expand(args)) => policy::expand(args),
+        Command::Policy(PolicyCommand::Digest(args)) => policy::digest(args),
         Command::Init(args) => init::run(args),
         Command::Serve(args) => serve::run(args),
     };

@@ -1,13 +1,13 @@
-//! `m1nd policy check` and `m1nd policy expand`.
+//! `m1nd policy check`, `expand` and `digest`.
 //!
-//! Both compile the directory with `m1nd_core::compile`, the function the
-//! `cockpit!` macro calls, and render diagnostics with the same
-//! `Diagnostic::render`, so a violation reads here exactly as rustc shows it.
+//! Each compiles with `m1nd_core::compile`, the function the `cockpit!` macro
+//! calls, and renders diagnostics with the same `Diagnostic::render`, so a
+//! violation reads here exactly as rustc shows it.
 
 use std::path::{Path, PathBuf};
 
 use clap::Args;
-use m1nd_core::{Diagnostic, PolicySources, compile};
+use m1nd_core::{Cockpit, Diagnostic, PolicySources, compile};
 use serde_json::{Value, json};
 
 use super::{Failure, Format, emit};
@@ -24,6 +24,13 @@ pub struct CheckArgs {
 
 #[derive(Debug, Args)]
 pub struct ExpandArgs {
+    /// The policy directory.
+    #[arg(value_name = "DIR", default_value = "policy")]
+    dir: PathBuf,
+}
+
+#[derive(Debug, Args)]
+pub struct DigestArgs {
     /// The policy directory.
     #[arg(value_name = "DIR", default_value = "policy")]
     dir: PathBuf,
@@ -65,11 +72,15 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
         }
         Format::Json => {
             let values: Vec<Value> = problems.iter().map(|d| diagnostic_json(d, &sources)).collect();
-            emit(&serde_json::to_string_pretty(&values).unwrap_or_default())?;
+            emit(&pretty(&Value::Array(values)))?;
         }
     }
     let n = problems.len();
     Err(Failure::refused(format!("{display} breaks {n} law{}", if n == 1 { "" } else { "s" })))
+}
+
+fn pretty(value: &Value) -> String {
+    serde_json::to_string_pretty(value).unwrap_or_default()
 }
 
 fn diagnostic_json(d: &Diagnostic, sources: &PolicySources) -> Value {
@@ -97,4 +108,19 @@ pub fn expand(args: ExpandArgs) -> Result<(), Failure> {
         }
         Err(other) => Err(Failure::usage(other.to_string())),
     }
+}
+
+/// Compile `sources` or fail with every violation rendered, as `check` prints them.
+fn compiled(name: &str, sources: &PolicySources) -> Result<Cockpit, Failure> {
+    compile(sources).map_err(|problems| {
+        let rendered: Vec<String> = problems.iter().map(|d| format!("error: {}", d.render(sources))).collect();
+        let n = problems.len();
+        Failure::refused(format!("{}\n\n{name} breaks {n} law{}", rendered.join("\n\n"), if n == 1 { "" } else { "s" }))
+    })
+}
+
+pub fn digest(args: DigestArgs) -> Result<(), Failure> {
+    let display = display(&args.dir)?;
+    let sources = PolicySources::read_dir(&args.dir, &display);
+    emit(&compiled(&display, &sources)?.digest)
 }

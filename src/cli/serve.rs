@@ -3,6 +3,7 @@
 use clap::Args;
 
 use super::{Failure, StoreArg};
+use crate::server::attestation::{self, PinError};
 use crate::server::{self, Options};
 
 /// The environment variable that turns read-only on.
@@ -15,9 +16,18 @@ pub struct ServeArgs {
     read_only: bool,
     #[command(flatten)]
     store: StoreArg,
+    /// Refuse to start unless the compiled-in policy has this digest (`m1nd policy digest`).
+    #[arg(long, value_name = "HEX")]
+    expect_digest: Option<String>,
 }
 
 pub fn run(args: ServeArgs) -> Result<(), Failure> {
+    if let Some(pin) = &args.expect_digest {
+        attestation::check_pin(pin).map_err(|e| match e {
+            PinError::Malformed(_) => Failure::usage(e.to_string()),
+            PinError::Mismatch { .. } => Failure::refused(e.to_string()),
+        })?;
+    }
     let from_env = read_only_from_env(std::env::var_os(READ_ONLY_ENV))?;
     let options = Options { read_only: args.read_only || from_env, store: args.store.store };
     server::run(options).map_err(Failure::usage)

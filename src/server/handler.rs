@@ -9,6 +9,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use super::Options;
+use super::attestation;
 use super::call::Session;
 use super::catalog;
 use super::transport::shape_of;
@@ -48,10 +49,13 @@ pub fn instructions(read_only: bool) -> String {
 }
 
 impl ServerHandler for Server {
+    /// Also what rmcp answers `server/discover` with, attestation included.
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let mut config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
             .with_server_info(Implementation::new("m1nd", env!("CARGO_PKG_VERSION")))
-            .with_instructions(self.instructions.clone())
+            .with_instructions(self.instructions.clone());
+        config.meta = Some(attestation::meta());
+        config
     }
 
     async fn list_tools(

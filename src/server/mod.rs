@@ -51,6 +51,7 @@
 
 mod answers;
 pub mod arguments;
+pub mod attestation;
 pub mod call;
 pub mod catalog;
 mod handler;

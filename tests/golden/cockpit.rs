@@ -12,7 +12,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
             "Serve this cockpit only when the human types ? or explicitly asks for it, never on your own initiative and never at landing.",
         ),
         digest: ::std::borrow::Cow::Borrowed(
-            "cccc60c7923db97ed137046cd9decb5498d8c0f661b0aa73c64bf0ac5e4c9173",
+            "f01990dbf0d118e8d801785b41644c97dd95030191d22e53be3274758a0140b1",
         ),
         budget: ::m1nd_core::Budget {
             root_tokens: 800u32,

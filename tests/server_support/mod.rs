@@ -62,6 +62,8 @@ pub struct Mcp {
     without_id: Vec<Value>,
     next: u64,
     pub instructions: String,
+    /// The whole `initialize` result.
+    pub init: Value,
 }
 
 impl Mcp {
@@ -100,6 +102,7 @@ impl Mcp {
             without_id: Vec::new(),
             next: 1,
             instructions: String::new(),
+            init: Value::Null,
         };
         let init = mcp.request(
             "initialize",
@@ -107,6 +110,7 @@ impl Mcp {
         );
         assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
         mcp.instructions = init["result"]["instructions"].as_str().unwrap_or_default().to_owned();
+        mcp.init = init["result"].clone();
         mcp.send_value(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         mcp
     }
