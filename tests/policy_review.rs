@@ -124,7 +124,8 @@ fn a_broken_side_is_reported_with_its_laws() {
     let out = m1nd_in(repo, &["policy", "diff", "HEAD~1", "HEAD"]);
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
-    assert!(err.contains("[M001]") && err.contains("HEAD:policy/cockpit.toml"), "{err}");
+    assert!(err.starts_with("error: HEAD:policy breaks 1 law:\n\nerror: [M001] "), "{err}");
+    assert!(err.contains("--> HEAD:policy/cockpit.toml:1:"), "{err}");
 }
 
 #[test]

@@ -116,8 +116,12 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
         Format::Sarif => emit(&pretty(&report::sarif(&problems, &sources)))?,
         Format::Github => emit(&report::github(&problems, &sources))?,
     }
-    let n = problems.len();
-    Err(Failure::refused(format!("{display} breaks {n} law{}", if n == 1 { "" } else { "s" })))
+    Err(Failure::refused(breaks(&display, problems.len())))
+}
+
+/// `policy breaks 3 laws`: the last line of every failed compile.
+fn breaks(name: &str, n: usize) -> String {
+    format!("{name} breaks {n} law{}", if n == 1 { "" } else { "s" })
 }
 
 fn pretty(value: &Value) -> String {
@@ -155,8 +159,7 @@ pub fn expand(args: ExpandArgs) -> Result<(), Failure> {
 fn compiled(name: &str, sources: &PolicySources) -> Result<Cockpit, Failure> {
     compile(sources).map_err(|problems| {
         let rendered: Vec<String> = problems.iter().map(|d| format!("error: {}", d.render(sources))).collect();
-        let n = problems.len();
-        Failure::refused(format!("{}\n\n{name} breaks {n} law{}", rendered.join("\n\n"), if n == 1 { "" } else { "s" }))
+        Failure::refused(format!("{}:\n\n{}", breaks(name, problems.len()), rendered.join("\n\n")))
     })
 }
 

@@ -80,7 +80,8 @@ fn result(d: &Diagnostic, sources: &PolicySources, rule_index: usize) -> Value {
 /// One SARIF log with one run: a rule per law, a result per diagnostic
 /// (none when the policy is clean).
 pub fn sarif(problems: &[Diagnostic], sources: &PolicySources) -> Value {
-    let rules: Vec<Value> = Law::ALL.iter().map(|law| json!({ "id": law.code() })).collect();
+    let rules: Vec<Value> =
+        Law::ALL.iter().map(|law| json!({ "id": law.code(), "shortDescription": { "text": law.summary() } })).collect();
     let index = |law: Law| Law::ALL.iter().position(|l| *l == law).unwrap_or(0);
     let results: Vec<Value> = problems.iter().map(|d| result(d, sources, index(d.law))).collect();
     json!({
@@ -162,6 +163,8 @@ mod tests {
         let log = sarif(&[problem()], &sources());
         let result = &log["runs"][0]["results"][0];
         assert_eq!(result["ruleId"], "M010");
+        let rule = &log["runs"][0]["tool"]["driver"]["rules"][result["ruleIndex"].as_u64().unwrap() as usize];
+        assert_eq!(rule["shortDescription"]["text"], Law::M010.summary());
         assert_eq!(
             log["runs"][0]["tool"]["driver"]["rules"][result["ruleIndex"].as_u64().unwrap() as usize]["id"],
             "M010"
