@@ -208,6 +208,7 @@ fn read_only(old: &Cockpit, new: &Cockpit, out: &mut Changes) {
                     quoted(allowed)
                 ),
             ),
+            // (Denied, Denied) and (Free, Free), which the guard above already took.
             _ => {}
         }
     }
@@ -311,11 +312,11 @@ fn slots(old: &Cockpit, new: &Cockpit, out: &mut Changes) {
         if before != after {
             out.push(Menu, &subject, format!("{after}, was {before}"));
         }
-        let (shown, hidden) = (help_cards(was), help_cards(slot));
-        for card in hidden.difference(&shown) {
+        let (offered_before, offered) = (help_cards(was), help_cards(slot));
+        for card in offered.difference(&offered_before) {
             out.push(Menu, &subject, format!("the help overview now offers card `{card}`"));
         }
-        for card in shown.difference(&hidden) {
+        for card in offered_before.difference(&offered) {
             out.push(Menu, &subject, format!("the help overview no longer offers card `{card}`"));
         }
         for label in slot.labels.iter() {

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use super::*;
 use crate::table::{Argument, Str};
-use crate::{PolicySources, compile};
+use crate::{PolicyFile, PolicySources, compile};
 
 fn real() -> Cockpit {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../policy");
@@ -143,4 +143,24 @@ fn the_budget_bound_is_measured_on_both_sides() {
     let [before, after] = &d.bound;
     assert_eq!(before.root_budget, old.budget.root_tokens);
     assert!(after.drill_tokens >= before.drill_tokens, "{before:?} → {after:?}");
+}
+
+#[test]
+fn a_denied_verb_set_free_shows_up_in_the_derived_help_overview() {
+    let old = real();
+    let card = old.cards.iter().find(|c| c.overview && old.deny.denies(&c.tool)).expect("a dropped overview card");
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../policy");
+    let texts: Vec<(PolicyFile, String)> =
+        PolicyFile::ALL.iter().map(|&f| (f, std::fs::read_to_string(dir.join(f.file_name())).unwrap())).collect();
+    let line = format!("  \"{}\",\n", card.tool);
+    let edited = |f: PolicyFile, t: &str| if f == PolicyFile::Deny { t.replacen(&line, "", 1) } else { t.to_owned() };
+    let texts: Vec<(PolicyFile, String)> = texts.iter().map(|(f, t)| (*f, edited(*f, t))).collect();
+    let sources =
+        PolicySources::from_bytes("policy", |want| texts.iter().find(|(f, _)| *f == want).map(|(_, t)| t.as_bytes()));
+    let new =
+        compile(&sources).unwrap_or_else(|p| panic!("{}", p.iter().map(|d| d.render(&sources)).collect::<String>()));
+    let d = diff(&old, &new);
+    assert_eq!(subjects(&d, Category::Loosened), [&*card.tool]);
+    let offered = format!("the help overview now offers card `{}`", card.id);
+    assert!(d.of(Category::Menu).any(|c| c.detail == offered), "{:?}", d.changes);
 }
