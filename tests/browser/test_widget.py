@@ -410,8 +410,11 @@ def test_axe_finds_nothing_serious(open_view, theme):
             item = next(e for e in view.dom()["entries"] if not e["back"])
             view.choose(item["number"], item["number"])
         view.frame.add_script_tag(content=axe)
-        found = view.frame.evaluate("axe.run(document).then((r) => r.violations.map((v) => ({id: v.id, impact: v.impact})))")
-        serious = [v for v in found if v["impact"] in ("serious", "critical")]
+        found = view.frame.evaluate(
+            "axe.run(document).then((r) => ({passes: r.passes.length, violations: r.violations.map((v) => ({id: v.id, impact: v.impact}))}))"
+        )
+        assert found["passes"] > 0, "axe checked nothing"
+        serious = [v for v in found["violations"] if v["impact"] in ("serious", "critical")]
         assert not serious, f"{theme} {step}: {serious}"
 
 
