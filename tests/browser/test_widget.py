@@ -428,3 +428,7 @@ def test_focus_order_follows_the_entries(open_view):
     numbers = [e["number"] for e in view.dom()["entries"]]
     assert order == numbers
     assert view.frame.evaluate("document.activeElement.id") == "ref"
+    # A chosen level keeps the keyboard: focus lands on its first choice.
+    view.type("2", "2")
+    first = view.dom()["entries"][0]["number"]
+    assert view.frame.evaluate("document.activeElement.querySelector('.num')?.textContent") == first
