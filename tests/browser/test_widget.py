@@ -259,13 +259,18 @@ def test_bad_views_and_stray_messages_send_nothing(open_view):
     ]:
         view.page.evaluate("(m) => window.host.post(m)", message)
     view.page.evaluate(
-        """(m) => { const f = document.createElement('iframe'); f.sandbox = 'allow-scripts';
-        f.srcdoc = '<script>parent.frames[0].postMessage(' + JSON.stringify(m) + ', "*")<\\/script>';
+        """(m) => { window.addEventListener('message', (e) => { if (e.data === 'stray sent') window.straySent = true; });
+        const f = document.createElement('iframe'); f.sandbox = 'allow-scripts';
+        f.srcdoc = '<script>parent.frames[0].postMessage(' + JSON.stringify(m) + ', "*"); parent.postMessage("stray sent", "*")<\\/script>';
         document.body.append(f); }""",
         {"jsonrpc": "2.0", "method": "ui/notifications/tool-result", "params": forged},
     )
+    view.page.wait_for_function("window.straySent === true")
     view.page.wait_for_timeout(300)
     assert view.dom() == before
+    # The same view, well formed and from the parent, is drawn: the ones above were refused for their shape.
+    view.page.evaluate("(r) => window.host.feed(r)", forged)
+    view.frame.wait_for_function("() => document.getElementById('title').textContent === 'FORGED'")
 
     # A view of another schema, or missing fields: said plainly, text fallback, nothing to choose.
     for structured in [
