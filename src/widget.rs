@@ -80,6 +80,15 @@ mod tests {
         assert!(digest().bytes().all(|b| b.is_ascii_hexdigit()));
     }
 
+    /// The template names the schema it reads and its own version in its
+    /// script; both must be the ones this build serves.
+    #[test]
+    fn the_template_reads_the_schema_the_composer_writes() {
+        let schema = format!("SCHEMA = \"{}\"", m1nd_core::runtime::json::SCHEMA);
+        assert!(TEMPLATE.contains(&schema), "the template does not read {schema}");
+        assert!(TEMPLATE.contains(&format!("VERSION = \"{VERSION}\"")));
+    }
+
     #[test]
     fn embedded_json_cannot_end_the_script_and_reads_back_the_same() {
         let hostile = json!({
