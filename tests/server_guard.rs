@@ -4,6 +4,7 @@ mod server_support;
 
 use m1nd::COCKPIT;
 use m1nd::store::Store;
+use m1nd_core::ArgKind;
 use serde_json::{Map, Value, json};
 use server_support::{Mcp, demo_store, is_error, snapshot, text};
 
@@ -24,11 +25,9 @@ fn aliases(verb: &str) -> Vec<String> {
 /// Arguments that would satisfy the verb, so only the guard can refuse it.
 fn plausible_arguments(verb: &str) -> Value {
     let def = COCKPIT.verb(verb).expect("table verb");
-    let args: Map<String, Value> = def
-        .requires
-        .iter()
-        .chain(def.accepts.iter())
-        .map(|a| (a.to_string(), if a.ends_with("store_version") { json!(1) } else { json!("x") }))
+    let args: Map<String, Value> = COCKPIT
+        .takes(def)
+        .map(|t| (t.name.to_owned(), if t.kind == Some(ArgKind::Integer) { json!(1) } else { json!("x") }))
         .collect();
     Value::Object(args)
 }
@@ -238,7 +237,10 @@ fn tools_list_is_derived_from_the_table() {
             let schema = &tool["inputSchema"];
             assert_eq!(schema["additionalProperties"], false, "{name}");
             let properties = schema["properties"].as_object().expect("properties");
-            let declared: Vec<&str> = verb.requires.iter().chain(verb.accepts.iter()).map(|a| &**a).collect();
+            let declared: Vec<&str> = COCKPIT.takes(verb).map(|t| t.name).collect();
+            for common in COCKPIT.common.iter() {
+                assert!(properties.contains_key(&**common), "{name}: the common `{common}` is not listed");
+            }
             assert_eq!(
                 properties.keys().map(String::as_str).collect::<std::collections::BTreeSet<_>>(),
                 declared.iter().copied().collect()

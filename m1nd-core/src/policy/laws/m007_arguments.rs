@@ -5,8 +5,8 @@
 use super::super::context::{Context, Role, loc};
 use super::super::diagnostic::{Diagnostic, Law};
 use super::super::source::PolicyFile;
+use super::{did_you_mean, list};
 use crate::facets::Facet;
-use crate::names::suggest;
 
 pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     card_arguments(cx, out);
@@ -128,17 +128,5 @@ fn card_arguments(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 );
             }
         }
-    }
-}
-
-fn list(names: &[&str]) -> String {
-    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
-}
-
-fn did_you_mean(name: &str, candidates: &[&str], what: &str) -> String {
-    match suggest(name, candidates.iter().copied()) {
-        Some(best) => format!("did you mean `{best}`? the {what} here are {}", list(candidates)),
-        None if candidates.is_empty() => format!("there are no {what} here"),
-        None => format!("the {what} here are {}", list(candidates)),
     }
 }
