@@ -97,7 +97,7 @@ fn accept(kind: ArgKind, value: &Value) -> Result<Accepted, String> {
         (ArgKind::Reference, Value::Number(n)) if n.is_u64() => Ok(Accepted::Text(n.to_string())),
         (ArgKind::Reference, other) => {
             let why = match other {
-                Value::Number(n) if n.is_i64() => ", and a reference is never negative",
+                Value::Number(n) if n.as_i64().is_some_and(i64::is_negative) => ", and a reference is never negative",
                 _ => "",
             };
             Err(format!("must be {expected}, got {}{why}. {SEND_AS_TYPED}", received(other)))
