@@ -68,6 +68,49 @@ impl ArgKind {
     }
 }
 
+/// Why a string is not an [`ArgKind::Id`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IdProblem {
+    /// Not 1 to [`MAX_ID_CHARS`] characters long; holds the length.
+    Length(usize),
+    /// Sanitising would change it: it holds an escape, a control or
+    /// invisible character, or leading, trailing or repeated whitespace.
+    Unprintable,
+}
+
+/// Whether `s` is an [`ArgKind::Id`]: 1 to [`MAX_ID_CHARS`] characters that
+/// [`display`](crate::runtime::sanitize::display) leaves as they are.
+pub fn check_id(s: &str) -> Result<(), IdProblem> {
+    let chars = s.chars().count();
+    if chars == 0 || chars > MAX_ID_CHARS {
+        Err(IdProblem::Length(chars))
+    } else if crate::runtime::sanitize::display(s, MAX_ID_CHARS) != s {
+        Err(IdProblem::Unprintable)
+    } else {
+        Ok(())
+    }
+}
+
+impl ArgKind {
+    /// Why a fixed text value (a card's argument) is not valid for this
+    /// kind, if it is not: what the text of a call would have to be.
+    pub fn fixed_problem(self, value: &str) -> Option<String> {
+        match self {
+            ArgKind::Text => None,
+            ArgKind::Integer if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
+                value.parse::<u64>().err().map(|_| "it is too large".to_owned())
+            }
+            ArgKind::Integer => Some("it is not a decimal number".to_owned()),
+            ArgKind::Reference => crate::runtime::parse_reference(value).err().map(|e| e.reason),
+            ArgKind::Id => match check_id(value) {
+                Ok(()) => None,
+                Err(IdProblem::Length(n)) => Some(format!("it is {n} characters; an id has 1 to {MAX_ID_CHARS}")),
+                Err(IdProblem::Unprintable) => Some("it holds control, invisible or repeated space characters".into()),
+            },
+        }
+    }
+}
+
 /// One declared argument type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Parameter {
@@ -102,6 +145,31 @@ impl Cockpit {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn fixed_values_are_checked_against_their_kind() {
+        assert_eq!(ArgKind::Text.fixed_problem(""), None);
+        assert_eq!(ArgKind::Integer.fixed_problem("10"), None);
+        assert!(ArgKind::Integer.fixed_problem("ten").is_some());
+        assert!(ArgKind::Integer.fixed_problem("-1").is_some());
+        assert!(ArgKind::Integer.fixed_problem("99999999999999999999").is_some());
+        assert_eq!(ArgKind::Reference.fixed_problem("2.1"), None);
+        assert!(ArgKind::Reference.fixed_problem("2.x").is_some());
+        assert_eq!(ArgKind::Id.fixed_problem("agent-7"), None);
+        assert!(ArgKind::Id.fixed_problem("").is_some());
+        assert!(ArgKind::Id.fixed_problem("a\u{7}").is_some());
+    }
+
+    #[test]
+    fn ids_are_short_and_printable() {
+        assert_eq!(check_id("Agent 7"), Ok(()));
+        assert_eq!(check_id(&"a".repeat(MAX_ID_CHARS)), Ok(()));
+        assert_eq!(check_id(&"a".repeat(MAX_ID_CHARS + 1)), Err(IdProblem::Length(MAX_ID_CHARS + 1)));
+        assert_eq!(check_id(""), Err(IdProblem::Length(0)));
+        for bad in ["a\u{1b}[2J", "a\u{200B}b", " a", "a  b", "a\tb"] {
+            assert_eq!(check_id(bad), Err(IdProblem::Unprintable), "{bad:?}");
+        }
+    }
 
     #[test]
     fn keys_round_trip_and_are_distinct() {

@@ -200,6 +200,14 @@ fn argument_types_are_declared_once_and_checked() {
     assert_eq!(again.iter().map(|d| d.law).collect::<Vec<_>>(), vec![Law::M003]);
     assert_eq!(again[0].related.len(), 1, "points back at `[common]`");
 
+    let fixed = problems(&TOOLS.replace("scope = \"text\"", "scope = \"integer\""));
+    assert_eq!(fixed.iter().map(|d| d.law).collect::<Vec<_>>(), vec![Law::M007]);
+    assert!(fixed[0].title.contains("card `audit_area` fixes `scope`"), "{}", fixed[0].title);
+    assert!(compile(&with(PolicyFile::Tools, TOOLS.replace("scope = \"text\"", "scope = \"id\"").as_bytes())).is_ok());
+
+    let bound = problems(&TOOLS.replace("node = \"text\"", "node = \"reference\""));
+    assert!(bound.iter().all(|d| d.law == Law::M007 && d.title.contains("binds `node`")), "{bound:?}");
+
     let untyped_common = problems(&format!("[common]\naccepts = [\"agent_id\"]\n{TOOLS}"));
     assert!(untyped_common[0].title.contains("`[common]` accepts `agent_id`"), "{}", untyped_common[0].title);
 }

@@ -8,7 +8,7 @@
 //! value it got. A wrong value is echoed only as its JSON type plus a short,
 //! sanitised preview, so an error stays one bounded line whatever was sent.
 
-use m1nd_core::arguments::{MAX_ID_CHARS, Takes};
+use m1nd_core::arguments::{IdProblem, MAX_ID_CHARS, Takes, check_id};
 use m1nd_core::runtime::SEND_AS_TYPED;
 use m1nd_core::runtime::sanitize::display;
 use m1nd_core::{ArgKind, Cockpit, Verb};
@@ -106,22 +106,19 @@ fn accept(kind: ArgKind, value: &Value) -> Result<Accepted, String> {
     }
 }
 
-/// An [`ArgKind::Id`]: 1 to [`MAX_ID_CHARS`] characters that sanitising
-/// leaves as they are (no escapes, control or invisible characters, no
-/// leading, trailing or repeated whitespace).
+/// An [`ArgKind::Id`], or why the string is not one.
 fn id(s: &str) -> Result<String, String> {
     let expected = ArgKind::Id.expected();
-    let chars = s.chars().count();
-    if chars == 0 || chars > MAX_ID_CHARS {
-        return Err(format!("must be {expected} of 1 to {MAX_ID_CHARS} characters, got {chars} characters"));
-    }
-    if display(s, MAX_ID_CHARS) != s {
-        return Err(format!(
+    match check_id(s) {
+        Ok(()) => Ok(s.to_owned()),
+        Err(IdProblem::Length(chars)) => {
+            Err(format!("must be {expected} of 1 to {MAX_ID_CHARS} characters, got {chars} characters"))
+        }
+        Err(IdProblem::Unprintable) => Err(format!(
             "must be {expected}, got {}, which holds control, invisible or repeated space characters",
             received(&Value::from(s))
-        ));
+        )),
     }
-    Ok(s.to_owned())
 }
 
 /// A wrong value as an error shows it: its JSON type and a bounded,

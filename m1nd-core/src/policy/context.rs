@@ -10,6 +10,7 @@ use toml::Spanned;
 
 use super::raw::{CardDef, RawPolicy, SlotDef, StatusOnlyDef, Text, in_source_order};
 use super::source::{Loc, PolicyFile};
+use crate::arguments::ArgKind;
 use crate::facets::Facet;
 use crate::names::{NameIndex, Resolution, canonical};
 
@@ -105,6 +106,11 @@ impl<'p> Context<'p> {
     /// The type declared for an argument in `[arguments]`, as written.
     pub fn argument_type(&self, name: &str) -> Option<&'p Spanned<String>> {
         self.argument_types.get(name).copied()
+    }
+
+    /// The declared type of an argument, when it names a known one.
+    pub fn argument_kind(&self, name: &str) -> Option<ArgKind> {
+        self.argument_type(name).and_then(|k| ArgKind::from_key(k.get_ref()))
     }
 
     /// The arguments `[common]` says every verb accepts.
