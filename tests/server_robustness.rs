@@ -72,7 +72,7 @@ fn wrong_argument_types_name_the_argument_and_the_type() {
         ("cockpit", json!({"select": 2.1}), "argument `select` of `cockpit` must be a reference"),
         ("cockpit", json!({"select": 2.1}), "got the number 2.1. Pass the human's reference as `select`"),
         ("cockpit", json!({"select": -2}), "got the integer -2, and a reference is never negative"),
-        ("cockpit", json!({"select": ["2"]}), "got an array of 1 items"),
+        ("cockpit", json!({"select": ["2"]}), "got an array of 1 item"),
         (
             "cockpit",
             json!({"seen_store_version": "1"}),
@@ -83,7 +83,7 @@ fn wrong_argument_types_name_the_argument_and_the_type() {
         (
             "cockpit",
             json!({"agent_id": {"name": "a"}}),
-            "`agent_id` of `cockpit` must be a short printable string, got an object with 1 keys",
+            "`agent_id` of `cockpit` must be a short printable string, got an object with 1 key",
         ),
         ("cockpit", json!({"verb": "memorize"}), "`cockpit` has no argument `verb`"),
         ("memorize", json!({"claim": "x", "agent_id": "a\u{1b}[2Jb"}), "`agent_id` of `memorize` must be a short"),

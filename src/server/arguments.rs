@@ -123,7 +123,7 @@ fn id(s: &str) -> Result<String, String> {
 
 /// A wrong value as an error shows it: its JSON type and a bounded,
 /// sanitised preview (control characters and escapes removed).
-pub fn received(value: &Value) -> String {
+fn received(value: &Value) -> String {
     match value {
         Value::Null => "null".to_owned(),
         Value::Bool(b) => format!("the boolean {b}"),
@@ -132,9 +132,13 @@ pub fn received(value: &Value) -> String {
         }
         Value::Number(n) => format!("the number {}", display(&n.to_string(), PREVIEW_CHARS)),
         Value::String(s) => format!("the string \"{}\"", display(s, PREVIEW_CHARS)),
-        Value::Array(items) => format!("an array of {} items", items.len()),
-        Value::Object(keys) => format!("an object with {} keys", keys.len()),
+        Value::Array(items) => format!("an array of {}", count(items.len(), "item")),
+        Value::Object(keys) => format!("an object with {}", count(keys.len(), "key")),
     }
+}
+
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }
 
 #[cfg(test)]
@@ -208,8 +212,8 @@ mod tests {
             (json!(3.0), "got the number 3.0."),
             (json!(-1), "got the integer -1, and a reference is never negative."),
             (json!(true), "got the boolean true."),
-            (json!([3]), "got an array of 1 items."),
-            (json!({"n": 3}), "got an object with 1 keys."),
+            (json!([3]), "got an array of 1 item."),
+            (json!({"n": 3}), "got an object with 1 key."),
         ];
         for (value, why) in refused {
             let err = select(value.clone()).expect_err("refused");
@@ -289,8 +293,8 @@ mod tests {
             (json!(7), "got the integer 7"),
             (json!(7.5), "got the number 7.5"),
             (json!(true), "got the boolean true"),
-            (json!(["a"]), "got an array of 1 items"),
-            (json!({"id": "a"}), "got an object with 1 keys"),
+            (json!(["a"]), "got an array of 1 item"),
+            (json!({"id": "a"}), "got an object with 1 key"),
         ];
         for (value, why) in refused {
             let err = agent(value.clone()).expect_err("refused");
