@@ -193,7 +193,10 @@ fn tools_list_is_derived_from_the_table() {
             let schema = &tool["inputSchema"];
             assert_eq!(schema["additionalProperties"], false, "{name}");
             let properties = schema["properties"].as_object().expect("properties");
-            let declared: Vec<&str> = verb.requires.iter().chain(verb.accepts.iter()).map(|a| &**a).collect();
+            let declared: Vec<&str> = COCKPIT.takes(verb).map(|t| t.name).collect();
+            for common in COCKPIT.common.iter() {
+                assert!(properties.contains_key(&**common), "{name}: the common `{common}` is not listed");
+            }
             assert_eq!(
                 properties.keys().map(String::as_str).collect::<std::collections::BTreeSet<_>>(),
                 declared.iter().copied().collect()

@@ -49,7 +49,7 @@ impl Session {
                 served.join(", ")
             ));
         };
-        let checked = match arguments::check(verb, args) {
+        let checked = match arguments::check(&COCKPIT, verb, args) {
             Ok(checked) => checked,
             Err(why) => return reply::error(why),
         };

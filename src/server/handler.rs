@@ -42,11 +42,18 @@ pub fn instructions(read_only: bool) -> String {
         "The writes (`memorize`, `persist`) take `expected_store_version`; if the store moved since you read it, \
          the write is refused with both versions named and nothing changes."
     };
+    let common: Vec<String> = COCKPIT.common.iter().map(|a| format!("`{a}`")).collect();
+    let common = if common.is_empty() {
+        String::new()
+    } else {
+        format!(" Every tool also takes {}; pass the same values on every call.", common.join(", "))
+    };
     format!(
         "{}\n\nm1nd serves a shared store of missions, ratified system blocks, memories, alerts and presences. \
          `cockpit` is the human's numbered menu over that state: call it with the reference they chose (for \
          example `3.2@mc_1a2b3c4d`, keeping the sig they saw) and show the card it returns. {SEND_AS_TYPED} `help` \
-         lists overview cards for common needs, and the read tools answer the facts the menu is built from. {mode}",
+         lists overview cards for common needs, and the read tools answer the facts the menu is built from. {mode}\
+         {common}",
         COCKPIT.negative_default
     )
 }

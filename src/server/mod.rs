@@ -19,8 +19,11 @@
 //!    implement (it has no entry in [`catalog::registry`]) is refused, naming
 //!    the tools it does serve. The same entry says what answers the verb.
 //! 3. **Arguments** ([`arguments`]): only the names the table lists in the
-//!    verb's `requires`/`accepts`, each of the right JSON type and at most
-//!    [`arguments::MAX_STRING_BYTES`] long; every `requires` present.
+//!    verb's `requires`/`accepts` and the policy's `[common]` arguments
+//!    (`agent_id`), each of the JSON type tools.toml declares for it and at
+//!    most [`arguments::MAX_STRING_BYTES`] long; every `requires` present.
+//!    The checked values, the caller's `agent_id` among them, are what
+//!    dispatch receives.
 //! 4. **Dispatch** ([`call`]): only now is the store touched. Reads and the
 //!    cockpit look at `state.json` on every call (reusing the last parse, the
 //!    readings already taken from it and the cockpit answers already composed
@@ -36,7 +39,8 @@
 //! cockpit, help, and the store's reads and writes, each named once) intersected
 //! with the table's verbs, minus what [`Guard::lists`](m1nd_core::guard::Guard::lists)
 //! hides from the session. Descriptions are the table's summaries; input
-//! schemas come from each verb's `requires` and `accepts`.
+//! schemas come from each verb's `requires` and `accepts`, the `[common]`
+//! arguments and the types tools.toml declares for them.
 //!
 //! Annotations are derived from the deny list, never written by hand:
 //!

@@ -12,7 +12,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
             "Serve this cockpit only when the human types ? or explicitly asks for it, never on your own initiative and never at landing.",
         ),
         digest: ::std::borrow::Cow::Borrowed(
-            "cccc60c7923db97ed137046cd9decb5498d8c0f661b0aa73c64bf0ac5e4c9173",
+            "5109775866b48d24dff46c677d92aa4d74948489bfbc340af20b26e3c5cd9c63",
         ),
         budget: ::m1nd_core::Budget {
             root_tokens: 800u32,
@@ -46,7 +46,6 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(
                         &[
-                            ::std::borrow::Cow::Borrowed("agent_id"),
                             ::std::borrow::Cow::Borrowed("select"),
                             ::std::borrow::Cow::Borrowed("seen_store_version"),
                         ],
@@ -1360,6 +1359,77 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     retired: false,
                 },
             ],
+        ),
+        arguments: ::std::borrow::Cow::Borrowed(
+            &[
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("agent_id"),
+                    kind: ::m1nd_core::ArgKind::Id,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("select"),
+                    kind: ::m1nd_core::ArgKind::Reference,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("seen_store_version"),
+                    kind: ::m1nd_core::ArgKind::Integer,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("expected_store_version"),
+                    kind: ::m1nd_core::ArgKind::Integer,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("limit"),
+                    kind: ::m1nd_core::ArgKind::Integer,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("action"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("claim"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("error_text"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("file"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("label"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("node"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("plan"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("query"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("scope"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("source"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("target"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+            ],
+        ),
+        common: ::std::borrow::Cow::Borrowed(
+            &[::std::borrow::Cow::Borrowed("agent_id")],
         ),
         deny: ::m1nd_core::DenyList {
             tools: ::std::borrow::Cow::Borrowed(

@@ -30,6 +30,12 @@ pub fn encode(c: &Cockpit) -> Vec<u8> {
         e.strs(v.accepts.iter().map(|s| &**s));
         e.bool(v.retired);
     }
+    e.len(c.arguments.len());
+    for p in c.arguments.iter() {
+        e.str(&p.name);
+        e.str(p.kind.key());
+    }
+    e.strs(c.common.iter().map(|s| &**s));
     e.strs(c.deny.tools.iter().map(|s| &**s));
     e.len(c.deny.status_only.len());
     for s in c.deny.status_only.iter() {

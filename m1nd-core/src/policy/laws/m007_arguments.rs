@@ -1,12 +1,15 @@
 //! M007: a root entry is an argument-less read; a verb that requires
 //! arguments appears only as an item action whose `bind` supplies every one
-//! of them from fields the item has. Cards pass only arguments their verb takes.
+//! of them from fields the item has. Cards pass only arguments their verb
+//! takes, each fixed to a value its declared type admits; a `bind` fills
+//! only `text` arguments, since an item field is free text.
 
 use super::super::context::{Context, Role, loc};
 use super::super::diagnostic::{Diagnostic, Law};
 use super::super::source::PolicyFile;
+use super::{did_you_mean, list};
+use crate::arguments::ArgKind;
 use crate::facets::Facet;
-use crate::names::suggest;
 
 pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     card_arguments(cx, out);
@@ -49,6 +52,27 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 }
                 let fields = Context::facet(read.slot).and_then(Facet::items);
                 for (argument, field) in &action.bind {
+                    if let Some(kind) = cx.argument_kind(argument.get_ref())
+                        && kind != ArgKind::Text
+                    {
+                        out.push(
+                            Diagnostic::new(
+                                Law::M007,
+                                loc(PolicyFile::Cockpit, argument),
+                                format!(
+                                    "{} binds `{}`, whose type is `{}`, to an item field",
+                                    read.describe(),
+                                    argument.get_ref(),
+                                    kind.key()
+                                ),
+                            )
+                            .label("item fields are free text")
+                            .help(format!(
+                                "bind only `{}` arguments; fix this one on the card instead",
+                                ArgKind::Text.key()
+                            )),
+                        );
+                    }
                     if !takes.contains(&argument.get_ref().as_str()) {
                         out.push(
                             Diagnostic::new(
@@ -128,17 +152,30 @@ fn card_arguments(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 );
             }
         }
-    }
-}
-
-fn list(names: &[&str]) -> String {
-    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
-}
-
-fn did_you_mean(name: &str, candidates: &[&str], what: &str) -> String {
-    match suggest(name, candidates.iter().copied()) {
-        Some(best) => format!("did you mean `{best}`? the {what} here are {}", list(candidates)),
-        None if candidates.is_empty() => format!("there are no {what} here"),
-        None => format!("the {what} here are {}", list(candidates)),
+        for (argument, value) in &card.arguments {
+            let Some(kind) = cx.argument_kind(argument.get_ref()) else {
+                continue;
+            };
+            if let Some(why) = kind.fixed_problem(value.get_ref()) {
+                out.push(
+                    Diagnostic::new(
+                        Law::M007,
+                        loc(PolicyFile::Cards, value),
+                        format!(
+                            "card `{}` fixes `{}` to a value that is not {}",
+                            card.id.get_ref(),
+                            argument.get_ref(),
+                            kind.expected()
+                        ),
+                    )
+                    .label(why)
+                    .help(format!(
+                        "tools.toml declares `{}` as `{}`: fix it to a value of that type",
+                        argument.get_ref(),
+                        kind.key()
+                    )),
+                );
+            }
+        }
     }
 }
