@@ -90,4 +90,25 @@ mod tests {
         }
         assert_eq!(parse("ture"), Err(2));
     }
+
+    #[derive(Debug, clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    fn http(args: &[&str]) -> Option<SocketAddr> {
+        use clap::Parser;
+        Cli::try_parse_from(std::iter::once("serve").chain(args.iter().copied())).expect("parses").serve.http
+    }
+
+    #[test]
+    fn http_listens_on_loopback_1338_unless_told() {
+        assert_eq!(http(&[]), None, "stdio by default");
+        assert_eq!(http(&["--http"]), Some("127.0.0.1:1338".parse().expect("addr")));
+        assert_eq!(http(&["--http", "127.0.0.1:0"]), Some("127.0.0.1:0".parse().expect("addr")));
+        assert_eq!(http(&["--http", "--read-only"]), Some(http::DEFAULT_ADDR.parse().expect("addr")));
+        use clap::Parser;
+        assert!(Cli::try_parse_from(["serve", "--allow-origin", "http://localhost:5173"]).is_err(), "needs --http");
+    }
 }
