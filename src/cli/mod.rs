@@ -7,6 +7,7 @@ mod cockpit;
 mod init;
 mod policy;
 mod serve;
+mod store;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -35,6 +36,15 @@ enum Command {
     Init(init::InitArgs),
     /// Serve MCP over stdio.
     Serve(serve::ServeArgs),
+    /// Manage the store.
+    #[command(subcommand)]
+    Store(StoreCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum StoreCommand {
+    /// Create a store from the JSON store's `state.json` (the file is only read).
+    Import(store::ImportArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -51,6 +61,23 @@ struct StoreArg {
     /// The store directory.
     #[arg(long, value_name = "DIR", default_value = m1nd::store::DEFAULT_DIR)]
     store: PathBuf,
+}
+
+/// The size limit a new store declares.
+#[derive(Debug, Args)]
+struct MaxBytesArg {
+    /// The largest the store may grow, in bytes; a write past it is refused.
+    #[arg(long, value_name = "BYTES", default_value_t = m1nd::store::DEFAULT_MAX_BYTES)]
+    max_bytes: u64,
+}
+
+/// How a store failure ends a command: an existing store is a refusal (1),
+/// anything else an I/O or usage error (2).
+fn store_failure(e: m1nd::store::StoreError) -> Failure {
+    match e {
+        m1nd::store::StoreError::AlreadyExists { .. } => Failure::refused(e.to_string()),
+        other => Failure::usage(other.to_string()),
+    }
 }
 
 /// Output format of `policy check`.
@@ -104,6 +131,7 @@ pub fn main() -> ExitCode {
         Command::Policy(PolicyCommand::Expand(args)) => policy::expand(args),
         Command::Init(args) => init::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::Store(StoreCommand::Import(args)) => store::import(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -33,7 +33,24 @@ pub fn demo_store(name: &str) -> (TempDir, PathBuf) {
     (dir, store)
 }
 
-/// Every file under `dir` (relative path → bytes), so any change is visible.
+/// Every claim stored, oldest first, read from `store`'s `state.db` with a
+/// read-only connection of its own (so it sees what is durable at the path).
+pub fn claims(store: &Path) -> Vec<String> {
+    let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let db = rusqlite::Connection::open_with_flags(store.join(m1nd::store::DB_FILE), flags).expect("open state.db");
+    db.busy_timeout(Duration::from_secs(10)).expect("busy timeout");
+    let mut statement = db.prepare("SELECT claim FROM memories ORDER BY seq").expect("prepare");
+    let rows = statement.query_map([], |row| row.get(0)).expect("query");
+    rows.collect::<Result<_, _>>().expect("claims")
+}
+
+/// The store's `store_version`.
+pub fn version(store: &Path) -> u64 {
+    m1nd::store::Store::open(store).and_then(|s| s.version()).expect("store_version")
+}
+
+/// Every file under `dir` (relative path → bytes), so any change is visible:
+/// for a store, `state.db` and the journal whenever one is there.
 pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
         let mut entries: Vec<_> = std::fs::read_dir(dir).expect("read dir").map(|e| e.expect("entry").path()).collect();
