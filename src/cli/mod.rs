@@ -106,6 +106,22 @@ impl Failure {
     }
 }
 
+/// A write past `RLIMIT_FSIZE` raises SIGXFSZ, whose default action kills
+/// the process. Ignored, the write fails with `EFBIG` instead, which the
+/// store reports as a refused write (and rolls back), so a server under a
+/// file-size limit keeps answering.
+#[cfg(unix)]
+fn survive_file_size_limits() {
+    // SAFETY: `signal` with `SIG_IGN` installs no handler code; it only sets
+    // the disposition of one signal, before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
+#[cfg(not(unix))]
+fn survive_file_size_limits() {}
+
 /// Write `text` to stdout, ending it with a newline. A closed pipe (`| head`)
 /// ends the output quietly; any other write error is an I/O failure.
 pub fn emit(text: &str) -> Result<(), Failure> {
@@ -120,6 +136,7 @@ pub fn emit(text: &str) -> Result<(), Failure> {
 }
 
 pub fn main() -> ExitCode {
+    survive_file_size_limits();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // Help and version exit 0; usage errors exit 2.

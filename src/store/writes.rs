@@ -174,10 +174,23 @@ impl Store {
             record_presence(&tx, agent, doing).map_err(fail)?;
         }
         tx.execute("UPDATE store SET store_version = ?1 WHERE one = 1", [version as i64]).map_err(fail)?;
-        tx.commit().map_err(fail)?;
+        match tx.commit() {
+            Ok(()) => {}
+            // Deleting the journal is the commit. If something else deleted
+            // it first, SQLite reports that after the transaction has ended:
+            // the change is in `state.db`, synced. What `EXTRA` would have
+            // done next, syncing the directory so the journal cannot come
+            // back, is done here; then the write stands like any other.
+            Err(e) if journal_was_already_gone(&e) => super::sync_dir(dir)?,
+            Err(e) => return Err(fail(e)),
+        }
         still_ours()?;
         Ok(version)
     }
+}
+
+fn journal_was_already_gone(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.extended_code == rusqlite::ffi::SQLITE_IOERR_DELETE_NOENT)
 }
 
 /// The agent id to record: trimmed, and none if empty.

@@ -86,9 +86,17 @@ impl Mcp {
     pub fn start(store: &Path, args: &[&str], env: &[(&str, &str)]) -> Mcp {
         let mut command = Command::new(BIN);
         command.arg("serve").arg("--store").arg(store).args(args);
-        command.env_remove("M1ND_READ_ONLY");
         for (k, v) in env {
             command.env(k, v);
+        }
+        Mcp::spawn(command)
+    }
+
+    /// Start `command` (which runs `m1nd serve`, perhaps through a wrapper
+    /// that execs it) and initialize the session.
+    pub fn spawn(mut command: Command) -> Mcp {
+        if !command.get_envs().any(|(k, _)| k == "M1ND_READ_ONLY") {
+            command.env_remove("M1ND_READ_ONLY");
         }
         let mut child = command
             .stdin(Stdio::piped())
@@ -171,6 +179,28 @@ impl Mcp {
             }
             self.pump(deadline).unwrap_or_else(|| panic!("no answer to id {key} within {TIMEOUT:?}"));
         }
+    }
+
+    /// The answer carrying `id`, if the server sent one before its output
+    /// ended (for a server that was killed or has exited).
+    pub fn try_answer(&mut self, id: &Value) -> Option<Value> {
+        let key = id.to_string();
+        let deadline = Instant::now() + TIMEOUT;
+        while !self.by_id.contains_key(&key) && self.pump(deadline).is_some() {}
+        self.by_id.remove(&key)
+    }
+
+    /// Send `tools/call` without waiting; returns the request id.
+    pub fn send_call(&mut self, name: &str, arguments: Value) -> Value {
+        let id = json!(self.id());
+        self.send_value(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}}));
+        id
+    }
+
+    /// `kill -9` the server and wait for it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 
     /// Wait for the next answer that carries no id.
