@@ -11,6 +11,25 @@
 //! Arguments are checked before the store is touched. A write that carries
 //! an agent id also records that agent's presence (what it did, and when the
 //! server saw it, by the server's clock) in the same transaction.
+//!
+//! # What an answer means
+//!
+//! - **An answer with a `store_version`** means the write committed at that
+//!   version and is durable in the store at its path: synced before the
+//!   answer (it survives `kill -9` and, with `synchronous = EXTRA`, power
+//!   loss), and the path still named the file it went to after the commit.
+//! - **A refusal** ("changed nothing") means the store at its path is as it
+//!   was: conflicts, bad arguments, the size limit, a busy store and I/O
+//!   failures all roll back. One write is never split.
+//! - **No answer**, because the request was cancelled, the client died, or
+//!   two requests shared an id and one answer was lost: the write landed
+//!   exactly once or not at all; a call that started is never stopped half
+//!   way, and is never applied twice. To find out which, retry the same
+//!   write with the `expected_store_version` it was based on. If the first
+//!   landed, the retry is refused as a conflict naming the current version
+//!   (read, and the first write is there); if not, the retry lands. So a
+//!   retry carrying `expected_store_version` is always safe; one without it
+//!   may store the claim twice.
 
 use std::fmt;
 
