@@ -24,12 +24,12 @@
 //!    most [`arguments::MAX_STRING_BYTES`] long; every `requires` present.
 //!    The checked values, the caller's `agent_id` among them, are what
 //!    dispatch receives.
-//! 4. **Dispatch** ([`call`]): only now is the store touched. Reads and the
-//!    cockpit look at `state.json` on every call (reusing the last parse, the
-//!    readings already taken from it and the cockpit answers already composed
-//!    over it, while it is the same unchanged file; see [`snapshot`] and
-//!    [`answers`]) and never write; `memorize` and `persist` go
-//!    through the store's write lock and optimistic concurrency
+//! 4. **Dispatch** ([`call`]): only now is the store touched, through the
+//!    handler the registry gave for the verb the guard resolved (no second
+//!    lookup by name). Reads and the cockpit open the store and read in one
+//!    read transaction (reusing the cockpit answers already composed over the
+//!    same state; see [`answers`]) and never write; `memorize` and `persist`
+//!    are each one write transaction with optimistic concurrency
 //!    (`expected_store_version`): writers, in this process or another, take
 //!    turns, and a stale write is refused and changes nothing.
 //!
@@ -64,7 +64,6 @@ mod handler;
 mod help;
 pub mod http;
 mod reply;
-mod snapshot;
 mod transport;
 
 use std::path::PathBuf;
