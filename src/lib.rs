@@ -9,6 +9,8 @@ pub mod expand;
 
 pub mod store;
 
+pub mod widget;
+
 pub use m1nd_core::Cockpit;
 
 /// The compiled policy.

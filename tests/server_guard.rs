@@ -4,34 +4,9 @@ mod server_support;
 
 use m1nd::COCKPIT;
 use m1nd::store::Store;
-use serde_json::{Map, Value, json};
-use server_support::{Mcp, demo_store, is_error, snapshot, text};
-
-/// Every way a client may write a verb's name.
-fn aliases(verb: &str) -> Vec<String> {
-    vec![
-        verb.to_owned(),
-        format!("m1nd.{verb}"),
-        format!("m1nd_{verb}"),
-        verb.to_ascii_uppercase(),
-        format!("M1ND.{}", verb.to_ascii_uppercase()),
-        format!("M1nd_{verb}"),
-        format!("  {verb}  "),
-        format!("\t m1nd.{verb}\n"),
-    ]
-}
-
-/// Arguments that would satisfy the verb, so only the guard can refuse it.
-fn plausible_arguments(verb: &str) -> Value {
-    let def = COCKPIT.verb(verb).expect("table verb");
-    let args: Map<String, Value> = def
-        .requires
-        .iter()
-        .chain(def.accepts.iter())
-        .map(|a| (a.to_string(), if a.ends_with("store_version") { json!(1) } else { json!("x") }))
-        .collect();
-    Value::Object(args)
-}
+use serde_json::json;
+use server_support::cases::{REFUSED_EVERYWHERE, aliases, denied_shapes, persist_refused};
+use server_support::{Mcp, claims, demo_store, is_error, snapshot, text};
 
 #[test]
 fn read_only_refuses_every_denied_verb_in_every_alias_form_and_changes_nothing() {
@@ -42,7 +17,7 @@ fn read_only_refuses_every_denied_verb_in_every_alias_form_and_changes_nothing()
     let mut refused = 0;
     for verb in COCKPIT.deny.tools.iter() {
         for name in aliases(verb) {
-            for args in [plausible_arguments(verb), json!({}), json!({"action": "status"})] {
+            for args in denied_shapes(verb) {
                 let result = mcp.call(&name, args.clone());
                 assert!(is_error(&result), "{name:?} {args} was not refused: {result}");
                 let message = text(&result);
@@ -81,18 +56,7 @@ fn read_only_persist_is_status_only() {
     let (_dir, store) = demo_store("guard-persist");
     let before = snapshot(&store);
     let mut mcp = Mcp::read_only(&store);
-    let refused = [
-        json!({"action": "save"}),
-        json!({"action": "load"}),
-        json!({"action": "checkpoint"}),
-        json!({"action": "SAVE "}),
-        json!({}),
-        json!({"action": 5}),
-        json!({"action": null}),
-        json!({"action": ["status"]}),
-        json!({"action": "status!"}),
-        json!({"action": "x".repeat(10_000)}),
-    ];
+    let refused = persist_refused();
     for name in aliases("persist") {
         for args in &refused {
             let result = mcp.call(&name, args.clone());
@@ -118,16 +82,7 @@ fn unknown_look_alike_retired_and_unserved_verbs_are_refused() {
     let before = snapshot(&store);
     for read_only in [true, false] {
         let mut mcp = if read_only { Mcp::read_only(&store) } else { Mcp::writable(&store) };
-        let cases = [
-            ("frobnicate", "unknown tool `frobnicate`"),
-            ("m1nd.docter", "did you mean `doctor`"),
-            ("", "unknown tool"),
-            ("l\u{0435}arn", "look-alike of `learn`"),
-            ("m\u{0435}morize", "look-alike of `memorize`"),
-            ("receipt_import", "`receipt_import` is retired"),
-            ("mission_post", "`mission_post` is retired"),
-        ];
-        for (name, expected) in cases {
+        for (name, expected) in REFUSED_EVERYWHERE {
             let result = mcp.call(name, json!({}));
             assert!(is_error(&result), "{name:?}: {result}");
             assert!(text(&result).contains(expected), "{name:?}: {}", text(&result));
@@ -154,9 +109,8 @@ fn memorize_bumps_the_version_once_and_a_stale_write_changes_nothing() {
         mcp.call("m1nd.memorize", json!({"claim": "the walk cache is per-graph", "expected_store_version": version}));
     assert!(!is_error(&result), "{result}");
     assert_eq!(result["structuredContent"]["store_version"], version + 1);
-    let opened = Store::open(&store).expect("open");
-    assert_eq!(opened.version(), version + 1);
-    assert_eq!(opened.state().memories.last().map(|m| m.claim.as_str()), Some("the walk cache is per-graph"));
+    assert_eq!(server_support::version(&store), version + 1);
+    assert_eq!(claims(&store).last().map(String::as_str), Some("the walk cache is per-graph"));
 
     let before = snapshot(&store);
     for (verb, args) in [
@@ -186,7 +140,7 @@ fn memorize_bumps_the_version_once_and_a_stale_write_changes_nothing() {
 fn two_servers_writing_at_once_lose_nothing() {
     const EACH: u64 = 20;
     let (_dir, store) = demo_store("guard-race");
-    let before = Store::open(&store).expect("open");
+    let (version_before, claims_before) = (server_support::version(&store), claims(&store));
     let start = std::sync::Barrier::new(2);
     std::thread::scope(|scope| {
         for server in 0..2 {
@@ -202,16 +156,15 @@ fn two_servers_writing_at_once_lose_nothing() {
             });
         }
     });
-    let after = Store::open(&store).expect("open");
-    assert_eq!(after.version(), before.version() + 2 * EACH);
-    let claims: Vec<&str> = after.state().memories.iter().map(|m| m.claim.as_str()).collect();
+    assert_eq!(server_support::version(&store), version_before + 2 * EACH);
+    let after = claims(&store);
     for server in 0..2 {
         for n in 0..EACH {
             let claim = format!("race {server}.{n}");
-            assert!(claims.contains(&claim.as_str()), "`{claim}` was lost");
+            assert!(after.contains(&claim), "`{claim}` was lost");
         }
     }
-    assert_eq!(claims.len(), before.state().memories.len() + 2 * EACH as usize);
+    assert_eq!(after.len(), claims_before.len() + 2 * EACH as usize);
 }
 
 #[test]
@@ -238,7 +191,10 @@ fn tools_list_is_derived_from_the_table() {
             let schema = &tool["inputSchema"];
             assert_eq!(schema["additionalProperties"], false, "{name}");
             let properties = schema["properties"].as_object().expect("properties");
-            let declared: Vec<&str> = verb.requires.iter().chain(verb.accepts.iter()).map(|a| &**a).collect();
+            let declared: Vec<&str> = COCKPIT.takes(verb).map(|t| t.name).collect();
+            for common in COCKPIT.common.iter() {
+                assert!(properties.contains_key(&**common), "{name}: the common `{common}` is not listed");
+            }
             assert_eq!(
                 properties.keys().map(String::as_str).collect::<std::collections::BTreeSet<_>>(),
                 declared.iter().copied().collect()
@@ -316,7 +272,7 @@ fn a_write_moves_the_cockpit_and_reads_never_go_stale() {
 
     // A write by another process is seen by the next read.
     let mut other = Store::open(&store).expect("open");
-    other.memorize("written elsewhere", "test", Some(2)).expect("memorize");
+    other.memorize("written elsewhere", "test", None, Some(2)).expect("memorize");
     let again = mcp.call("cockpit", json!({}));
     assert_eq!(again["structuredContent"]["store_version"], 3, "{again}");
     let memories = mcp.call("boot_memory", json!({}));

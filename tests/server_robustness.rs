@@ -51,7 +51,7 @@ fn malformed_lines_get_a_parse_error_and_the_session_goes_on() {
 fn unknown_methods_are_method_not_found() {
     let (_dir, store) = demo_store("robust-method");
     let mut mcp = Mcp::writable(&store);
-    for method in ["foo/bar", "tools/delete", "resources/list", &"x".repeat(10_000)] {
+    for method in ["foo/bar", "tools/delete", "prompts/list", "resources/subscribe", &"x".repeat(10_000)] {
         let answer = mcp.request(method, json!({}));
         assert_eq!(answer["error"]["code"], -32601, "{answer}");
         let message = answer["error"]["message"].as_str().unwrap_or_default();
@@ -69,25 +69,33 @@ fn wrong_argument_types_name_the_argument_and_the_type() {
     let before = snapshot(&store);
     let mut mcp = Mcp::writable(&store);
     let cases = [
-        ("cockpit", json!({"select": 5}), "argument `select` of `cockpit` must be a string, got an integer"),
-        ("cockpit", json!({"select": ["2"]}), "must be a string, got an array"),
+        ("cockpit", json!({"select": 2.1}), "argument `select` of `cockpit` must be a reference"),
+        ("cockpit", json!({"select": 2.1}), "got the number 2.1. Pass the human's reference as `select`"),
+        ("cockpit", json!({"select": -2}), "got the integer -2, and a reference is never negative"),
+        ("cockpit", json!({"select": ["2"]}), "got an array of 1 item"),
         (
             "cockpit",
             json!({"seen_store_version": "1"}),
-            "`seen_store_version` of `cockpit` must be a non-negative integer, got a string",
+            "`seen_store_version` of `cockpit` must be a non-negative integer, got the string \"1\"",
         ),
         ("cockpit", json!({"seen_store_version": -3}), "must be a non-negative integer"),
-        ("cockpit", json!({"seen_store_version": 1.5}), "must be a non-negative integer, got a number"),
-        ("cockpit", json!({"agent_id": {"name": "a"}}), "`agent_id` of `cockpit` must be a string, got an object"),
+        ("cockpit", json!({"seen_store_version": 1.5}), "must be a non-negative integer, got the number 1.5"),
+        (
+            "cockpit",
+            json!({"agent_id": {"name": "a"}}),
+            "`agent_id` of `cockpit` must be a short printable string, got an object with 1 key",
+        ),
         ("cockpit", json!({"verb": "memorize"}), "`cockpit` has no argument `verb`"),
-        ("memorize", json!({"claim": true}), "`claim` of `memorize` must be a string, got a boolean"),
+        ("memorize", json!({"claim": "x", "agent_id": "a\u{1b}[2Jb"}), "`agent_id` of `memorize` must be a short"),
+        ("north", json!({"agent_id": ""}), "`agent_id` of `north` must be a short printable string of 1 to 64"),
+        ("memorize", json!({"claim": true}), "`claim` of `memorize` must be a string, got the boolean true"),
         ("memorize", json!({}), "`memorize` requires the argument `claim`"),
         ("memorize", json!({"claim": "x", "expected_store_version": "1"}), "must be a non-negative integer"),
         ("persist", json!({"action": 1}), "`action` of `persist` must be a string"),
         ("persist", json!({"action": "explode"}), "unknown persist action"),
         ("impact", json!({}), "`impact` requires the argument `node`"),
         ("impact", json!({"node": 7}), "`node` of `impact` must be a string"),
-        ("north", json!({"x": 1}), "`north` has no argument `x`; it takes no arguments"),
+        ("north", json!({"x": 1}), "`north` has no argument `x`; it takes agent_id"),
         ("cockpit", json!({"select": "1.2.3.4"}), "valid forms"),
         ("cockpit", json!({"select": "zz"}), "valid forms"),
         ("cockpit", json!({"select": "99"}), "there is no slot 99"),
@@ -98,6 +106,23 @@ fn wrong_argument_types_name_the_argument_and_the_type() {
         assert!(text(&result).contains(expected), "{verb} {args}: {}", text(&result));
         still_serves(&mut mcp);
     }
+    assert_eq!(mcp.finish(), Some(0));
+    assert_eq!(snapshot(&store), before);
+}
+
+/// A reference sent as a JSON integer is answered exactly as its decimal
+/// string is, at every level a bare number reaches.
+#[test]
+fn an_integer_select_is_answered_as_its_decimal_string() {
+    let (_dir, store) = demo_store("robust-integer-select");
+    let before = snapshot(&store);
+    let mut mcp = Mcp::writable(&store);
+    for n in [0, 2, 3, 99] {
+        let as_integer = mcp.call("cockpit", json!({ "select": n }));
+        let as_string = mcp.call("cockpit", json!({ "select": n.to_string() }));
+        assert_eq!(as_integer, as_string, "select {n}");
+    }
+    assert!(!is_error(&mcp.call("cockpit", json!({ "select": 3 }))));
     assert_eq!(mcp.finish(), Some(0));
     assert_eq!(snapshot(&store), before);
 }

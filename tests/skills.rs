@@ -1,10 +1,13 @@
-//! The three skill files repeat the cockpit's on-request-only sentence word
-//! for word, taken from the compiled table, so a change to
-//! `policy/cockpit.toml` that is not carried into them fails here and names
-//! the file that drifted.
+//! The three skill files repeat two sentences word for word: the cockpit's
+//! on-request-only sentence, taken from the compiled table, and how to send a
+//! reference ([`SEND_AS_TYPED`], which the server's instructions and the
+//! `select` schema also carry). A change to either that is not carried into
+//! every skill fails here and names the file that drifted.
 
 use std::fs;
 use std::path::Path;
+
+use m1nd_core::runtime::SEND_AS_TYPED;
 
 /// The skill files, relative to the package root.
 const SKILLS: [&str; 3] =
@@ -31,14 +34,28 @@ fn negative_default_is_not_empty() {
     assert!(!m1nd::COCKPIT.negative_default.trim().is_empty(), "policy/cockpit.toml: negative_default is empty");
 }
 
+/// The skill files that do not carry `sentence` on a line of its own, and why.
+fn drifted(sentence: &str) -> Vec<String> {
+    SKILLS.iter().filter_map(|rel| drift(&read(rel), sentence).map(|why| format!("  {rel}: {why}"))).collect()
+}
+
 #[test]
 fn every_skill_carries_negative_default_verbatim() {
     let sentence: &str = &m1nd::COCKPIT.negative_default;
-    let drifted: Vec<String> =
-        SKILLS.iter().filter_map(|rel| drift(&read(rel), sentence).map(|why| format!("  {rel}: {why}"))).collect();
+    let drifted = drifted(sentence);
     assert!(
         drifted.is_empty(),
         "skill files drifted from negative_default in policy/cockpit.toml:\n{}\nexpected this line, verbatim:\n  {sentence}",
+        drifted.join("\n")
+    );
+}
+
+#[test]
+fn every_skill_says_how_to_send_a_reference_verbatim() {
+    let drifted = drifted(SEND_AS_TYPED);
+    assert!(
+        drifted.is_empty(),
+        "skill files drifted from SEND_AS_TYPED in m1nd-core/src/runtime/reference.rs:\n{}\nexpected this line, verbatim:\n  {SEND_AS_TYPED}",
         drifted.join("\n")
     );
 }

@@ -15,6 +15,7 @@
 
 use std::borrow::Cow;
 
+use crate::arguments::Parameter;
 use crate::deny::DenyList;
 use crate::facets::Facet;
 pub use crate::primitives::{Argument, List, Str};
@@ -33,6 +34,10 @@ pub struct Cockpit {
     pub digest: Str,
     pub budget: Budget,
     pub verbs: List<Verb>,
+    /// The type of every argument a verb takes (see [`crate::arguments`]).
+    pub arguments: List<Parameter>,
+    /// Arguments every verb accepts besides its own, declared once.
+    pub common: List<Str>,
     pub deny: DenyList,
     pub cards: List<Card>,
     pub slots: List<Slot>,
@@ -221,6 +226,8 @@ impl Cockpit {
         digest: Cow::Borrowed(""),
         budget: Budget { root_tokens: 0, drill_tokens: 0 },
         verbs: Cow::Borrowed(&[]),
+        arguments: Cow::Borrowed(&[]),
+        common: Cow::Borrowed(&[]),
         deny: DenyList { tools: Cow::Borrowed(&[]), status_only: Cow::Borrowed(&[]) },
         cards: Cow::Borrowed(&[]),
         slots: Cow::Borrowed(&[]),

@@ -1,8 +1,9 @@
-//! `m1nd cockpit [REF]`: the card a human would see, from the local store.
+//! `m1nd cockpit [REF]`: the card a human would see, from the local store;
+//! `--json` prints the view, `--html` the widget with the view pasted in.
 
 use clap::Args;
-use m1nd::COCKPIT;
 use m1nd::store::{Store, StoreError};
+use m1nd::{COCKPIT, widget};
 use m1nd_core::runtime::{self, Charset, Request, json, text};
 
 use super::{Failure, StoreArg, emit};
@@ -13,8 +14,11 @@ pub struct CockpitArgs {
     #[arg(value_name = "REF")]
     reference: Option<String>,
     /// Print the JSON view (schema m1nd-cockpit-v1) instead of the text card.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "html")]
     json: bool,
+    /// Print the widget (m1nd-cockpit-widget-v1) with the view embedded, for hosts without MCP Apps.
+    #[arg(long)]
+    html: bool,
     /// Use only ASCII in the text card.
     #[arg(long)]
     ascii: bool,
@@ -33,9 +37,12 @@ pub fn run(args: CockpitArgs) -> Result<(), Failure> {
         )),
         other => Failure::usage(other.to_string()),
     })?;
+    let snapshot = store.snapshot().map_err(|e| Failure::usage(e.to_string()))?;
     let request = Request { select: args.reference, seen_store_version: args.seen_store_version };
-    let view = runtime::cockpit(&COCKPIT, &store, &request).map_err(|e| Failure::usage(e.to_string()))?;
-    if args.json {
+    let view = runtime::cockpit(&COCKPIT, &snapshot, &request).map_err(|e| Failure::usage(e.to_string()))?;
+    if args.html {
+        emit(&widget::pasted(&json::to_value(&view)))
+    } else if args.json {
         emit(&json::to_pretty(&view))
     } else {
         let charset = if args.ascii { Charset::Ascii } else { Charset::Unicode };

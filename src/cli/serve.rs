@@ -1,9 +1,13 @@
-//! `m1nd serve`: MCP over stdio.
+//! `m1nd serve`: MCP over stdio, or over Streamable HTTP with `--http`.
+
+use std::net::SocketAddr;
+use std::time::Duration;
 
 use clap::Args;
 
 use super::{Failure, StoreArg};
 use crate::server::attestation::{self, PinError};
+use crate::server::http::{self, HttpOptions, security};
 use crate::server::{self, Options};
 
 /// The environment variable that turns read-only on.
@@ -19,6 +23,20 @@ pub struct ServeArgs {
     /// Refuse to start unless the compiled-in policy has this digest (`m1nd policy digest`).
     #[arg(long, value_name = "HEX")]
     expect_digest: Option<String>,
+    /// Serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio. A
+    /// non-loopback ADDR also needs M1ND_HTTP_TOKEN.
+    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = http::DEFAULT_ADDR)]
+    http: Option<SocketAddr>,
+    /// A browser origin admitted on /mcp, as scheme://host:port (repeatable;
+    /// none by default, so a page's request gets 403).
+    #[arg(long, value_name = "ORIGIN", requires = "http")]
+    allow_origin: Vec<String>,
+    /// A Host name admitted besides localhost, 127.0.0.1 and ::1 (repeatable).
+    #[arg(long, value_name = "HOST", requires = "http")]
+    allow_host: Vec<String>,
+    /// Seconds a client may take to send a request and get its answer.
+    #[arg(long, value_name = "SECONDS", requires = "http", default_value_t = http::DEFAULT_REQUEST_TIMEOUT.as_secs_f64())]
+    request_timeout: f64,
 }
 
 pub fn run(args: ServeArgs) -> Result<(), Failure> {
@@ -30,7 +48,24 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
     }
     let from_env = read_only_from_env(std::env::var_os(READ_ONLY_ENV))?;
     let options = Options { read_only: args.read_only || from_env, store: args.store.store };
-    server::run(options).map_err(Failure::usage)
+    let Some(addr) = args.http else {
+        return server::run(options).map_err(Failure::usage);
+    };
+    for origin in &args.allow_origin {
+        security::check_origin(origin).map_err(Failure::usage)?;
+    }
+    let request_timeout = Duration::try_from_secs_f64(args.request_timeout)
+        .ok()
+        .filter(|t| !t.is_zero())
+        .ok_or_else(|| Failure::usage("--request-timeout must be a positive number of seconds"))?;
+    let http = HttpOptions {
+        addr,
+        allowed_origins: args.allow_origin,
+        allowed_hosts: args.allow_host,
+        token: security::Token::from_env(std::env::var_os(security::TOKEN_ENV)).map_err(Failure::usage)?,
+        request_timeout,
+    };
+    http::run(options, http).map_err(Failure::usage)
 }
 
 /// `1`/`true`/`yes`/`on` turn read-only on and `0`/`false`/`no`/`off` or empty
@@ -64,5 +99,26 @@ mod tests {
             assert_eq!(parse(off), Ok(false), "{off}");
         }
         assert_eq!(parse("ture"), Err(2));
+    }
+
+    #[derive(Debug, clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    fn http(args: &[&str]) -> Option<SocketAddr> {
+        use clap::Parser;
+        Cli::try_parse_from(std::iter::once("serve").chain(args.iter().copied())).expect("parses").serve.http
+    }
+
+    #[test]
+    fn http_listens_on_loopback_1338_unless_told() {
+        assert_eq!(http(&[]), None, "stdio by default");
+        assert_eq!(http(&["--http"]), Some("127.0.0.1:1338".parse().expect("addr")));
+        assert_eq!(http(&["--http", "127.0.0.1:0"]), Some("127.0.0.1:0".parse().expect("addr")));
+        assert_eq!(http(&["--http", "--read-only"]), Some(http::DEFAULT_ADDR.parse().expect("addr")));
+        use clap::Parser;
+        assert!(Cli::try_parse_from(["serve", "--allow-origin", "http://localhost:5173"]).is_err(), "needs --http");
     }
 }

@@ -1,9 +1,12 @@
-//! The rmcp `ServerHandler`: initialize, tools/list, tools/call.
+//! The rmcp `ServerHandler`: initialize, tools/list, tools/call, and the
+//! widget's resources/list and resources/read.
 
 use m1nd::COCKPIT;
+use m1nd_core::runtime::SEND_AS_TYPED;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode, Implementation,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -11,10 +14,11 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use super::Options;
 use super::attestation;
 use super::call::Session;
-use super::catalog;
 use super::transport::shape_of;
+use super::{app, catalog};
 
-/// The m1nd MCP server for one stdio session.
+/// The m1nd MCP server: one per process, shared by every session of every
+/// transport (it holds no per-session state).
 pub struct Server {
     session: Session,
     tools: Vec<Tool>,
@@ -39,11 +43,18 @@ pub fn instructions(read_only: bool) -> String {
         "The writes (`memorize`, `persist`) take `expected_store_version`; if the store moved since you read it, \
          the write is refused with both versions named and nothing changes."
     };
+    let common: Vec<String> = COCKPIT.common.iter().map(|a| format!("`{a}`")).collect();
+    let common = if common.is_empty() {
+        String::new()
+    } else {
+        format!(" Every tool also takes {}; pass the same values on every call.", common.join(", "))
+    };
     format!(
         "{}\n\nm1nd serves a shared store of missions, ratified system blocks, memories, alerts and presences. \
-         `cockpit` is the human's numbered menu over that state: pass what they typed as `select` (for example \
-         `3.2@mc_1a2b3c4d`, keeping the sig they saw) and show the card it returns. `help` lists overview cards \
-         for common needs, and the read tools answer the facts the menu is built from. {mode}",
+         `cockpit` is the human's numbered menu over that state: call it with the reference they chose (for \
+         example `3.2@mc_1a2b3c4d`, keeping the sig they saw) and show the card it returns. {SEND_AS_TYPED} `help` \
+         lists overview cards for common needs, and the read tools answer the facts the menu is built from. {mode}\
+         {common}",
         COCKPIT.negative_default
     )
 }
@@ -51,7 +62,12 @@ pub fn instructions(read_only: bool) -> String {
 impl ServerHandler for Server {
     /// Also what rmcp answers `server/discover` with, attestation included.
     fn get_info(&self) -> ServerConfig {
-        let mut config = ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        let capabilities = ServerCapabilities::builder()
+            .enable_extensions_with(app::extensions())
+            .enable_resources()
+            .enable_tools()
+            .build();
+        let mut config = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("m1nd", env!("CARGO_PKG_VERSION")))
             .with_instructions(self.instructions.clone());
         config.meta = Some(attestation::meta());
@@ -78,6 +94,22 @@ impl ServerHandler for Server {
         Ok(self.session.call(&request.name, request.arguments.as_ref()).into())
     }
 
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        Ok(ListResourcesResult::with_all_items(app::resources()))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        app::read(&request.uri).map(Into::into)
+    }
+
     async fn on_custom_request(
         &self,
         request: CustomRequest,
@@ -90,7 +122,9 @@ impl ServerHandler for Server {
         }
         Err(McpError::new(
             ErrorCode::METHOD_NOT_FOUND,
-            format!("unknown method `{method}`; this server answers initialize, ping, tools/list and tools/call"),
+            format!(
+                "unknown method `{method}`; this server answers initialize, ping, tools/list, tools/call, resources/list and resources/read"
+            ),
             None,
         ))
     }

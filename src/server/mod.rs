@@ -1,4 +1,6 @@
-//! `m1nd serve`: the cockpit table served over MCP on stdio.
+//! `m1nd serve`: the cockpit table served over MCP, on stdio or over
+//! Streamable HTTP ([`http`]). Both transports hand every message to one
+//! [`Server`]; what follows holds for each of them.
 //!
 //! # What a `tools/call` goes through, in order
 //!
@@ -17,14 +19,17 @@
 //!    implement (it has no entry in [`catalog::registry`]) is refused, naming
 //!    the tools it does serve. The same entry says what answers the verb.
 //! 3. **Arguments** ([`arguments`]): only the names the table lists in the
-//!    verb's `requires`/`accepts`, each of the right JSON type and at most
-//!    [`arguments::MAX_STRING_BYTES`] long; every `requires` present.
-//! 4. **Dispatch** ([`call`]): only now is the store touched. Reads and the
-//!    cockpit look at `state.json` on every call (reusing the last parse, the
-//!    readings already taken from it and the cockpit answers already composed
-//!    over it, while it is the same unchanged file; see [`snapshot`] and
-//!    [`answers`]) and never write; `memorize` and `persist` go
-//!    through the store's write lock and optimistic concurrency
+//!    verb's `requires`/`accepts` and the policy's `[common]` arguments
+//!    (`agent_id`), each of the JSON type tools.toml declares for it and at
+//!    most [`arguments::MAX_STRING_BYTES`] long; every `requires` present.
+//!    The checked values, the caller's `agent_id` among them, are what
+//!    dispatch receives.
+//! 4. **Dispatch** ([`call`]): only now is the store touched, through the
+//!    handler the registry gave for the verb the guard resolved (no second
+//!    lookup by name). Reads and the cockpit open the store and read in one
+//!    read transaction (reusing the cockpit answers already composed over the
+//!    same state; see [`answers`]) and never write; `memorize` and `persist`
+//!    are each one write transaction with optimistic concurrency
 //!    (`expected_store_version`): writers, in this process or another, take
 //!    turns, and a stale write is refused and changes nothing.
 //!
@@ -34,7 +39,8 @@
 //! cockpit, help, and the store's reads and writes, each named once) intersected
 //! with the table's verbs, minus what [`Guard::shows`](m1nd_core::guard::Guard::shows)
 //! hides from the session. Descriptions are the table's summaries; input
-//! schemas come from each verb's `requires` and `accepts`.
+//! schemas come from each verb's `requires` and `accepts`, the `[common]`
+//! arguments and the types tools.toml declares for them.
 //!
 //! Annotations are derived from the deny list, never written by hand:
 //!
@@ -50,14 +56,15 @@
 //! argument becomes required and limited to its allowed values.
 
 mod answers;
+mod app;
 pub mod arguments;
 pub mod attestation;
 pub mod call;
 pub mod catalog;
 mod handler;
 mod help;
+pub mod http;
 mod reply;
-mod snapshot;
 mod transport;
 
 use std::path::PathBuf;

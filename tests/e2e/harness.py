@@ -157,7 +157,7 @@ async def list_all_tools(session: ClientSession) -> list[Any]:
 
 
 async def cockpit(
-    session: ClientSession, select: str | None = None, seen_store_version: int | None = None
+    session: ClientSession, select: str | int | None = None, seen_store_version: int | None = None
 ) -> tuple[Any, dict[str, Any]]:
     """Call the `cockpit` tool; return the raw result and its structured JSON (schema checked)."""
     arguments: dict[str, Any] = {"agent_id": AGENT_ID}

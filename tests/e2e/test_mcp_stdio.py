@@ -171,6 +171,24 @@ async def test_cockpit_navigation_root_to_action(store: Path) -> None:
         assert back["menu_sig"] == root["menu_sig"]
 
 
+async def test_cockpit_select_sent_as_a_json_integer(store: Path) -> None:
+    """`select: 3`, as clients that turn typed digits into numbers send it, is answered as `"3"` is;
+    a float is refused in one line that says to send the reference as a string, and changes nothing."""
+    before = harness.store_digest(store)
+    async with serve(store) as server:
+        s = server.session
+        _, by_integer = await cockpit(s, 3)
+        _check_view(by_integer, "3")
+        _, by_string = await cockpit(s, "3")
+        assert by_integer == by_string
+        refused = await s.call_tool("cockpit", {"agent_id": harness.AGENT_ID, "select": 2.1})
+        assert refused.is_error, f"select 2.1 was answered: {text_of(refused)}"
+        message = text_of(refused)
+        assert "got the number 2.1" in message and "as a JSON string" in message, message
+        assert "\n" not in message, f"the refusal is more than one line: {message!r}"
+    assert harness.store_digest(store) == before
+
+
 async def test_cockpit_is_pure(store: Path) -> None:
     """Serving the cockpit, at any level, never touches the store."""
     before = harness.store_digest(store)

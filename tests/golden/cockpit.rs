@@ -12,7 +12,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
             "Serve this cockpit only when the human types ? or explicitly asks for it, never on your own initiative and never at landing.",
         ),
         digest: ::std::borrow::Cow::Borrowed(
-            "f01990dbf0d118e8d801785b41644c97dd95030191d22e53be3274758a0140b1",
+            "4f17905ee15f1dbdc081dc56e07dbbf3b5bfa3414e28e915bd1a605eda123be2",
         ),
         budget: ::m1nd_core::Budget {
             root_tokens: 800u32,
@@ -46,7 +46,6 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(
                         &[
-                            ::std::borrow::Cow::Borrowed("agent_id"),
                             ::std::borrow::Cow::Borrowed("select"),
                             ::std::borrow::Cow::Borrowed("seen_store_version"),
                         ],
@@ -1360,6 +1359,77 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     retired: false,
                 },
             ],
+        ),
+        arguments: ::std::borrow::Cow::Borrowed(
+            &[
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("agent_id"),
+                    kind: ::m1nd_core::ArgKind::Id,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("select"),
+                    kind: ::m1nd_core::ArgKind::Reference,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("seen_store_version"),
+                    kind: ::m1nd_core::ArgKind::Integer,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("expected_store_version"),
+                    kind: ::m1nd_core::ArgKind::Integer,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("limit"),
+                    kind: ::m1nd_core::ArgKind::Integer,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("action"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("claim"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("error_text"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("file"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("label"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("node"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("plan"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("query"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("scope"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("source"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("target"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+            ],
+        ),
+        common: ::std::borrow::Cow::Borrowed(
+            &[::std::borrow::Cow::Borrowed("agent_id")],
         ),
         deny: ::m1nd_core::DenyList {
             tools: ::std::borrow::Cow::Borrowed(

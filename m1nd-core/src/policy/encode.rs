@@ -6,6 +6,7 @@
 //! length-prefixed, little-endian) rather than `Debug` or serde output, so it
 //! is stable across platforms, Rust versions and dependency upgrades.
 
+use crate::arguments::Parameter;
 use crate::deny::{DenyList, StatusOnly};
 use crate::table::{
     Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, Label, ReadVerb, Slot, SlotKind, Verb,
@@ -23,13 +24,16 @@ pub fn digest(cockpit: &Cockpit) -> String {
 /// so no part of the table can change without changing the digest.
 pub fn encode(c: &Cockpit) -> Vec<u8> {
     let mut e = Encoder(Vec::with_capacity(16 * 1024));
-    let Cockpit { schema, title, negative_default, digest: _, budget, verbs, deny, cards, slots } = c;
+    let Cockpit { schema, title, negative_default, digest: _, budget, verbs, arguments, common, deny, cards, slots } =
+        c;
     e.str("m1nd-policy-encoding-v1");
     e.str(schema);
     e.str(title);
     e.str(negative_default);
     e.budget(budget);
     e.each(verbs, Encoder::verb);
+    e.each(arguments, Encoder::parameter);
+    e.strs(common);
     e.deny(deny);
     e.each(cards, Encoder::card);
     e.each(slots, Encoder::slot);
@@ -50,6 +54,12 @@ impl Encoder {
         self.strs(requires);
         self.strs(accepts);
         self.bool(*retired);
+    }
+
+    fn parameter(&mut self, p: &Parameter) {
+        let Parameter { name, kind } = p;
+        self.str(name);
+        self.str(kind.key());
     }
 
     fn deny(&mut self, d: &DenyList) {

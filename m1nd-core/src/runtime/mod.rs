@@ -15,6 +15,6 @@ pub mod view;
 pub use budget::{WorstCase, worst_case};
 pub use compose::{CockpitError, RESULT_LINE_CHARS, RESULT_LINES, Request, cockpit};
 pub use reader::{Item, MemoryReader, ReadError, Reader, Reading};
-pub use reference::{Path, Reference, ReferenceError, parse as parse_reference};
+pub use reference::{Path, Reference, ReferenceError, SEND_AS_TYPED, parse as parse_reference};
 pub use text::Charset;
 pub use view::{Entry, EntryText, View};

@@ -15,6 +15,7 @@ use std::sync::LazyLock;
 use proptest::prelude::*;
 
 use super::digest;
+use crate::arguments::{ArgKind, Parameter};
 use crate::deny::{DenyList, StatusOnly};
 use crate::facets::Facet;
 use crate::table::{
@@ -50,7 +51,19 @@ impl<'t> Walk<'t> {
     }
 
     fn cockpit(&mut self, c: &mut Cockpit) {
-        let Cockpit { schema, title, negative_default, digest: _, budget, verbs, deny, cards, slots } = c;
+        let Cockpit {
+            schema,
+            title,
+            negative_default,
+            digest: _,
+            budget,
+            verbs,
+            arguments,
+            common,
+            deny,
+            cards,
+            slots,
+        } = c;
         self.text("schema", schema);
         self.text("title", title);
         self.text("negative_default", negative_default);
@@ -69,6 +82,14 @@ impl<'t> Walk<'t> {
             w.texts(&format!("{at}.accepts"), accepts);
             w.flag(&format!("{at}.retired"), retired);
         });
+        self.each("arguments", arguments, |w, at, p| {
+            let Parameter { name, kind } = p;
+            w.text(&format!("{at}.name"), name);
+            if w.here(&format!("{at}.kind")) {
+                *kind = if *kind == ArgKind::Text { ArgKind::Integer } else { ArgKind::Text };
+            }
+        });
+        self.texts("common", common);
         let DenyList { tools, status_only } = deny;
         self.texts("deny.tools", tools);
         self.each("deny.status_only", status_only, |w, at, rule| {

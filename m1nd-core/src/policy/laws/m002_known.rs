@@ -1,13 +1,16 @@
-//! M002: every verb named anywhere is declared in tools.toml, and every card
-//! the menu names is declared in help_cards.toml.
+//! M002: every verb named anywhere is declared in tools.toml, every argument
+//! a verb takes has a type in its `[arguments]`, and every card the menu
+//! names is declared in help_cards.toml.
 
 use super::super::context::{Context, loc};
 use super::super::diagnostic::{Diagnostic, Law};
 use super::super::raw::Text;
 use super::super::source::PolicyFile;
-use crate::names::{Resolution, did_you_mean};
+use crate::arguments::ArgKind;
+use crate::names::{Resolution, did_you_mean, suggest};
 
 pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    argument_types(cx, out);
     for entry in cx.raw.deny.tools.get_ref() {
         verb(cx, PolicyFile::Deny, entry, "the deny list names", out);
     }
@@ -74,5 +77,40 @@ fn verb(cx: &Context<'_>, file: PolicyFile, written: &Text, what: &str, out: &mu
                 || "declare it as `[verbs.NAME]` in tools.toml, or name a verb that is declared there".to_owned(),
             )),
         ),
+    }
+}
+
+/// Every argument named by a verb or by `[common]` has a declared type.
+fn argument_types(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    let types = ArgKind::ALL.iter().map(|k| format!("`{}`", k.key())).collect::<Vec<_>>().join(", ");
+    let declared: Vec<&str> = cx.raw.tools.arguments.keys().map(|k| k.get_ref().as_str()).collect();
+    let common = cx.common_arguments().iter().map(|a| ("`[common]` accepts".to_owned(), a));
+    let verbs = cx.verbs_in_order().into_iter().flat_map(|(name, def)| {
+        let def = def.get_ref();
+        def.requires.iter().chain(&def.accepts).map(move |a| (format!("verb `{}` takes", name.get_ref()), a))
+    });
+    for (what, arg) in common.chain(verbs) {
+        let name = arg.get_ref();
+        if cx.argument_type(name).is_none() {
+            let help = did_you_mean(
+                suggest(name, declared.iter().copied()),
+                &format!("or give `{name}` a type under `[arguments]`"),
+                || {
+                    format!(
+                        "give it a type under `[arguments]`, such as `{name} = \"{}\"`; the types are {types}",
+                        ArgKind::Text.key()
+                    )
+                },
+            );
+            out.push(
+                Diagnostic::new(
+                    Law::M002,
+                    loc(PolicyFile::Tools, arg),
+                    format!("{what} `{name}`, which has no type in `[arguments]`"),
+                )
+                .label("no declared type")
+                .help(help),
+            );
+        }
     }
 }

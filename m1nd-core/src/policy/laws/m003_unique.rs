@@ -1,5 +1,6 @@
 //! M003: nothing is defined twice — verbs (up to aliasing and look-alikes),
-//! deny entries, card ids, slot numbers and slot keys.
+//! a verb's arguments (its own and the `[common]` ones), deny entries, card
+//! ids, slot numbers and slot keys.
 
 use std::collections::HashMap;
 
@@ -44,8 +45,33 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             );
         }
     }
+    first_wins(
+        PolicyFile::Tools,
+        cx.common_arguments().iter().map(|a| (a.get_ref().clone(), a)),
+        |arg, _| format!("`[common]` lists argument `{arg}` twice"),
+        "list each common argument once",
+        out,
+    );
     for (name, verb) in &verbs {
         let def = verb.get_ref();
+        for arg in def.requires.iter().chain(&def.accepts) {
+            if let Some(common) = cx.common_arguments().iter().find(|c| c.get_ref() == arg.get_ref()) {
+                out.push(
+                    Diagnostic::new(
+                        Law::M003,
+                        loc(PolicyFile::Tools, arg),
+                        format!(
+                            "verb `{}` lists argument `{}`, which every verb already accepts",
+                            name.get_ref(),
+                            arg.get_ref()
+                        ),
+                    )
+                    .label("listed again here")
+                    .related(loc(PolicyFile::Tools, common), "`[common]` gives it to every verb here")
+                    .help("remove it from the verb: a `[common]` argument is declared once, for all verbs"),
+                );
+            }
+        }
         first_wins(
             PolicyFile::Tools,
             def.requires.iter().chain(&def.accepts).map(|a| (a.get_ref().clone(), a)),

@@ -1,0 +1,143 @@
+//! `m1nd serve --http`: the same server over MCP Streamable HTTP.
+//!
+//! # The invariant
+//!
+//! HTTP adds a way in, never a way around. Every MCP message that arrives
+//! here is handed to rmcp's [`StreamableHttpService`], which calls the one
+//! [`Server`] value this process built — the same type, the same table, the
+//! same [`Guard`](m1nd_core::guard::Guard) the stdio transport calls — so a
+//! `tools/call` meets the guard in [`Session::call`](super::call::Session::call)
+//! before anything touches the store, whichever transport carried it. Nothing
+//! in this module reads a tool name or an argument: what sits in front of
+//! rmcp decides only *who* may talk and *how long* they may take.
+//!
+//! # What sits in front
+//!
+//! - [`security`]: the loopback-or-token rule for the listening address, the
+//!   bearer token, rmcp's `Host` and `Origin` allow-lists, no CORS.
+//! - [`bad_body`]: a body rmcp cannot parse as a message gets a JSON-RPC
+//!   error (400) instead of rmcp's 415.
+//! - Limits: a request body over [`MAX_BODY_BYTES`] gets 413 (rmcp counts
+//!   while it reads, whatever `Content-Length` claims); headers over
+//!   [`MAX_HEADER_BYTES`] get 431; a client that has not sent its headers
+//!   within the request timeout is disconnected, and one whose request is not
+//!   answered within it gets 408; at most [`MAX_CONNECTIONS`] connections are
+//!   served at once, the rest wait to be accepted.
+//!
+//! # Both protocol eras
+//!
+//! A client that sends `initialize` (protocol 2025-11-25 and older) gets a
+//! session (`Mcp-Session-Id`); a 2026-07-28 client sends each request on its
+//! own, with its version and capabilities in `_meta`, and rmcp serves it
+//! statelessly, checking `Mcp-Method`/`Mcp-Name` against the body as that
+//! revision requires.
+
+mod bad_body;
+pub mod security;
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::Router;
+use axum::http::StatusCode;
+use hyper_util::rt::{TokioIo, TokioTimer};
+use hyper_util::service::TowerToHyperService;
+use rmcp::transport::streamable_http_server::StreamableHttpService;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use tokio::net::TcpListener;
+use tokio::sync::Semaphore;
+use tower_http::timeout::TimeoutLayer;
+
+use super::{Options, Server};
+use security::Token;
+
+/// Where `--http` listens when no address is given.
+pub const DEFAULT_ADDR: &str = "127.0.0.1:1338";
+
+/// The path MCP is served at.
+pub const MCP_PATH: &str = "/mcp";
+
+/// The largest request body read (a tool call is a few hundred bytes).
+pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+
+/// The largest request head (request line and headers) read.
+pub const MAX_HEADER_BYTES: usize = 16 * 1024;
+
+/// How many connections are served at once.
+pub const MAX_CONNECTIONS: usize = 256;
+
+/// How long a client may take to send a request and get its answer, by default.
+pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// How `--http` is set up.
+#[derive(Clone, Debug)]
+pub struct HttpOptions {
+    /// The address to listen on.
+    pub addr: SocketAddr,
+    /// Browser origins admitted on `/mcp` (none by default).
+    pub allowed_origins: Vec<String>,
+    /// `Host` names admitted besides the loopback names.
+    pub allowed_hosts: Vec<String>,
+    /// The bearer token every request must carry, if set.
+    pub token: Option<Token>,
+    /// Bounds reading a request's headers and answering it.
+    pub request_timeout: Duration,
+}
+
+/// Serve MCP over HTTP until the process is stopped.
+pub fn run(options: Options, http: HttpOptions) -> Result<(), String> {
+    security::check_exposure(http.addr, http.token.as_ref())?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+    runtime.block_on(async move {
+        let listener =
+            TcpListener::bind(http.addr).await.map_err(|e| format!("cannot listen on {}: {e}", http.addr))?;
+        let bound = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?;
+        let app = router(Arc::new(Server::new(options)), &http);
+        eprintln!("m1nd: serving MCP on http://{bound}{MCP_PATH}");
+        accept(listener, app, http.request_timeout).await
+    })
+}
+
+/// `/mcp` and what guards it.
+fn router(server: Arc<Server>, http: &HttpOptions) -> Router {
+    let mcp = StreamableHttpService::new(
+        move || Ok(Arc::clone(&server)),
+        Arc::new(LocalSessionManager::default()),
+        security::rmcp_config(http),
+    );
+    let mut app = Router::new().route_service(MCP_PATH, mcp).layer(axum::middleware::from_fn(bad_body::explain));
+    if let Some(token) = &http.token {
+        app = app.layer(axum::middleware::from_fn_with_state(token.clone(), security::require_token));
+    }
+    app.layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, http.request_timeout))
+}
+
+/// Accept connections for ever, each served on its own task.
+async fn accept(listener: TcpListener, app: Router, request_timeout: Duration) -> Result<(), String> {
+    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    loop {
+        let slot = Arc::clone(&slots).acquire_owned().await.map_err(|e| format!("connection limit: {e}"))?;
+        let stream = match listener.accept().await {
+            Ok((stream, _)) => stream,
+            Err(e) => {
+                // Out of file descriptors and the like: wait, then go on.
+                eprintln!("m1nd: accept failed: {e}");
+                tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let _ = stream.set_nodelay(true);
+        let service = TowerToHyperService::new(app.clone());
+        tokio::spawn(async move {
+            let mut http1 = hyper::server::conn::http1::Builder::new();
+            http1.timer(TokioTimer::new()).header_read_timeout(request_timeout).max_header_size(MAX_HEADER_BYTES);
+            // A connection that ends badly concerns only its client.
+            let _ = http1.serve_connection(TokioIo::new(stream), service).await;
+            drop(slot);
+        });
+    }
+}

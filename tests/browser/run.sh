@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# Browser suite: the widget in Debian's chromium, driven by Playwright for Python,
+# inside a mock MCP Apps host that talks to a real `m1nd serve`.
+#
+#   tests/browser/run.sh              build if needed, run the pytest suite, exit with pytest's code
+#   tests/browser/run.sh -k themes    extra arguments go to pytest
+#   tests/browser/run.sh bench        the paint bench (bench_paint.py)
+#
+# Playwright never downloads a browser here: it launches /usr/bin/chromium
+# (M1ND_CHROMIUM overrides it). The venv lives in target/browser-venv, axe-core
+# in target/browser-node; both are reused while their pinned lists are unchanged.
+set -euo pipefail
+
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+cd "$root"
+
+mode=test
+if [[ "${1:-}" == "bench" ]]; then
+  mode=bench
+  shift
+fi
+
+export PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1
+export PYTHONDONTWRITEBYTECODE=1
+chromium="${M1ND_CHROMIUM:-/usr/bin/chromium}"
+if [[ ! -x "$chromium" ]]; then
+  echo "browser: no chromium at $chromium (apt-get install chromium)" >&2
+  exit 2
+fi
+
+venv="$root/target/browser-venv"
+req="$here/requirements.txt"
+if [[ ! -x "$venv/bin/python" ]]; then
+  echo "browser: creating venv in $venv" >&2
+  mkdir -p "$root/target"
+  "${PYTHON:-python3}" -m venv "$venv"
+fi
+stamp="$venv/.requirements.sha256"
+want="$(sha256sum "$req" | cut -d' ' -f1)"
+if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
+  echo "browser: installing $(grep -Ev '^\s*(#|$)' "$req" | tr '\n' ' ')" >&2
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"
+  echo "$want" >"$stamp"
+fi
+
+node_dir="$root/target/browser-node"
+lock_want="$(sha256sum "$here/package-lock.json" | cut -d' ' -f1)"
+if [[ ! -f "$node_dir/.lock.sha256" || "$(cat "$node_dir/.lock.sha256")" != "$lock_want" ]]; then
+  echo "browser: installing axe-core from package-lock.json" >&2
+  mkdir -p "$node_dir"
+  cp "$here/package.json" "$here/package-lock.json" "$node_dir/"
+  (cd "$node_dir" && npm ci --silent --no-audit --no-fund)
+  echo "$lock_want" >"$node_dir/.lock.sha256"
+fi
+export M1ND_AXE="$node_dir/node_modules/axe-core/axe.min.js"
+
+if [[ -z "${M1ND_BIN:-}" ]]; then
+  cargo build --quiet -p m1nd
+  target_dir="${CARGO_TARGET_DIR:-target}"
+  [[ "$target_dir" == /* ]] || target_dir="$root/$target_dir"
+  export M1ND_BIN="$target_dir/debug/m1nd"
+fi
+export M1ND_CHROMIUM="$chromium"
+
+if [[ "$mode" == bench ]]; then
+  exec "$venv/bin/python" "$here/bench_paint.py" "$@"
+fi
+
+set +e
+"$venv/bin/python" -m pytest -q -p no:cacheprovider "$here" "$@"
+code=$?
+set -e
+exit "$code"

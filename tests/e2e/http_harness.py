@@ -1,0 +1,122 @@
+"""`m1nd serve --http` for the end-to-end suite: start it, connect the official SDK, send raw HTTP.
+
+The server is started on `127.0.0.1:0` and prints the address it bound; clients are the SDK's
+high-level `mcp.Client` in one of its connect modes: `legacy` (the `initialize` handshake and an
+`Mcp-Session-Id` session) or `2026-07-28` (stateless: no handshake, each request stands alone).
+Raw requests go through `http.client`, so attack tests control every byte.
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import re
+import subprocess
+import time
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from mcp import Client
+
+from harness import m1nd_bin
+
+MODES = ["legacy", "2026-07-28"]
+STATELESS = "2026-07-28"
+_ADDRESS = re.compile(r"m1nd: serving MCP on http://(?P<addr>\S+)/mcp")
+START_TIMEOUT_S = 30
+
+
+@dataclass
+class HttpServer:
+    process: subprocess.Popen[bytes]
+    host: str
+    port: int
+    stderr_path: Path
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.host}:{self.port}/mcp"
+
+    def connection(self, timeout: float = 30) -> http.client.HTTPConnection:
+        return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
+
+    def post(self, body: bytes, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
+        """POST /mcp with MCP's Accept and content type, plus `headers`; the status, headers and body."""
+        all_headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+        all_headers.update(headers or {})
+        conn = self.connection()
+        try:
+            conn.request("POST", "/mcp", body=body, headers=all_headers)
+            response = conn.getresponse()
+            return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
+        finally:
+            conn.close()
+
+
+def start(
+    store: Path, *, args: list[str] | None = None, env: dict[str, str] | None = None, addr: str = "127.0.0.1:0"
+) -> HttpServer:
+    """Start `m1nd serve --http ADDR --store DIR [args]` and wait for its address."""
+    stderr_path = store.parent / f"serve-http-{store.name}-{time.monotonic_ns()}.stderr"
+    command = [str(m1nd_bin()), "serve", "--store", str(store), "--http", addr, *(args or [])]
+    errlog = open(stderr_path, "wb")
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog, env=env)
+    errlog.close()
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        found = _ADDRESS.search(stderr_path.read_text(errors="replace"))
+        if found:
+            host, _, port = found["addr"].rpartition(":")
+            return HttpServer(process, host, int(port), stderr_path)
+        if process.poll() is not None:
+            raise RuntimeError(f"m1nd serve --http exited {process.returncode}: {stderr_path.read_text()}")
+        time.sleep(0.02)
+    process.kill()
+    raise RuntimeError(f"m1nd serve --http printed no address within {START_TIMEOUT_S}s")
+
+
+def stop(server: HttpServer) -> None:
+    server.process.terminate()
+    try:
+        server.process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.process.kill()
+        server.process.wait()
+
+
+@contextmanager
+def running(store: Path, **kwargs: Any) -> Iterator[HttpServer]:
+    server = start(store, **kwargs)
+    try:
+        yield server
+    finally:
+        stop(server)
+
+
+@asynccontextmanager
+async def client(server: HttpServer, mode: str) -> AsyncIterator[Client]:
+    """The SDK's client connected to `server` in `mode` (`legacy` or `2026-07-28`)."""
+    async with Client(server.url, mode=mode, cache=None) as c:
+        yield c
+
+
+def stateless_call(name: str, arguments: dict[str, Any], request_id: int = 1) -> tuple[bytes, dict[str, str]]:
+    """A 2026-07-28 `tools/call` as raw bytes with the headers that revision requires."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "tools/call",
+        "params": {
+            "name": name,
+            "arguments": arguments,
+            "_meta": {
+                "io.modelcontextprotocol/protocolVersion": STATELESS,
+                "io.modelcontextprotocol/clientCapabilities": {},
+            },
+        },
+    }
+    headers = {"MCP-Protocol-Version": STATELESS, "Mcp-Method": "tools/call", "Mcp-Name": name}
+    return json.dumps(body).encode(), headers
