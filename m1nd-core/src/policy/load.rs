@@ -44,6 +44,9 @@ fn parse<T: DeserializeOwned>(sources: &PolicySources, file: PolicyFile, out: &m
                     "a policy is small by design: remove what does not belong in {name} (generated data, pasted logs)"
                 ),
                 ReadProblem::Unreadable(_) => format!("make {name} readable by the user running the build"),
+                ReadProblem::NotAFile { kind } if *kind != "a directory" => format!(
+                    "replace {kind} with a regular UTF-8 file named {name}: policy files are never read from pipes, devices or sockets"
+                ),
                 ReadProblem::Missing => match suggest(name, sources.other_files().iter().map(String::as_str)) {
                     Some(near) => format!("`{near}` is in the directory: did you mean to name it `{name}`?"),
                     None => format!(
