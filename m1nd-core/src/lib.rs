@@ -12,6 +12,7 @@ pub mod guard;
 pub mod names;
 pub mod policy;
 pub mod runtime;
+pub mod sanitize;
 pub mod table;
 
 pub use deny::{DenyList, Refusal, StatusOnly};

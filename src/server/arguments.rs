@@ -52,7 +52,7 @@ pub fn check(verb: &Verb, args: Option<&JsonObject>) -> Result<Checked, String> 
     let mut checked = Checked::default();
     for (name, value) in args.into_iter().flatten() {
         if !known().any(|k| k == name) {
-            let shown: String = name.chars().take(48).collect();
+            let shown = m1nd_core::sanitize::display(name, m1nd_core::sanitize::cap::NAME);
             let takes: Vec<&str> = known().map(|k| &**k).collect();
             let takes = if takes.is_empty() { "no arguments".to_owned() } else { takes.join(", ") };
             return Err(format!("`{}` has no argument `{shown}`; it takes {takes}", verb.name));

@@ -1,6 +1,9 @@
 //! The rmcp `ServerHandler`: initialize, tools/list, tools/call.
 
+use std::sync::Arc;
+
 use m1nd::COCKPIT;
+use m1nd_core::sanitize::{cap, display};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode, Implementation, ListToolsResult,
     PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
@@ -11,21 +14,23 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use super::Options;
 use super::call::Session;
 use super::catalog;
-use super::transport::shape_of;
+use super::request::shape_of;
+use super::worker::Calls;
 
 /// The m1nd MCP server for one stdio session.
 pub struct Server {
-    session: Session,
+    calls: Calls,
     tools: Vec<Tool>,
     instructions: String,
 }
 
 impl Server {
-    pub fn new(options: Options) -> Self {
+    pub fn new(options: Options) -> Result<Self, String> {
         let session = Session::new(options.read_only, options.store);
         let tools = catalog::tools(session.guard());
         let instructions = instructions(options.read_only);
-        Self { session, tools, instructions }
+        let calls = Calls::start(Arc::new(session)).map_err(|e| format!("cannot start the call thread: {e}"))?;
+        Ok(Self { calls, tools, instructions })
     }
 }
 
@@ -71,7 +76,7 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        Ok(self.session.call(&request.name, request.arguments.as_ref()).into())
+        Ok(self.calls.call(request.name.into_owned(), request.arguments).await.into())
     }
 
     async fn on_custom_request(
@@ -79,7 +84,7 @@ impl ServerHandler for Server {
         request: CustomRequest,
         _context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, McpError> {
-        let method: String = request.method.chars().take(64).collect();
+        let method = display(&request.method, cap::NAME);
         // rmcp routes a known method whose params do not parse here too.
         if let Some(shape) = shape_of(&method) {
             return Err(McpError::invalid_params(format!("invalid params for `{method}`: expected {shape}"), None));

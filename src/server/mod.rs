@@ -56,8 +56,10 @@ pub mod catalog;
 mod handler;
 mod help;
 mod reply;
+mod request;
 mod snapshot;
 mod transport;
+mod worker;
 
 use std::path::PathBuf;
 
@@ -80,7 +82,7 @@ pub fn run(options: Options) -> Result<(), String> {
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     runtime.block_on(async move {
         use rmcp::ServiceExt;
-        let service = Server::new(options)
+        let service = Server::new(options)?
             .serve(transport::Stdio::new())
             .await
             .map_err(|e| format!("the MCP session did not start: {e}"))?;
