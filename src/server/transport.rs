@@ -20,9 +20,16 @@
 //!   (read, not yet answered) is refused with `-32600` before it reaches the
 //!   handler, so it cannot run unanswered: rmcp keeps one answer slot per id,
 //!   and a second request with the same id would run, commit its write, and
-//!   lose its answer. An id is free again once its answer is written. A
-//!   cancelled request's answer is never written, so its id stays taken for
-//!   the rest of the session: use a new id (clients number their requests).
+//!   lose its answer. The refusal is not rate-bound: it answers a
+//!   well-formed request, as every request is answered. An id is free again
+//!   once its answer is written. rmcp drops the answer of a request the
+//!   client cancelled, so a cancelled id stays taken for the rest of the
+//!   session: use a new id (clients number their requests).
+//! - **A bounded window.** With [`MAX_IN_FLIGHT`] requests unanswered, no
+//!   more lines are read until one is answered, so a client that pipelines
+//!   100,000 requests costs the memory of the window, not of its backlog
+//!   (rmcp runs every request it is handed at once). While waiting, an
+//!   empty input buffer is still watched for the end of stdin.
 //!
 //! A malformed notification (no id) gets no answer, as notifications never do.
 //! Writing goes through rmcp's framed writer, so answers never interleave.
@@ -32,13 +39,13 @@ use std::pin::Pin;
 use std::time::Instant;
 
 use rmcp::RoleServer;
-use rmcp::model::{ErrorData, JsonRpcMessage, RequestId};
+use rmcp::model::{ClientNotification, ErrorData, JsonRpcMessage, JsonRpcNotification, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::async_rw::AsyncRwTransport;
 use rmcp::transport::{StdioReader, StdioWriter, stdio_pipes};
 use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::sync::mpsc;
+use tokio::sync::{Notify, mpsc};
 use tokio::task::JoinHandle;
 
 use super::request::{self, Parsed};
@@ -51,6 +58,9 @@ pub const ERROR_BURST: usize = 64;
 
 /// Error answers the bucket allows per second once the burst is spent.
 pub const ERRORS_PER_SECOND: u32 = 16;
+
+/// Requests handed to rmcp and not yet answered, at most.
+pub const MAX_IN_FLIGHT: usize = 64;
 
 /// A line buffer that grew past this is given back after its line.
 const KEEP_LINE_CAPACITY: usize = 1 << 20;
@@ -67,6 +77,10 @@ pub struct Stdio {
     errors: ErrorAnswers,
     /// Ids of requests handed to rmcp and not yet answered.
     in_flight: HashSet<RequestId>,
+    /// Ids of cancelled requests, whose answers rmcp drops.
+    cancelled: HashSet<RequestId>,
+    /// Told each time an answer leaves the window.
+    answered: Notify,
 }
 
 enum Line {
@@ -87,6 +101,52 @@ impl Stdio {
             write: AsyncRwTransport::new_server(tokio::io::empty(), write),
             errors: ErrorAnswers::new(),
             in_flight: HashSet::new(),
+            cancelled: HashSet::new(),
+            answered: Notify::new(),
+        }
+    }
+
+    /// Wait while the window is full. False when stdin ended meanwhile.
+    async fn window(&mut self) -> bool {
+        while self.in_flight.len() >= MAX_IN_FLIGHT {
+            if !self.read.buffer().is_empty() {
+                self.answered.notified().await;
+                continue;
+            }
+            tokio::select! {
+                () = self.answered.notified() => {}
+                filled = self.read.fill_buf() => {
+                    if matches!(filled, Ok([]) | Err(_)) {
+                        return false;
+                    }
+                }
+            }
+        }
+        true
+    }
+
+    /// A request id is taken while its request is in flight or was cancelled.
+    fn taken(&self, id: &RequestId) -> bool {
+        self.in_flight.contains(id) || self.cancelled.contains(id)
+    }
+
+    /// Note what a message handed to rmcp does to the window.
+    fn track(&mut self, message: &RxJsonRpcMessage<RoleServer>) {
+        match message {
+            JsonRpcMessage::Request(request) => {
+                self.in_flight.insert(request.id.clone());
+            }
+            JsonRpcMessage::Notification(JsonRpcNotification {
+                notification: ClientNotification::CancelledNotification(cancel),
+                ..
+            }) => {
+                if let Some(id) = &cancel.params.request_id
+                    && self.in_flight.remove(id)
+                {
+                    self.cancelled.insert(id.clone());
+                }
+            }
+            _ => {}
         }
     }
 
@@ -155,13 +215,19 @@ impl Transport<RoleServer> for Stdio {
             _ => None,
         };
         if let Some(id) = answered {
-            self.in_flight.remove(id);
+            self.cancelled.remove(id);
+            if self.in_flight.remove(id) {
+                self.answered.notify_one();
+            }
         }
         self.write.send(item)
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
         loop {
+            if !self.window().await {
+                return None;
+            }
             match self.read_line().await {
                 Line::End => return None,
                 Line::Oversized => {
@@ -176,15 +242,22 @@ impl Transport<RoleServer> for Stdio {
                     self.line.clear();
                     match parsed {
                         Parsed::Message(message) => match *message {
-                            JsonRpcMessage::Request(request) if !self.in_flight.insert(request.id.clone()) => {
+                            JsonRpcMessage::Request(request) if self.taken(&request.id) => {
                                 let id = request.id;
                                 let why = format!(
                                     "invalid request: request id {id} is already in flight; this request was not run. \
                                      Wait for the answer to the first, or send it with an id of its own"
                                 );
-                                self.answer(ErrorData::invalid_request(why, None), Some(id));
+                                // A well-formed request: answered as every request is, outside the bucket.
+                                let sending = self
+                                    .write
+                                    .send(JsonRpcMessage::error(ErrorData::invalid_request(why, None), Some(id)));
+                                self.errors.queue(Box::pin(sending));
                             }
-                            message => return Some(message),
+                            message => {
+                                self.track(&message);
+                                return Some(message);
+                            }
                         },
                         Parsed::Skip => continue,
                         Parsed::Answer(error, id) => self.answer(error, id),
