@@ -3,6 +3,10 @@
 //! The table is not written by hand: every class the sanitiser must remove is
 //! enumerated from ICU4X's Unicode properties (`icu_properties`, a different
 //! data source from the one the sanitiser reads), over all of U+0000..U+10FFFF.
+//! ICU4X is the Unicode Consortium's own library, and of the well-kept crates
+//! it is the one that has Default_Ignorable_Code_Point and Bidi_Control as
+//! well as General_Category (`unicode-general-category` and
+//! `unicode-properties` have the categories only).
 
 use icu_properties::props::{BidiControl, DefaultIgnorableCodePoint, GeneralCategory};
 use icu_properties::{CodePointMapData, CodePointSetData};

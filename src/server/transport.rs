@@ -25,8 +25,10 @@
 //!   once its answer is written. rmcp drops the answer of a request the
 //!   client cancelled, so a cancelled id stays taken for the rest of the
 //!   session: use a new id (clients number their requests).
-//! - **A bounded window.** With [`MAX_IN_FLIGHT`] requests unanswered, no
-//!   more lines are read until one is answered, so a client that pipelines
+//! - **A bounded window.** With [`MAX_IN_FLIGHT`] requests unanswered (or
+//!   answered but not yet written: a client that reads its stdout slowly
+//!   holds answers in the server), no more lines are read until an answer is
+//!   written, so a client that pipelines
 //!   100,000 requests costs the memory of the window, not of its backlog
 //!   (rmcp runs every request it is handed at once). While waiting, an
 //!   empty input buffer is still watched for the end of stdin.
@@ -36,6 +38,8 @@
 
 use std::collections::HashSet;
 use std::pin::Pin;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use rmcp::RoleServer;
@@ -79,8 +83,10 @@ pub struct Stdio {
     in_flight: HashSet<RequestId>,
     /// Ids of cancelled requests, whose answers rmcp drops.
     cancelled: HashSet<RequestId>,
+    /// Answers handed to the writer and not yet written.
+    writing: Arc<AtomicUsize>,
     /// Told each time an answer leaves the window.
-    answered: Notify,
+    answered: Arc<Notify>,
 }
 
 enum Line {
@@ -102,13 +108,14 @@ impl Stdio {
             errors: ErrorAnswers::new(),
             in_flight: HashSet::new(),
             cancelled: HashSet::new(),
-            answered: Notify::new(),
+            writing: Arc::new(AtomicUsize::new(0)),
+            answered: Arc::new(Notify::new()),
         }
     }
 
     /// Wait while the window is full. False when stdin ended meanwhile.
     async fn window(&mut self) -> bool {
-        while self.in_flight.len() >= MAX_IN_FLIGHT {
+        while self.in_flight.len() + self.writing.load(Ordering::Acquire) >= MAX_IN_FLIGHT {
             if !self.read.buffer().is_empty() {
                 self.answered.notified().await;
                 continue;
@@ -214,13 +221,19 @@ impl Transport<RoleServer> for Stdio {
             JsonRpcMessage::Error(error) => error.id.as_ref(),
             _ => None,
         };
+        let mut slot = None;
         if let Some(id) = answered {
             self.cancelled.remove(id);
             if self.in_flight.remove(id) {
-                self.answered.notify_one();
+                slot = Some(Writing::start(&self.writing, &self.answered));
             }
         }
-        self.write.send(item)
+        let sending = self.write.send(item);
+        async move {
+            let written = sending.await;
+            drop(slot);
+            written
+        }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
@@ -277,6 +290,27 @@ impl Transport<RoleServer> for Stdio {
         }
         self.errors.finish().await;
         self.write.close().await
+    }
+}
+
+/// An answer on its way out: it holds its place in the window until it is
+/// written (or dropped), then makes room.
+struct Writing {
+    writing: Arc<AtomicUsize>,
+    answered: Arc<Notify>,
+}
+
+impl Writing {
+    fn start(writing: &Arc<AtomicUsize>, answered: &Arc<Notify>) -> Self {
+        writing.fetch_add(1, Ordering::AcqRel);
+        Self { writing: writing.clone(), answered: answered.clone() }
+    }
+}
+
+impl Drop for Writing {
+    fn drop(&mut self) {
+        self.writing.fetch_sub(1, Ordering::AcqRel);
+        self.answered.notify_one();
     }
 }
 
