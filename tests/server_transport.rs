@@ -231,3 +231,31 @@ fn a_pipelined_backlog_past_the_window_is_answered_in_full() {
     assert!(answers.iter().all(|a| a.get("error").is_none()), "no request refused");
     raw.close_and_wait(Duration::from_secs(30));
 }
+
+/// Errors say what is wrong, under the request's id, and repeat nothing that
+/// could forge a line, drive a terminal or hide text.
+#[test]
+fn errors_are_accurate_carry_the_id_and_echo_nothing_raw() {
+    let (_dir, store) = demo_store("transport-errors");
+    let mut raw = Raw::start(&store);
+    let deep = format!(
+        r#"{{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{{"name":"north","arguments":{{"x":{}0{}}}}}}}"#,
+        "[".repeat(300),
+        "]".repeat(300)
+    );
+    let huge = r#"{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"north","arguments":{"x":1e400}}}"#;
+    let forged = "north\r\nerror: forged\u{1b}[2J\u{202e}\u{e0041}";
+    raw.write(&[deep, huge.to_owned(), call(23, forged, json!({"action": "x\r\ny\u{1b}]0;t\u{7}"}))]);
+    let answers = raw.collect_until(Duration::from_secs(30), |seen| seen.len() == 3);
+    let by_id =
+        |id: u64| answers.iter().find(|a| a["id"] == id).unwrap_or_else(|| panic!("no answer {id}: {answers:?}"));
+    assert_eq!(by_id(21)["error"]["code"], -32600);
+    assert!(by_id(21)["error"]["message"].as_str().unwrap_or("").contains("more than 128 deep"), "{}", by_id(21));
+    assert_eq!(by_id(22)["error"]["code"], -32600);
+    assert!(by_id(22)["error"]["message"].as_str().unwrap_or("").contains("64-bit float"), "{}", by_id(22));
+    let refusal = by_id(23)["result"]["content"][0]["text"].as_str().expect("a tool error").to_owned();
+    assert!(refusal.contains("north error: forged"), "{refusal:?}");
+    let hidden =
+        |c: char| c.is_control() || ('\u{200B}'..='\u{206F}').contains(&c) || ('\u{E0000}'..='\u{E0FFF}').contains(&c);
+    assert!(!refusal.chars().any(hidden), "{refusal:?}");
+}

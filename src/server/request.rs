@@ -94,8 +94,8 @@ pub fn parse(line: &[u8]) -> Parsed {
 /// The keys of a line's top-level object that decide what it is.
 #[derive(Default)]
 struct Envelope<'a> {
-    /// `jsonrpc` is present and is not `"2.0"`.
-    wrong_version: bool,
+    /// `jsonrpc` is `"2.0"`.
+    version_ok: bool,
     has_id: bool,
     /// The id, once read, if it is a valid request id.
     id: Option<RequestId>,
@@ -141,7 +141,7 @@ impl<'de, 'e> Visitor<'de> for EnvelopeSeed<'e, 'de> {
             match &*key {
                 "jsonrpc" => {
                     let version = map.next_value_seed(Scalar { counter })?;
-                    envelope.wrong_version = !matches!(version, Some(Found::Str(v)) if v == "2.0");
+                    envelope.version_ok = matches!(version, Some(Found::Str(v)) if v == "2.0");
                 }
                 "id" => {
                     envelope.has_id = true;
@@ -373,8 +373,14 @@ fn envelope_error(e: &serde_json::Error) -> ErrorData {
 
 /// The error for a line that is JSON but not a message this server takes.
 fn shape_error(envelope: &Envelope<'_>, e: &serde_json::Error) -> ErrorData {
-    if envelope.wrong_version {
-        return ErrorData::invalid_request("invalid request: `jsonrpc` must be \"2.0\"", None);
+    if !envelope.version_ok {
+        return ErrorData::invalid_request("invalid request: a message must carry `\"jsonrpc\": \"2.0\"`", None);
+    }
+    if envelope.has_id && envelope.id.is_none() && !envelope.has_result && !envelope.has_error {
+        return ErrorData::invalid_request(
+            "invalid request: a request's `id` must be a string or an integer (at most 2^63 - 1)",
+            None,
+        );
     }
     let why = detail(&e.to_string());
     match envelope.method.as_deref() {
@@ -431,7 +437,13 @@ mod tests {
             code_and_id(r#"{"jsonrpc":"2.0","id":8,"method":"tools/frob","params":5}"#).1,
             Some(RequestId::Number(8))
         );
-        assert_eq!(code_and_id(r#"{"id":"x","method":"tools/list"}"#).1, Some(RequestId::String("x".into())));
+        let (code, id, message) = answer(r#"{"id":"x","method":"tools/list"}"#);
+        assert_eq!((code, id), (-32600, Some(RequestId::String("x".into()))));
+        assert!(message.contains(r#"`"jsonrpc": "2.0"`"#), "{message}");
+        let (code, id, message) =
+            answer(r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"cockpit"}}"#);
+        assert_eq!((code, id), (-32600, None));
+        assert!(message.contains("`id` must be a string or an integer"), "{message}");
         // rmcp would take this as a custom request, which the handler answers
         // with the same code.
         assert_eq!(
