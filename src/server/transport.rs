@@ -66,6 +66,9 @@ pub const ERRORS_PER_SECOND: u32 = 16;
 /// Requests handed to rmcp and not yet answered, at most.
 pub const MAX_IN_FLIGHT: usize = 64;
 
+/// Messages handed to rmcp between two yields to the runtime.
+const YIELD_EVERY: usize = 16;
+
 /// A line buffer that grew past this is given back after its line.
 const KEEP_LINE_CAPACITY: usize = 1 << 20;
 
@@ -87,6 +90,8 @@ pub struct Stdio {
     writing: Arc<AtomicUsize>,
     /// Told each time an answer leaves the window.
     answered: Arc<Notify>,
+    /// Messages handed to rmcp since the transport last yielded.
+    handed: usize,
 }
 
 enum Line {
@@ -110,6 +115,7 @@ impl Stdio {
             cancelled: HashSet::new(),
             writing: Arc::new(AtomicUsize::new(0)),
             answered: Arc::new(Notify::new()),
+            handed: 0,
         }
     }
 
@@ -237,6 +243,14 @@ impl Transport<RoleServer> for Stdio {
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
+        // While stdin has lines ready, reading never waits, and the tasks rmcp
+        // spawns per message (notifications have no window) would pile up
+        // until the runtime forced a yield. Yield every few messages instead,
+        // here where nothing has been read yet, so a cancelled receive loses nothing.
+        self.handed += 1;
+        if self.handed.is_multiple_of(YIELD_EVERY) {
+            tokio::task::yield_now().await;
+        }
         loop {
             if !self.window().await {
                 return None;

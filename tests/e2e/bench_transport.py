@@ -8,6 +8,7 @@ closes stdin and takes the server's CPU time from wait4:
 - `pings`: N valid pings, every answer awaited: the baseline.
 - `junk`: N lines that are not JSON, then one ping, awaited. Should cost about what N pings
   cost: linear, nothing left behind per line.
+- `notifications`: N notifications (never answered), then one ping, awaited.
 - `idle`: initialize and one ping: the memory baseline.
 - `big string`: one tools/call whose argument is a string of about 15 MiB (under the 16 MiB
   line cap; refused by the argument cap after it is parsed).
@@ -131,6 +132,8 @@ def main() -> None:
     results: dict[str, dict[str, float]] = {}
     results["pings"] = run(args.bin, [ping(k) for k in range(n)], {str(k) for k in range(n)})
     results["junk"] = run(args.bin, [f"{{junk {k}" for k in range(n)] + [ping("last")], {"last"})
+    notes = [json.dumps({"jsonrpc": "2.0", "method": "notifications/whatever", "params": {"k": k}}) for k in range(n)]
+    results["notifications"] = run(args.bin, notes + [ping("last")], {"last"})
     results["idle"] = run(args.bin, [ping("last")], {"last"})
     results["big string"] = run(args.bin, [tools_call(json.dumps({"select": "x" * size})), ping("last")], {"big", "last"})
     zeros = ",".join(["0"] * (size // 2))
@@ -141,11 +144,11 @@ def main() -> None:
         print(json.dumps({"n": n, "bin": args.bin, "results": results, "junk_over_pings_cpu": ratio}, indent=2))
         return
     print(f"m1nd serve ({args.bin}), N = {n}")
-    print(f"{'case':<12} {'wall s':>8} {'cpu s':>8} {'cpu us/line':>12} {'peak RSS MiB':>13} {'errors':>7}")
+    print(f"{'case':<13} {'wall s':>8} {'cpu s':>8} {'cpu us/line':>12} {'peak RSS MiB':>13} {'errors':>7}")
     for name, r in results.items():
-        per = r["cpu_s"] / n * 1e6 if name in ("pings", "junk") else float("nan")
+        per = r["cpu_s"] / n * 1e6 if name in ("pings", "junk", "notifications") else float("nan")
         print(
-            f"{name:<12} {r['wall_s']:>8.2f} {r['cpu_s']:>8.2f} {per:>12.1f} {r['peak_rss_mib']:>13.1f} "
+            f"{name:<13} {r['wall_s']:>8.2f} {r['cpu_s']:>8.2f} {per:>12.1f} {r['peak_rss_mib']:>13.1f} "
             f"{int(r['error_answers']):>7}"
         )
     print(f"junk / pings CPU: {ratio:.2f}x; big message peak RSS over the 16 MiB line cap: "
