@@ -52,6 +52,8 @@ use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::{Notify, mpsc};
 use tokio::task::JoinHandle;
 
+use m1nd_core::sanitize::{cap, display};
+
 use super::request::{self, Parsed};
 
 /// The longest line read, as rmcp's own transport allows.
@@ -271,9 +273,15 @@ impl Transport<RoleServer> for Stdio {
                         Parsed::Message(message) => match *message {
                             JsonRpcMessage::Request(request) if self.taken(&request.id) => {
                                 let id = request.id;
+                                let shown = display(&id.to_string(), cap::NAME);
+                                let state = if self.in_flight.contains(&id) {
+                                    "is already in flight"
+                                } else {
+                                    "was cancelled in this session"
+                                };
                                 let why = format!(
-                                    "invalid request: request id {id} is already in flight; this request was not run. \
-                                     Wait for the answer to the first, or send it with an id of its own"
+                                    "invalid request: request id {shown} {state}; this request was not run. \
+                                     Send it with an id of its own"
                                 );
                                 // A well-formed request: answered as every request is, outside the bucket.
                                 let sending = self
