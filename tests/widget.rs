@@ -8,7 +8,7 @@ use std::process::Command;
 use m1nd::widget;
 use m1nd_core::runtime::parse_reference;
 use serde_json::{Value, json};
-use server_support::{BIN, Mcp, demo_store, is_error, text};
+use server_support::{BIN, Mcp, demo_store, edited_demo_store, is_error, text};
 
 /// The one list of references both grammars are held to (the browser suite
 /// evaluates the widget's `isReference` over the same file).
@@ -91,13 +91,10 @@ fn every_cockpit_result_carries_the_card_and_the_view() {
 
 #[test]
 fn pasted_mode_embeds_the_view_so_no_state_string_ends_the_script() {
-    let (_dir, store) = demo_store("widget-pasted");
-    let path = store.join("state.json");
-    let mut state: Value = serde_json::from_slice(&std::fs::read(&path).expect("read state")).expect("state JSON");
     let hostile = "</script><script>window.__pwned=1</script><!--\u{2028}\u{2029}&amp;";
-    let missions = state["missions"].as_array_mut().expect("missions");
-    missions[0]["title"] = json!(hostile);
-    std::fs::write(&path, serde_json::to_vec_pretty(&state).expect("encode")).expect("write state");
+    let (_dir, store) = edited_demo_store("widget-pasted", |state| {
+        state["missions"][0]["title"] = json!(hostile);
+    });
 
     let page = cli(&store, &["3", "--html"]);
     let view: Value = serde_json::from_str(&cli(&store, &["3", "--json"])).expect("JSON view");

@@ -84,7 +84,7 @@ pub fn check_id(s: &str) -> Result<(), IdProblem> {
     let chars = s.chars().count();
     if chars == 0 || chars > MAX_ID_CHARS {
         Err(IdProblem::Length(chars))
-    } else if crate::runtime::sanitize::display(s, MAX_ID_CHARS) != s {
+    } else if crate::sanitize::display(s, MAX_ID_CHARS) != s {
         Err(IdProblem::Unprintable)
     } else {
         Ok(())

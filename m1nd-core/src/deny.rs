@@ -105,14 +105,10 @@ impl DenyList {
     }
 }
 
-/// A refused value as a refusal may echo it: short, whatever was sent.
+/// A refused value as a refusal may echo it: short and sanitised, whatever was sent.
 fn echo(value: &Value) -> String {
-    const MAX_CHARS: usize = 48;
     match value {
-        Value::String(s) if s.chars().count() > MAX_CHARS => {
-            format!("{}…", s.chars().take(MAX_CHARS).collect::<String>())
-        }
-        Value::String(s) => s.clone(),
+        Value::String(s) => crate::sanitize::display(s, crate::sanitize::cap::VALUE),
         Value::Array(_) => "an array".to_owned(),
         Value::Object(_) => "an object".to_owned(),
         short => short.to_string(),

@@ -102,13 +102,10 @@ impl<'a> Guard<'a> {
     }
 }
 
-/// A name echoed in a refusal: bounded, and without control characters.
+/// A name echoed in a refusal: sanitised and bounded, so it cannot forge a
+/// line, drive a terminal or hide text.
 fn printable(name: &str) -> String {
-    let mut out: String = name.chars().take(64).map(|c| if c.is_control() { '\u{FFFD}' } else { c }).collect();
-    if name.chars().count() > 64 {
-        out.push('…');
-    }
-    out
+    crate::sanitize::display(name, crate::sanitize::cap::NAME)
 }
 
 #[cfg(test)]
@@ -190,6 +187,22 @@ mod tests {
         for value in [Value::from("s".repeat(1 << 20)), Value::Array(vec![Value::from(1); 100_000])] {
             let refused = guard.check("persist", Some(&args(value))).unwrap_err();
             assert!(refused.to_string().len() < 200, "{} bytes", refused.to_string().len());
+        }
+    }
+
+    #[test]
+    fn a_refusal_echo_is_one_clean_line() {
+        let t = table();
+        let guard = Guard::new(&t, true);
+        let forged = "x\r\nerror: forged line\u{1b}[2J\u{1b}]0;title\u{7}\u{202E}\u{E0041}\u{200B}";
+        let refusals = [
+            guard.check(forged, None).unwrap_err(),
+            guard.check("persist", Some(&args(Value::from(forged)))).unwrap_err(),
+        ];
+        for refused in refusals {
+            let text = refused.to_string();
+            assert!(!text.chars().any(|c| c.is_control() || crate::sanitize::is_hidden(c)), "{text:?}");
+            assert!(text.contains("x error: forged line"), "{text:?}");
         }
     }
 

@@ -14,6 +14,7 @@ pub mod names;
 pub mod policy;
 pub mod primitives;
 pub mod runtime;
+pub mod sanitize;
 pub mod table;
 
 pub use arguments::{ArgKind, Parameter};

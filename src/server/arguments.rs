@@ -10,16 +10,13 @@
 
 use m1nd_core::arguments::{IdProblem, MAX_ID_CHARS, Takes, check_id};
 use m1nd_core::runtime::SEND_AS_TYPED;
-use m1nd_core::runtime::sanitize::display;
+use m1nd_core::sanitize::{cap, display};
 use m1nd_core::{ArgKind, Cockpit, Verb};
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
 /// The longest string argument accepted (the store's own limits are lower).
 pub const MAX_STRING_BYTES: usize = 64 * 1024;
-
-/// The most characters of a wrong value an error shows.
-const PREVIEW_CHARS: usize = 32;
 
 /// Arguments that passed the check: every key known, every value typed.
 ///
@@ -58,7 +55,7 @@ pub fn check(table: &Cockpit, verb: &Verb, args: Option<&JsonObject>) -> Result<
     let mut checked = Checked::default();
     for (name, value) in args.into_iter().flatten() {
         let Some(takes) = table.takes(verb).find(|t| t.name == name) else {
-            let shown: String = name.chars().take(48).collect();
+            let shown = display(name, cap::NAME);
             let takes: Vec<&str> = table.takes(verb).map(|t| t.name).collect();
             let takes = if takes.is_empty() { "no arguments".to_owned() } else { takes.join(", ") };
             return Err(format!("`{}` has no argument `{shown}`; it takes {takes}", verb.name));
@@ -128,10 +125,10 @@ fn received(value: &Value) -> String {
         Value::Null => "null".to_owned(),
         Value::Bool(b) => format!("the boolean {b}"),
         Value::Number(n) if n.is_i64() || n.is_u64() => {
-            format!("the integer {}", display(&n.to_string(), PREVIEW_CHARS))
+            format!("the integer {}", display(&n.to_string(), cap::VALUE))
         }
-        Value::Number(n) => format!("the number {}", display(&n.to_string(), PREVIEW_CHARS)),
-        Value::String(s) => format!("the string \"{}\"", display(s, PREVIEW_CHARS)),
+        Value::Number(n) => format!("the number {}", display(&n.to_string(), cap::VALUE)),
+        Value::String(s) => format!("the string \"{}\"", display(s, cap::VALUE)),
         Value::Array(items) => format!("an array of {}", count(items.len(), "item")),
         Value::Object(keys) => format!("an object with {}", count(keys.len(), "key")),
     }

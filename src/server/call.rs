@@ -120,12 +120,15 @@ fn write_failed(verb: &str, e: &StoreError) -> String {
     format!("`{verb}` changed nothing: {e}")
 }
 
+/// A read's answer. Its fields come from state, so they are shown sanitised
+/// (no field the store accepts is longer than a claim).
 fn reading_json(verb: &str, store_version: u64, reading: &Reading) -> Value {
     let numbers: Map<String, Value> = reading.numbers.iter().map(|(n, v)| (n.clone(), Value::from(*v))).collect();
+    let shown = |v: &str| Value::from(m1nd_core::sanitize::display(v, m1nd::store::MAX_CLAIM_CHARS));
     let items: Vec<Value> = reading
         .items
         .iter()
-        .map(|item| Value::Object(item.fields.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect()))
+        .map(|item| Value::Object(item.fields.iter().map(|(k, v)| (k.clone(), shown(v))).collect()))
         .collect();
     json!({ "verb": verb, "store_version": store_version, "numbers": numbers, "items": items })
 }

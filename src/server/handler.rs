@@ -1,8 +1,11 @@
 //! The rmcp `ServerHandler`: initialize, tools/list, tools/call, and the
 //! widget's resources/list and resources/read.
 
+use std::sync::Arc;
+
 use m1nd::COCKPIT;
 use m1nd_core::runtime::SEND_AS_TYPED;
+use m1nd_core::sanitize::{cap, display};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode, Implementation,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
@@ -14,23 +17,25 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use super::Options;
 use super::attestation;
 use super::call::Session;
-use super::transport::shape_of;
+use super::request::shape_of;
+use super::worker::Calls;
 use super::{app, catalog};
 
 /// The m1nd MCP server: one per process, shared by every session of every
 /// transport (it holds no per-session state).
 pub struct Server {
-    session: Session,
+    calls: Calls,
     tools: Vec<Tool>,
     instructions: String,
 }
 
 impl Server {
-    pub fn new(options: Options) -> Self {
+    pub fn new(options: Options) -> Result<Self, String> {
         let session = Session::new(options.read_only, options.store);
         let tools = catalog::tools(session.guard());
         let instructions = instructions(options.read_only);
-        Self { session, tools, instructions }
+        let calls = Calls::start(Arc::new(session)).map_err(|e| format!("cannot start the call thread: {e}"))?;
+        Ok(Self { calls, tools, instructions })
     }
 }
 
@@ -91,7 +96,7 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        Ok(self.session.call(&request.name, request.arguments.as_ref()).into())
+        Ok(self.calls.call(request.name.into_owned(), request.arguments).await.into())
     }
 
     async fn list_resources(
@@ -115,7 +120,7 @@ impl ServerHandler for Server {
         request: CustomRequest,
         _context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, McpError> {
-        let method: String = request.method.chars().take(64).collect();
+        let method = display(&request.method, cap::NAME);
         // rmcp routes a known method whose params do not parse here too.
         if let Some(shape) = shape_of(&method) {
             return Err(McpError::invalid_params(format!("invalid params for `{method}`: expected {shape}"), None));

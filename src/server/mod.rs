@@ -65,7 +65,9 @@ mod handler;
 mod help;
 pub mod http;
 mod reply;
+mod request;
 mod transport;
+mod worker;
 
 use std::path::PathBuf;
 
@@ -88,7 +90,7 @@ pub fn run(options: Options) -> Result<(), String> {
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     runtime.block_on(async move {
         use rmcp::ServiceExt;
-        let service = Server::new(options)
+        let service = Server::new(options)?
             .serve(transport::Stdio::new())
             .await
             .map_err(|e| format!("the MCP session did not start: {e}"))?;

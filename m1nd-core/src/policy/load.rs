@@ -22,6 +22,9 @@ pub fn load(sources: &PolicySources) -> Result<RawPolicy, Vec<Diagnostic>> {
     }
 }
 
+/// Why a pipe, device or socket is refused as a policy file.
+const ONLY_REGULAR_FILES: &str = "policy files are never read from pipes, devices or sockets";
+
 fn parse<T: DeserializeOwned>(sources: &PolicySources, file: PolicyFile, out: &mut Vec<Diagnostic>) -> Option<T> {
     let name = file.file_name();
     let text = match &sources.file(file).text {
@@ -44,6 +47,9 @@ fn parse<T: DeserializeOwned>(sources: &PolicySources, file: PolicyFile, out: &m
                     "a policy is small by design: remove what does not belong in {name} (generated data, pasted logs)"
                 ),
                 ReadProblem::Unreadable(_) => format!("make {name} readable by the user running the build"),
+                ReadProblem::NotAFile { kind } if *kind != "a directory" => {
+                    format!("replace {kind} with a regular UTF-8 file named {name}: {ONLY_REGULAR_FILES}")
+                }
                 ReadProblem::Missing => did_you_mean(
                     suggest(name, sources.other_files().iter().map(String::as_str)),
                     &format!("it is in the directory; rename it to `{name}`"),

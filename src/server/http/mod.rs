@@ -96,7 +96,7 @@ pub fn run(options: Options, http: HttpOptions) -> Result<(), String> {
         let listener =
             TcpListener::bind(http.addr).await.map_err(|e| format!("cannot listen on {}: {e}", http.addr))?;
         let bound = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?;
-        let app = router(Arc::new(Server::new(options)), &http);
+        let app = router(Arc::new(Server::new(options)?), &http);
         eprintln!("m1nd: serving MCP on http://{bound}{MCP_PATH}");
         accept(listener, app, http.request_timeout).await
     })
