@@ -3,6 +3,7 @@
 
 mod server_support;
 
+use std::path::Path;
 use std::process::Command;
 
 use m1nd::widget;
@@ -33,6 +34,18 @@ fn the_template_loads_nothing_from_a_network() {
     {
         assert!(!lower.contains(needle), "the template contains `{needle}`");
     }
+}
+
+/// The widget digest a client can pin is the digest of the file in this
+/// repository, and the template's URI carries its first 8 digits.
+#[test]
+fn the_server_attests_the_widget_template_in_the_repository() {
+    let file = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("widget/cockpit.html")).expect("template");
+    let digest = blake3::hash(&file).to_hex().to_string();
+    let (_dir, store) = demo_store("widget-attested");
+    let mcp = Mcp::read_only(&store);
+    assert_eq!(mcp.init["_meta"]["io.m1nd/attestation"]["widget"], json!(digest), "{}", mcp.init);
+    assert!(widget::uri().contains(&format!("-{}.html", &digest[..8])), "{}", widget::uri());
 }
 
 #[test]
@@ -108,7 +121,7 @@ fn pasted_mode_embeds_the_view_so_no_state_string_ends_the_script() {
     assert_eq!(embedded, view);
 }
 
-fn cli(store: &std::path::Path, args: &[&str]) -> String {
+fn cli(store: &Path, args: &[&str]) -> String {
     let out = Command::new(BIN).arg("cockpit").args(args).arg("--store").arg(store).output().expect("run m1nd");
     assert!(out.status.success(), "m1nd cockpit {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).expect("UTF-8")

@@ -1,22 +1,22 @@
-//! What the server attests about itself: the digest of the policy it was
-//! compiled from, served in the `_meta` of `initialize` (and of
+//! What the server attests about itself: the digests of the policy it was
+//! compiled from and of the widget template built into it, served in the `_meta` of `initialize` (and of
 //! `server/discover`, which rmcp answers from the same server config), so
-//! that a client can pin the exact policy it reviewed.
+//! that a client can pin the exact policy and template it reviewed.
 //!
 //! The value under [`META_KEY`] is an object keyed by what is attested
-//! (`policy` today), so further digests can sit beside it without changing
-//! the shape a pinning client already reads.
+//! (`policy`, `widget`), so further digests can sit beside them without
+//! changing the shape a pinning client already reads.
 
-use m1nd::COCKPIT;
+use m1nd::{COCKPIT, widget};
 use rmcp::model::MetaObject;
 use serde_json::{Map, json};
 
 /// The project-prefixed `_meta` key the attestation is served under.
 pub const META_KEY: &str = "io.m1nd/attestation";
 
-/// `{ "io.m1nd/attestation": { "policy": "<64 hex digits>" } }`.
+/// `{ "io.m1nd/attestation": { "policy": "<64 hex>", "widget": "<64 hex>" } }`.
 pub fn meta() -> MetaObject {
-    let attested = json!({ "policy": &*COCKPIT.digest });
+    let attested = json!({ "policy": &*COCKPIT.digest, "widget": widget::full_digest() });
     MetaObject(Map::from_iter([(META_KEY.to_owned(), attested)]))
 }
 
