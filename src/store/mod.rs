@@ -195,6 +195,14 @@ impl Store {
         self.max_bytes
     }
 
+    /// Whether this connection may still be used for the store at its path:
+    /// the journal is absent or regular, and the path names the very file
+    /// the connection opened, still a SQLite database in rollback mode.
+    pub fn still_at_path(&self) -> Result<(), StoreError> {
+        file::check_journal(&self.dir)?;
+        if file::probe(&self.path)? == self.file { Ok(()) } else { Err(StoreError::Moved { path: self.path.clone() }) }
+    }
+
     /// The current `store_version`.
     pub fn version(&self) -> Result<u64, StoreError> {
         Ok(self.snapshot()?.version())
