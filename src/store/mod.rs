@@ -161,6 +161,14 @@ impl Store {
             )));
         }
         state.validate().map_err(|reason| StoreError::corrupt(&path, reason))?;
+        if i64::try_from(state.store_version.max(state.checkpoints)).is_err() {
+            return Err(StoreError::BadArgument(format!(
+                "store_version {} or checkpoints {} is past what the store can hold ({})",
+                state.store_version,
+                state.checkpoints,
+                i64::MAX
+            )));
+        }
         fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, "create directory", e))?;
         if fs::symlink_metadata(&path).is_ok() {
             return Err(StoreError::AlreadyExists { path });
@@ -468,6 +476,10 @@ mod tests {
         assert!(matches!(again, StoreError::AlreadyExists { .. }));
         let small = Store::import(dir.path().join("u"), &json, 10).expect_err("tiny limit");
         assert!(matches!(small, StoreError::BadArgument(_)));
+        let mut huge = state.clone();
+        huge.store_version = u64::MAX;
+        let err = Store::create(dir.path().join("v"), &huge, DEFAULT_MAX_BYTES).expect_err("too large");
+        assert!(matches!(err, StoreError::BadArgument(_)), "{err:?}");
         fs::write(&json, b"{").expect("corrupt");
         let err = Store::import(dir.path().join("t"), &json, DEFAULT_MAX_BYTES).expect_err("corrupt");
         assert!(matches!(err, StoreError::Corrupt { line: 1, .. }), "{err:?}");
