@@ -18,10 +18,12 @@
 //!   write (a conflict, a bad argument, the size limit) rolls back before
 //!   the journal is created or restores every page it touched.
 //! - **At rest the directory holds one file.** `DELETE` removes
-//!   `state.db-journal` when a write commits; after a crash the journal left
-//!   behind is "hot" and the next opener rolls it back and deletes it, so
-//!   nothing accumulates (`TRUNCATE` and `PERSIST` would keep a journal file
-//!   around for good).
+//!   `state.db-journal` when a write commits. After a crash the journal left
+//!   behind is "hot" and the next opener rolls it back and deletes it; a
+//!   journal the crash left before anything was in it is ignored and taken
+//!   over (then deleted) by the next write. So at most one journal is ever
+//!   there and nothing accumulates (`TRUNCATE` and `PERSIST` would keep a
+//!   journal file around for good).
 //! - **An acknowledged write survives power loss.** With `DELETE`, deleting
 //!   the journal is the commit; `EXTRA` also syncs the directory after the
 //!   delete, so the commit cannot be undone by a journal that reappears.
