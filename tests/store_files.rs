@@ -115,6 +115,20 @@ fn import_moves_a_json_store_and_only_reads_it() {
     assert!(!other.join(DB_FILE).exists());
 }
 
+#[test]
+fn init_declares_a_size_limit_and_refuses_one_too_small() {
+    let dir = temp_dir("files-init-limit");
+    let store = dir.path().join("s");
+    let store_arg = store.to_str().expect("utf-8");
+    let small = m1nd(&["init", "--max-bytes", "1000", "--store", store_arg]);
+    assert_eq!(small.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&small.stderr).contains("at least"), "{small:?}");
+    assert!(!store.join(DB_FILE).exists());
+    let ok = m1nd(&["init", "--max-bytes", "300000", "--store", store_arg]);
+    assert!(ok.status.success(), "{ok:?}");
+    assert_eq!(m1nd::store::Store::open(&store).expect("open").max_bytes(), 300_000);
+}
+
 /// A FIFO handed to the importer is refused at once, never read (reading
 /// one would block until something writes to it).
 #[test]

@@ -411,6 +411,34 @@ mod tests {
         assert_eq!(names(dir.path()), [DB_FILE], "init left a temp file behind");
     }
 
+    /// Inits racing on one directory: exactly one creates the store, the
+    /// others are refused, and no temp file is left.
+    #[test]
+    fn racing_inits_create_one_store() {
+        const RACERS: usize = 4;
+        let dir = test_dir("init-race");
+        let start = std::sync::Barrier::new(RACERS);
+        let created: Vec<bool> = std::thread::scope(|scope| {
+            let racers: Vec<_> = (0..RACERS)
+                .map(|n| {
+                    let (dir, start) = (dir.path(), &start);
+                    scope.spawn(move || {
+                        start.wait();
+                        match Store::init(dir, n % 2 == 0) {
+                            Ok(_) => true,
+                            Err(StoreError::AlreadyExists { .. }) => false,
+                            Err(e) => panic!("init failed: {e}"),
+                        }
+                    })
+                })
+                .collect();
+            racers.into_iter().map(|r| r.join().expect("racer")).collect()
+        });
+        assert_eq!(created.iter().filter(|c| **c).count(), 1, "{created:?}");
+        assert_eq!(names(dir.path()), [DB_FILE]);
+        assert_eq!(Store::open(dir.path()).expect("open").version().expect("version"), 1);
+    }
+
     #[test]
     fn corrupt_files_are_reported_with_their_path_and_kept() {
         let dir = test_dir("corrupt");
