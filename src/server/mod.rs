@@ -26,8 +26,9 @@
 //!    dispatch receives.
 //! 4. **Dispatch** ([`call`]): only now is the store touched, through the
 //!    handler the registry gave for the verb the guard resolved (no second
-//!    lookup by name). Reads and the cockpit open the store and read in one
-//!    read transaction (reusing the cockpit answers already composed over the
+//!    lookup by name), on the session's store connection (checked against
+//!    the files before every call; see [`held`]). Reads and the cockpit read
+//!    in one read transaction (reusing the cockpit answers already composed over the
 //!    same state; see [`answers`]) and never write; `memorize` and `persist`
 //!    are each one write transaction with optimistic concurrency
 //!    (`expected_store_version`): writers, in this process or another, take
@@ -62,6 +63,7 @@ pub mod attestation;
 pub mod call;
 pub mod catalog;
 mod handler;
+mod held;
 mod help;
 pub mod http;
 mod reply;
