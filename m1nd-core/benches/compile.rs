@@ -30,11 +30,11 @@ fn sources(files: &[String; 4]) -> PolicySources {
 
 /// The base policy plus `n` verbs, `n` overview cards, and every tenth verb denied.
 fn synthetic(n: usize) -> [String; 4] {
-    let mut tools = BASE[0].to_owned();
+    let mut verbs = String::new();
     let mut cards = BASE[2].to_owned();
     let mut denied = String::new();
     for i in 0..n {
-        tools.push_str(&format!("v{i:06} = {{ summary = \"synthetic verb number {i}\" }}\n"));
+        verbs.push_str(&format!("v{i:06} = {{ summary = \"synthetic verb number {i}\" }}\n"));
         cards.push_str(&format!(
             "\n[[card]]\nid = \"c{i:06}\"\ntitle = \"Synthetic card {i}\"\nwhy = \"Exercises the compiler at scale.\"\ntool = \"v{i:06}\"\noverview = true\n"
         ));
@@ -42,6 +42,7 @@ fn synthetic(n: usize) -> [String; 4] {
             denied.push_str(&format!("  \"v{i:06}\",\n"));
         }
     }
+    let tools = BASE[0].replacen("[verbs]\n", &format!("[verbs]\n{verbs}"), 1);
     let deny = BASE[1].replacen("tools = [\n", &format!("tools = [\n{denied}"), 1);
     [tools, deny, cards, BASE[3].to_owned()]
 }

@@ -7,7 +7,9 @@ mod cockpit;
 mod gateway;
 mod init;
 mod policy;
+mod revision;
 mod serve;
+mod store;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -29,7 +31,7 @@ struct Cli {
 enum Command {
     /// Print the cockpit card (root, or the level a reference selects).
     Cockpit(cockpit::CockpitArgs),
-    /// Check or expand a cockpit policy directory.
+    /// Check, expand, digest, diff or import a policy directory.
     #[command(subcommand)]
     Policy(PolicyCommand),
     /// Create a store (empty, or seeded with a demo state).
@@ -38,6 +40,15 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Put the compiled guard in front of another MCP server (over stdio).
     Gateway(gateway::GatewayArgs),
+    /// Manage the store.
+    #[command(subcommand)]
+    Store(StoreCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum StoreCommand {
+    /// Create a store from the JSON store's `state.json` (the file is only read).
+    Import(store::ImportArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -48,6 +59,10 @@ enum PolicyCommand {
     Expand(policy::ExpandArgs),
     /// List an upstream MCP server's tools and write a gateway policy to review.
     Import(gateway::ImportArgs),
+    /// Print the policy's digest (what `serve` attests and `--expect-digest` pins).
+    Digest(policy::DigestArgs),
+    /// Say what a policy change does to safety: loosened first, then tightened, verbs, menu, budget, digest.
+    Diff(policy::DiffArgs),
 }
 
 /// The store directory option shared by several commands.
@@ -58,11 +73,34 @@ struct StoreArg {
     store: PathBuf,
 }
 
+/// The size limit a new store declares.
+#[derive(Debug, Args)]
+struct MaxBytesArg {
+    /// The largest the store may grow, in bytes; a write past it is refused.
+    #[arg(long, value_name = "BYTES", default_value_t = m1nd::store::DEFAULT_MAX_BYTES)]
+    max_bytes: u64,
+}
+
+/// How a store failure ends a command: an existing store is a refusal (1),
+/// anything else an I/O or usage error (2).
+fn store_failure(e: m1nd::store::StoreError) -> Failure {
+    match e {
+        m1nd::store::StoreError::AlreadyExists { .. } => Failure::refused(e.to_string()),
+        other => Failure::usage(other.to_string()),
+    }
+}
+
 /// Output format of `policy check`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Format {
+    /// As rustc shows it.
     Text,
+    /// An array of diagnostics, for tools.
     Json,
+    /// A SARIF 2.1.0 log, for code scanning and editors.
+    Sarif,
+    /// GitHub Actions workflow commands: an annotation per violation.
+    Github,
 }
 
 /// A command that did not succeed: what to print and how to exit.
@@ -84,6 +122,22 @@ impl Failure {
     }
 }
 
+/// A write past `RLIMIT_FSIZE` raises SIGXFSZ, whose default action kills
+/// the process. Ignored, the write fails with `EFBIG` instead, which the
+/// store reports as a refused write (and rolls back), so a server under a
+/// file-size limit keeps answering.
+#[cfg(unix)]
+fn survive_file_size_limits() {
+    // SAFETY: `signal` with `SIG_IGN` installs no handler code; it only sets
+    // the disposition of one signal, before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
+#[cfg(not(unix))]
+fn survive_file_size_limits() {}
+
 /// Write `text` to stdout, ending it with a newline. A closed pipe (`| head`)
 /// ends the output quietly; any other write error is an I/O failure.
 pub fn emit(text: &str) -> Result<(), Failure> {
@@ -98,6 +152,7 @@ pub fn emit(text: &str) -> Result<(), Failure> {
 }
 
 pub fn main() -> ExitCode {
+    survive_file_size_limits();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // Help and version exit 0; usage errors exit 2.
@@ -107,10 +162,13 @@ pub fn main() -> ExitCode {
         Command::Cockpit(args) => cockpit::run(args),
         Command::Policy(PolicyCommand::Check(args)) => policy::check(args),
         Command::Policy(PolicyCommand::Expand(args)) => policy::expand(args),
+        Command::Policy(PolicyCommand::Digest(args)) => policy::digest(args),
+        Command::Policy(PolicyCommand::Diff(args)) => policy::diff(args),
         Command::Init(args) => init::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Gateway(args) => gateway::run(args),
         Command::Policy(PolicyCommand::Import(args)) => gateway::import(args),
+        Command::Store(StoreCommand::Import(args)) => store::import(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

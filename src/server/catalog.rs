@@ -9,18 +9,18 @@
 //! every served verb is a live table verb, every verb that may write is kept
 //! from read-only sessions by the deny list, and no verb that only reads is.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use m1nd::COCKPIT;
 use m1nd::store::{self, Op};
-use m1nd_core::Verb;
+use m1nd_core::arguments::MAX_ID_CHARS;
 use m1nd_core::guard::Guard;
 use m1nd_core::runtime::SEND_AS_TYPED;
+use m1nd_core::{ArgKind, Verb};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
 use super::app;
-use super::arguments::{Kind, kind};
 
 /// What answers a served verb.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,13 +42,31 @@ pub fn registry() -> impl Iterator<Item = (&'static str, Handler)> {
 }
 
 /// What answers `verb` (canonical), if this server implements it.
-pub fn handler(verb: &str) -> Option<Handler> {
+fn handler_named(verb: &str) -> Option<Handler> {
     registry().find(|&(name, _)| name == verb).map(|(_, handler)| handler)
 }
 
 /// Whether this server implements `verb` (canonical).
 pub fn served(verb: &str) -> bool {
-    handler(verb).is_some()
+    handler_named(verb).is_some()
+}
+
+/// The handler of each table verb, by its position in `COCKPIT.verbs`:
+/// found by name once, when the server starts.
+static BY_POSITION: LazyLock<Vec<Option<Handler>>> =
+    LazyLock::new(|| COCKPIT.verbs.iter().map(|v| handler_named(&v.name)).collect());
+
+/// What answers a verb the guard resolved, without looking its name up
+/// again. The guard hands out references into `COCKPIT.verbs`, so the
+/// verb's address gives its position; a verb from anywhere else (a copy)
+/// has none and is treated as not served.
+pub fn handler(verb: &Verb) -> Option<Handler> {
+    let start = COCKPIT.verbs.as_ptr() as usize;
+    let offset = (verb as *const Verb as usize).checked_sub(start)?;
+    let position = offset / std::mem::size_of::<Verb>();
+    let found = COCKPIT.verbs.get(position).filter(|v| std::ptr::eq(*v, verb))?;
+    debug_assert_eq!(found.name, verb.name);
+    *BY_POSITION.get(position)?
 }
 
 /// Every verb this server implements, in table order. Only names the table
@@ -59,7 +77,7 @@ pub fn served_verbs() -> impl Iterator<Item = &'static Verb> {
 
 /// The `tools/list` of a session.
 pub fn tools(guard: &Guard<'_>) -> Vec<Tool> {
-    served_verbs().filter(|v| guard.lists(v)).map(|v| tool(v, guard.read_only())).collect()
+    served_verbs().filter(|v| guard.shows(v)).map(|v| tool(v, guard.read_only())).collect()
 }
 
 /// `readOnlyHint`: no argument can make the verb write.
@@ -79,32 +97,29 @@ fn tool(verb: &Verb, read_only: bool) -> Tool {
     let tool = Tool::new(verb.name.to_string(), verb.summary.to_string(), Arc::new(input_schema(verb, read_only)))
         .with_annotations(annotations);
     // The cockpit's results are drawn by the widget in hosts that have MCP Apps.
-    if handler(&verb.name) == Some(Handler::Cockpit) { tool.with_meta(app::tool_meta()) } else { tool }
+    if handler(verb) == Some(Handler::Cockpit) { tool.with_meta(app::tool_meta()) } else { tool }
 }
 
-/// A JSON Schema object for the verb's arguments, from `requires`/`accepts`.
+/// A JSON Schema object for the verb's arguments: its `requires` and
+/// `accepts` and the common arguments, each typed as tools.toml declares.
 /// In a read-only session a status-only verb's pinned argument is required
 /// and limited to its allowed values.
 pub fn input_schema(verb: &Verb, read_only: bool) -> JsonObject {
     let rule = if read_only { COCKPIT.deny.status_only(&verb.name) } else { None };
     let mut properties = JsonObject::new();
-    for name in verb.requires.iter().chain(verb.accepts.iter()) {
-        let mut property = match kind(name) {
-            Kind::String => json!({ "type": "string" }),
-            Kind::Integer => json!({ "type": "integer", "minimum": 0 }),
-            Kind::Reference => json!({
-                "oneOf": [{ "type": "string" }, { "type": "integer", "minimum": 0 }],
-                "description": SEND_AS_TYPED,
-            }),
-        };
+    let mut required: Vec<Value> = Vec::new();
+    for takes in COCKPIT.takes(verb) {
+        let mut property = property(takes.kind);
         if let (Some(rule), Value::Object(p)) = (rule, &mut property)
-            && rule.argument == *name
+            && rule.argument == takes.name
         {
             p.insert("enum".into(), rule.allowed.iter().map(|a| Value::from(a.to_string())).collect());
         }
-        properties.insert(name.to_string(), property);
+        properties.insert(takes.name.to_owned(), property);
+        if takes.required {
+            required.push(Value::from(takes.name));
+        }
     }
-    let mut required: Vec<Value> = verb.requires.iter().map(|r| Value::from(r.to_string())).collect();
     if let Some(rule) = rule
         && !verb.requires.contains(&rule.argument)
     {
@@ -118,6 +133,22 @@ pub fn input_schema(verb: &Verb, read_only: bool) -> JsonObject {
     }
     schema.insert("additionalProperties".into(), json!(false));
     schema
+}
+
+/// The schema of one argument type. An argument without a declared type
+/// (no lawful policy has one) gets `false`: no value is valid, as the
+/// argument check refuses every value.
+fn property(kind: Option<ArgKind>) -> Value {
+    match kind {
+        Some(ArgKind::Text) => json!({ "type": "string" }),
+        Some(ArgKind::Integer) => json!({ "type": "integer", "minimum": 0 }),
+        Some(ArgKind::Reference) => json!({
+            "oneOf": [{ "type": "string" }, { "type": "integer", "minimum": 0 }],
+            "description": SEND_AS_TYPED,
+        }),
+        Some(ArgKind::Id) => json!({ "type": "string", "minLength": 1, "maxLength": MAX_ID_CHARS }),
+        None => json!(false),
+    }
 }
 
 #[cfg(test)]
@@ -147,19 +178,34 @@ mod tests {
     #[test]
     fn the_deny_list_covers_exactly_the_served_writes() {
         for (name, handler) in registry() {
-            let kept_from_read_only = COCKPIT.deny.lists(name) || COCKPIT.deny.status_only(name).is_some();
+            let kept_from_read_only = COCKPIT.deny.denies(name) || COCKPIT.deny.status_only(name).is_some();
             if writes(handler) {
                 assert!(kept_from_read_only, "`{name}` writes, but a read-only session may call it freely");
                 assert!(!read_only_hint(name), "`{name}` writes but is hinted read-only");
             } else {
                 assert!(
-                    !COCKPIT.deny.lists(name) && COCKPIT.deny.status_only(name).is_none(),
+                    !COCKPIT.deny.denies(name) && COCKPIT.deny.status_only(name).is_none(),
                     "`{name}` only reads, but the deny list keeps it from read-only sessions"
                 );
                 assert!(read_only_hint(name), "`{name}` only reads but is not hinted read-only");
             }
         }
         assert!(registry().any(|(_, h)| writes(h)) && registry().any(|(_, h)| !writes(h)));
+    }
+
+    /// The handler found from the guard's verb is the one registered under
+    /// its name, for every table verb; a copy of a verb resolves to nothing.
+    #[test]
+    fn the_guard_resolves_and_the_handler_follows_by_position() {
+        let guard = Guard::new(&COCKPIT, false);
+        for verb in COCKPIT.verbs.iter().filter(|v| !v.retired) {
+            let resolved = guard.check(&verb.name, None).unwrap_or(verb);
+            assert!(std::ptr::eq(resolved, verb));
+            assert_eq!(handler(resolved), handler_named(&verb.name), "{}", verb.name);
+        }
+        let copy = COCKPIT.verb("memorize").expect("memorize").clone();
+        assert_eq!(handler(&copy), None);
+        assert!(handler(COCKPIT.verb("memorize").expect("memorize")).is_some());
     }
 
     /// A read-only guard lets every served read through and refuses every
@@ -190,7 +236,7 @@ mod tests {
                 let verb = COCKPIT.verb(&tool.name).expect("table verb");
                 assert!(served(&verb.name));
                 if read_only {
-                    assert!(!COCKPIT.deny.lists(&verb.name), "{}", verb.name);
+                    assert!(!COCKPIT.deny.denies(&verb.name), "{}", verb.name);
                 }
                 let hints = tool.annotations.expect("annotations");
                 assert_eq!(hints.read_only_hint, Some(read_only_hint(&verb.name)));
@@ -214,6 +260,25 @@ mod tests {
         let closed = Value::Object(input_schema(persist, true));
         assert_eq!(closed["required"], json!(["action"]));
         assert_eq!(closed["properties"]["action"]["enum"], json!(["status"]));
+    }
+
+    /// Every listed tool takes the common `agent_id`, typed as the policy declares.
+    #[test]
+    fn every_listed_schema_has_the_common_arguments() {
+        for read_only in [false, true] {
+            for tool in tools(&Guard::new(&COCKPIT, read_only)) {
+                let properties = &tool.input_schema["properties"];
+                for name in COCKPIT.common.iter() {
+                    assert_eq!(
+                        properties[&**name],
+                        property(COCKPIT.argument_kind(name)),
+                        "{}: `{name}` is not in its schema as declared",
+                        tool.name
+                    );
+                }
+                assert_eq!(properties["agent_id"], json!({ "type": "string", "minLength": 1, "maxLength": 64 }));
+            }
+        }
     }
 
     /// Strict clients need `type: object` at the top; `select` is a string or

@@ -259,13 +259,18 @@ def test_bad_views_and_stray_messages_send_nothing(open_view):
     ]:
         view.page.evaluate("(m) => window.host.post(m)", message)
     view.page.evaluate(
-        """(m) => { const f = document.createElement('iframe'); f.sandbox = 'allow-scripts';
-        f.srcdoc = '<script>parent.frames[0].postMessage(' + JSON.stringify(m) + ', "*")<\\/script>';
+        """(m) => { window.addEventListener('message', (e) => { if (e.data === 'stray sent') window.straySent = true; });
+        const f = document.createElement('iframe'); f.sandbox = 'allow-scripts';
+        f.srcdoc = '<script>parent.frames[0].postMessage(' + JSON.stringify(m) + ', "*"); parent.postMessage("stray sent", "*")<\\/script>';
         document.body.append(f); }""",
         {"jsonrpc": "2.0", "method": "ui/notifications/tool-result", "params": forged},
     )
+    view.page.wait_for_function("window.straySent === true")
     view.page.wait_for_timeout(300)
     assert view.dom() == before
+    # The same view, well formed and from the parent, is drawn: the ones above were refused for their shape.
+    view.page.evaluate("(r) => window.host.feed(r)", forged)
+    view.frame.wait_for_function("() => document.getElementById('title').textContent === 'FORGED'")
 
     # A view of another schema, or missing fields: said plainly, text fallback, nothing to choose.
     for structured in [
@@ -410,8 +415,11 @@ def test_axe_finds_nothing_serious(open_view, theme):
             item = next(e for e in view.dom()["entries"] if not e["back"])
             view.choose(item["number"], item["number"])
         view.frame.add_script_tag(content=axe)
-        found = view.frame.evaluate("axe.run(document).then((r) => r.violations.map((v) => ({id: v.id, impact: v.impact})))")
-        serious = [v for v in found if v["impact"] in ("serious", "critical")]
+        found = view.frame.evaluate(
+            "axe.run(document).then((r) => ({passes: r.passes.length, violations: r.violations.map((v) => ({id: v.id, impact: v.impact}))}))"
+        )
+        assert found["passes"] > 0, "axe checked nothing"
+        serious = [v for v in found["violations"] if v["impact"] in ("serious", "critical")]
         assert not serious, f"{theme} {step}: {serious}"
 
 
@@ -425,3 +433,7 @@ def test_focus_order_follows_the_entries(open_view):
     numbers = [e["number"] for e in view.dom()["entries"]]
     assert order == numbers
     assert view.frame.evaluate("document.activeElement.id") == "ref"
+    # A chosen level keeps the keyboard: focus lands on its first choice.
+    view.type("2", "2")
+    first = view.dom()["entries"][0]["number"]
+    assert view.frame.evaluate("document.activeElement.querySelector('.num')?.textContent") == first

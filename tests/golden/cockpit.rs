@@ -5,14 +5,14 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
     const _: &[u8] = ::core::include_bytes!("../../policy/read_only_denied.toml");
     const _: &[u8] = ::core::include_bytes!("../../policy/help_cards.toml");
     const _: &[u8] = ::core::include_bytes!("../../policy/cockpit.toml");
-    ::m1nd_core::Cockpit {
+    const TABLE: ::m1nd_core::Cockpit = ::m1nd_core::Cockpit {
         schema: ::std::borrow::Cow::Borrowed("m1nd-cockpit-v1"),
         title: ::std::borrow::Cow::Borrowed("m1nd cockpit"),
         negative_default: ::std::borrow::Cow::Borrowed(
             "Serve this cockpit only when the human types ? or explicitly asks for it, never on your own initiative and never at landing.",
         ),
         digest: ::std::borrow::Cow::Borrowed(
-            "cccc60c7923db97ed137046cd9decb5498d8c0f661b0aa73c64bf0ac5e4c9173",
+            "4f17905ee15f1dbdc081dc56e07dbbf3b5bfa3414e28e915bd1a605eda123be2",
         ),
         budget: ::m1nd_core::Budget {
             root_tokens: 800u32,
@@ -46,7 +46,6 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(
                         &[
-                            ::std::borrow::Cow::Borrowed("agent_id"),
                             ::std::borrow::Cow::Borrowed("select"),
                             ::std::borrow::Cow::Borrowed("seen_store_version"),
                         ],
@@ -1361,6 +1360,77 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                 },
             ],
         ),
+        arguments: ::std::borrow::Cow::Borrowed(
+            &[
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("agent_id"),
+                    kind: ::m1nd_core::ArgKind::Id,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("select"),
+                    kind: ::m1nd_core::ArgKind::Reference,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("seen_store_version"),
+                    kind: ::m1nd_core::ArgKind::Integer,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("expected_store_version"),
+                    kind: ::m1nd_core::ArgKind::Integer,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("limit"),
+                    kind: ::m1nd_core::ArgKind::Integer,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("action"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("claim"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("error_text"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("file"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("label"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("node"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("plan"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("query"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("scope"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("source"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("target"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+            ],
+        ),
+        common: ::std::borrow::Cow::Borrowed(
+            &[::std::borrow::Cow::Borrowed("agent_id")],
+        ),
         deny: ::m1nd_core::DenyList {
             tools: ::std::borrow::Cow::Borrowed(
                 &[
@@ -2233,7 +2303,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                 },
             ],
         ),
-    }
+    };
+    TABLE
 };
 fn main() {
     assert_eq!(COCKPIT.digest.len(), 64);

@@ -36,7 +36,40 @@ pub fn demo_store(name: &str) -> (TempDir, PathBuf) {
     (dir, store)
 }
 
-/// Every file under `dir` (relative path → bytes), so any change is visible.
+/// A temp dir holding a store at `<dir>/store` made from the demo seed as
+/// `change` edits it, through `m1nd store import`: the way a hostile or odd
+/// state reaches a real store.
+pub fn edited_demo_store(name: &str, change: impl FnOnce(&mut Value)) -> (TempDir, PathBuf) {
+    let dir = temp_dir(name);
+    let seed = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store/demo.json");
+    let mut state: Value = serde_json::from_slice(&std::fs::read(seed).expect("read the demo seed")).expect("seed");
+    change(&mut state);
+    let file = dir.path().join(m1nd::store::STATE_JSON);
+    std::fs::write(&file, serde_json::to_vec_pretty(&state).expect("encode")).expect("write state");
+    let store = dir.path().join("store");
+    let out = Command::new(BIN).args(["store", "import"]).arg(&file).arg("--store").arg(&store).output().expect("run");
+    assert!(out.status.success(), "m1nd store import: {}", String::from_utf8_lossy(&out.stderr));
+    (dir, store)
+}
+
+/// Every claim stored, oldest first, read from `store`'s `state.db` with a
+/// read-only connection of its own (so it sees what is durable at the path).
+pub fn claims(store: &Path) -> Vec<String> {
+    let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let db = rusqlite::Connection::open_with_flags(store.join(m1nd::store::DB_FILE), flags).expect("open state.db");
+    db.busy_timeout(Duration::from_secs(10)).expect("busy timeout");
+    let mut statement = db.prepare("SELECT claim FROM memories ORDER BY seq").expect("prepare");
+    let rows = statement.query_map([], |row| row.get(0)).expect("query");
+    rows.collect::<Result<_, _>>().expect("claims")
+}
+
+/// The store's `store_version`.
+pub fn version(store: &Path) -> u64 {
+    m1nd::store::Store::open(store).and_then(|s| s.version()).expect("store_version")
+}
+
+/// Every file under `dir` (relative path → bytes), so any change is visible:
+/// for a store, `state.db` and the journal whenever one is there.
 pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
         let mut entries: Vec<_> = std::fs::read_dir(dir).expect("read dir").map(|e| e.expect("entry").path()).collect();
@@ -65,8 +98,8 @@ pub struct Mcp {
     without_id: Vec<Value>,
     next: u64,
     pub instructions: String,
-    /// The `initialize` result's `capabilities`.
-    pub capabilities: Value,
+    /// The whole `initialize` result.
+    pub init: Value,
 }
 
 impl Mcp {
@@ -74,9 +107,17 @@ impl Mcp {
     pub fn start(store: &Path, args: &[&str], env: &[(&str, &str)]) -> Mcp {
         let mut command = Command::new(BIN);
         command.arg("serve").arg("--store").arg(store).args(args);
-        command.env_remove("M1ND_READ_ONLY");
         for (k, v) in env {
             command.env(k, v);
+        }
+        Mcp::spawn(command)
+    }
+
+    /// Start `command` (which runs `m1nd serve`, perhaps through a wrapper
+    /// that execs it) and initialize the session.
+    pub fn spawn(mut command: Command) -> Mcp {
+        if !command.get_envs().any(|(k, _)| k == "M1ND_READ_ONLY") {
+            command.env_remove("M1ND_READ_ONLY");
         }
         let mut child = command
             .stdin(Stdio::piped())
@@ -105,7 +146,7 @@ impl Mcp {
             without_id: Vec::new(),
             next: 1,
             instructions: String::new(),
-            capabilities: Value::Null,
+            init: Value::Null,
         };
         let init = mcp.request(
             "initialize",
@@ -113,7 +154,7 @@ impl Mcp {
         );
         assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
         mcp.instructions = init["result"]["instructions"].as_str().unwrap_or_default().to_owned();
-        mcp.capabilities = init["result"]["capabilities"].clone();
+        mcp.init = init["result"].clone();
         mcp.send_value(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         mcp
     }
@@ -161,6 +202,28 @@ impl Mcp {
             }
             self.pump(deadline).unwrap_or_else(|| panic!("no answer to id {key} within {TIMEOUT:?}"));
         }
+    }
+
+    /// The answer carrying `id`, if the server sent one before its output
+    /// ended (for a server that was killed or has exited).
+    pub fn try_answer(&mut self, id: &Value) -> Option<Value> {
+        let key = id.to_string();
+        let deadline = Instant::now() + TIMEOUT;
+        while !self.by_id.contains_key(&key) && self.pump(deadline).is_some() {}
+        self.by_id.remove(&key)
+    }
+
+    /// Send `tools/call` without waiting; returns the request id.
+    pub fn send_call(&mut self, name: &str, arguments: Value) -> Value {
+        let id = json!(self.id());
+        self.send_value(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}}));
+        id
+    }
+
+    /// `kill -9` the server and wait for it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 
     /// Wait for the next answer that carries no id.

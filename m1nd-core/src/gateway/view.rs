@@ -141,7 +141,7 @@ impl View {
                 });
                 continue;
             }
-            if !guard.lists(def) {
+            if !guard.shows(def) {
                 continue;
             }
             let read_only = gateway.policy.deny.never_writes(verb);

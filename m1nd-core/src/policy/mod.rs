@@ -6,6 +6,7 @@
 mod context;
 mod decompile;
 mod diagnostic;
+pub mod diff;
 mod encode;
 mod gateway;
 mod laws;
@@ -13,6 +14,7 @@ mod load;
 mod lower;
 mod profile;
 mod raw;
+pub mod report;
 mod source;
 
 pub use crate::runtime::{WorstCase, worst_case};

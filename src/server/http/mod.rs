@@ -15,6 +15,8 @@
 //!
 //! - [`security`]: the loopback-or-token rule for the listening address, the
 //!   bearer token, rmcp's `Host` and `Origin` allow-lists, no CORS.
+//! - [`bad_body`]: a body rmcp cannot parse as a message gets a JSON-RPC
+//!   error (400) instead of rmcp's 415.
 //! - Limits: a request body over [`MAX_BODY_BYTES`] gets 413 (rmcp counts
 //!   while it reads, whatever `Content-Length` claims); headers over
 //!   [`MAX_HEADER_BYTES`] get 431; a client that has not sent its headers
@@ -30,6 +32,7 @@
 //! statelessly, checking `Mcp-Method`/`Mcp-Name` against the body as that
 //! revision requires.
 
+mod bad_body;
 pub mod security;
 
 use std::net::SocketAddr;
@@ -89,7 +92,7 @@ pub fn run(options: Options, http: HttpOptions) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    runtime.block_on(serve(Arc::new(Server::new(options)), http))
+    runtime.block_on(serve(Arc::new(Server::new(options)?), http))
 }
 
 /// Serve any MCP server handler (the m1nd server, or the gateway) at
@@ -116,7 +119,7 @@ where
         Arc::new(LocalSessionManager::default()),
         security::rmcp_config(http),
     );
-    let mut app = Router::new().route_service(MCP_PATH, mcp);
+    let mut app = Router::new().route_service(MCP_PATH, mcp).layer(axum::middleware::from_fn(bad_body::explain));
     if let Some(token) = &http.token {
         app = app.layer(axum::middleware::from_fn_with_state(token.clone(), security::require_token));
     }

@@ -2,7 +2,10 @@
 
 use super::super::context::{Context, loc};
 use super::super::diagnostic::{Diagnostic, Law};
+use super::super::raw::{Text, in_source_order};
 use super::super::source::PolicyFile;
+use super::near_name;
+use crate::arguments::ArgKind;
 use crate::names::{canonical, is_canonical_spelling};
 
 use crate::table::SCHEMA;
@@ -60,32 +63,10 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             );
         }
         for arg in def.requires.iter().chain(&def.accepts) {
-            // A gateway's argument names are the upstream's (`dryRun`); they
-            // are matched exactly, so they need only be plain names.
-            let well_formed = match cx.raw.profile {
-                Profile::Cockpit => is_canonical_spelling(arg.get_ref()),
-                Profile::Gateway => is_plain_argument(arg.get_ref()),
-            };
-            if !well_formed {
-                out.push(
-                    Diagnostic::new(
-                        Law::M001,
-                        loc(PolicyFile::Tools, arg),
-                        match cx.raw.profile {
-                            Profile::Cockpit => format!("argument name `{}` is not snake_case", arg.get_ref()),
-                            Profile::Gateway => format!("argument name `{}` is not a plain name", arg.get_ref()),
-                        },
-                    )
-                    .help(match cx.raw.profile {
-                        Profile::Cockpit => "argument names are lower-case ASCII snake_case, starting with a letter",
-                        Profile::Gateway => {
-                            "write the argument as the upstream's schema names it: ASCII letters, digits, `_` and `-`"
-                        }
-                    }),
-                );
-            }
+            argument_name(cx, arg, out);
         }
     }
+    argument_types(cx, out);
     for card in &cx.raw.cards.card {
         let card = card.get_ref();
         for (field, value) in [("id", &card.id), ("title", &card.title), ("why", &card.why)] {
@@ -109,6 +90,56 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     format!("card `{}` has only one of `reject_tool` and `reject_reason`", card.id.get_ref()),
                 )
                 .help("a rejected tool needs its reason, and a reason needs its tool: give both or neither"),
+            );
+        }
+    }
+}
+
+fn argument_name(cx: &Context<'_>, arg: &Text, out: &mut Vec<Diagnostic>) {
+    // A gateway's argument names are the upstream's (`dryRun`); they are
+    // matched exactly, so they need only be plain names.
+    let (well_formed, problem, help) = match cx.raw.profile {
+        Profile::Cockpit => (
+            is_canonical_spelling(arg.get_ref()),
+            "is not snake_case",
+            "argument names are lower-case ASCII snake_case, starting with a letter",
+        ),
+        Profile::Gateway => (
+            is_plain_argument(arg.get_ref()),
+            "is not a plain name",
+            "write the argument as the upstream's schema names it: ASCII letters, digits, `_` and `-`",
+        ),
+    };
+    if !well_formed {
+        out.push(
+            Diagnostic::new(
+                Law::M001,
+                loc(PolicyFile::Tools, arg),
+                format!("argument name `{}` {problem}", arg.get_ref()),
+            )
+            .help(help),
+        );
+    }
+}
+
+/// `[common]` and `[arguments]` name arguments in snake_case, and every
+/// declared type is one the server can check.
+fn argument_types(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    for arg in cx.common_arguments() {
+        argument_name(cx, arg, out);
+    }
+    let types: Vec<&str> = ArgKind::ALL.iter().map(|k| k.key()).collect();
+    for (name, kind) in in_source_order(&cx.raw.tools.arguments) {
+        argument_name(cx, name, out);
+        if ArgKind::from_key(kind.get_ref()).is_none() {
+            out.push(
+                Diagnostic::new(
+                    Law::M001,
+                    loc(PolicyFile::Tools, kind),
+                    format!("argument `{}` has the unknown type `{}`", name.get_ref(), kind.get_ref()),
+                )
+                .label("not an argument type")
+                .help(near_name(kind.get_ref(), &types, "types")),
             );
         }
     }
