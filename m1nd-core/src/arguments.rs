@@ -7,7 +7,7 @@
 //! them into the table, so the server's argument check and its `tools/list`
 //! schemas read the policy instead of guessing from names.
 
-use crate::table::{Cockpit, Str, Verb};
+use crate::primitives::Str;
 
 /// The JSON an argument takes. The policy writes it as [`ArgKind::key`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -125,21 +125,6 @@ pub struct Takes<'a> {
     /// `None` only in a table no lawful policy produced; callers refuse it.
     pub kind: Option<ArgKind>,
     pub required: bool,
-}
-
-impl Cockpit {
-    /// The declared type of an argument.
-    pub fn argument_kind(&self, name: &str) -> Option<ArgKind> {
-        self.arguments.iter().find(|p| p.name == name).map(|p| p.kind)
-    }
-
-    /// Every argument `verb` takes: its `requires`, its `accepts`, then the
-    /// arguments common to all verbs, each with its declared type.
-    pub fn takes<'a>(&'a self, verb: &'a Verb) -> impl Iterator<Item = Takes<'a>> + 'a {
-        let required = verb.requires.iter().map(|n| (n, true));
-        let optional = verb.accepts.iter().chain(self.common.iter()).map(|n| (n, false));
-        required.chain(optional).map(|(name, required)| Takes { name, kind: self.argument_kind(name), required })
-    }
 }
 
 #[cfg(test)]

@@ -15,7 +15,7 @@
 
 use std::borrow::Cow;
 
-use crate::arguments::Parameter;
+use crate::arguments::{ArgKind, Parameter, Takes};
 use crate::deny::DenyList;
 use crate::facets::Facet;
 pub use crate::primitives::{Argument, List, Str};
@@ -194,6 +194,21 @@ pub struct Action {
 pub struct Binding {
     pub argument: Str,
     pub field: Str,
+}
+
+impl Cockpit {
+    /// The declared type of an argument.
+    pub fn argument_kind(&self, name: &str) -> Option<ArgKind> {
+        self.arguments.iter().find(|p| p.name == name).map(|p| p.kind)
+    }
+
+    /// Every argument `verb` takes: its `requires`, its `accepts`, then the
+    /// arguments common to all verbs, each with its declared type.
+    pub fn takes<'a>(&'a self, verb: &'a Verb) -> impl Iterator<Item = Takes<'a>> + 'a {
+        let required = verb.requires.iter().map(|n| (n, true));
+        let optional = verb.accepts.iter().chain(self.common.iter()).map(|n| (n, false));
+        required.chain(optional).map(|(name, required)| Takes { name, kind: self.argument_kind(name), required })
+    }
 }
 
 impl Cockpit {
