@@ -6,7 +6,7 @@ use m1nd::COCKPIT;
 use m1nd::store::Store;
 use serde_json::json;
 use server_support::cases::{REFUSED_EVERYWHERE, aliases, denied_shapes, persist_refused};
-use server_support::{Mcp, demo_store, is_error, snapshot, text};
+use server_support::{Mcp, claims, demo_store, is_error, snapshot, text};
 
 #[test]
 fn read_only_refuses_every_denied_verb_in_every_alias_form_and_changes_nothing() {
@@ -109,9 +109,8 @@ fn memorize_bumps_the_version_once_and_a_stale_write_changes_nothing() {
         mcp.call("m1nd.memorize", json!({"claim": "the walk cache is per-graph", "expected_store_version": version}));
     assert!(!is_error(&result), "{result}");
     assert_eq!(result["structuredContent"]["store_version"], version + 1);
-    let opened = Store::open(&store).expect("open");
-    assert_eq!(opened.version(), version + 1);
-    assert_eq!(opened.state().memories.last().map(|m| m.claim.as_str()), Some("the walk cache is per-graph"));
+    assert_eq!(server_support::version(&store), version + 1);
+    assert_eq!(claims(&store).last().map(String::as_str), Some("the walk cache is per-graph"));
 
     let before = snapshot(&store);
     for (verb, args) in [
@@ -141,7 +140,7 @@ fn memorize_bumps_the_version_once_and_a_stale_write_changes_nothing() {
 fn two_servers_writing_at_once_lose_nothing() {
     const EACH: u64 = 20;
     let (_dir, store) = demo_store("guard-race");
-    let before = Store::open(&store).expect("open");
+    let (version_before, claims_before) = (server_support::version(&store), claims(&store));
     let start = std::sync::Barrier::new(2);
     std::thread::scope(|scope| {
         for server in 0..2 {
@@ -157,16 +156,15 @@ fn two_servers_writing_at_once_lose_nothing() {
             });
         }
     });
-    let after = Store::open(&store).expect("open");
-    assert_eq!(after.version(), before.version() + 2 * EACH);
-    let claims: Vec<&str> = after.state().memories.iter().map(|m| m.claim.as_str()).collect();
+    assert_eq!(server_support::version(&store), version_before + 2 * EACH);
+    let after = claims(&store);
     for server in 0..2 {
         for n in 0..EACH {
             let claim = format!("race {server}.{n}");
-            assert!(claims.contains(&claim.as_str()), "`{claim}` was lost");
+            assert!(after.contains(&claim), "`{claim}` was lost");
         }
     }
-    assert_eq!(claims.len(), before.state().memories.len() + 2 * EACH as usize);
+    assert_eq!(after.len(), claims_before.len() + 2 * EACH as usize);
 }
 
 #[test]
@@ -271,7 +269,7 @@ fn a_write_moves_the_cockpit_and_reads_never_go_stale() {
 
     // A write by another process is seen by the next read.
     let mut other = Store::open(&store).expect("open");
-    other.memorize("written elsewhere", "test", Some(2)).expect("memorize");
+    other.memorize("written elsewhere", "test", None, Some(2)).expect("memorize");
     let again = mcp.call("cockpit", json!({}));
     assert_eq!(again["structuredContent"]["store_version"], 3, "{again}");
     let memories = mcp.call("boot_memory", json!({}));

@@ -37,8 +37,9 @@ pub fn run(args: CockpitArgs) -> Result<(), Failure> {
         )),
         other => Failure::usage(other.to_string()),
     })?;
+    let snapshot = store.snapshot().map_err(|e| Failure::usage(e.to_string()))?;
     let request = Request { select: args.reference, seen_store_version: args.seen_store_version };
-    let view = runtime::cockpit(&COCKPIT, &store, &request).map_err(|e| Failure::usage(e.to_string()))?;
+    let view = runtime::cockpit(&COCKPIT, &snapshot, &request).map_err(|e| Failure::usage(e.to_string()))?;
     if args.html {
         emit(&widget::pasted(&json::to_value(&view)))
     } else if args.json {

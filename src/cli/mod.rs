@@ -7,6 +7,7 @@ mod cockpit;
 mod init;
 mod policy;
 mod serve;
+mod store;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -35,6 +36,15 @@ enum Command {
     Init(init::InitArgs),
     /// Serve MCP over stdio (or Streamable HTTP with --http).
     Serve(serve::ServeArgs),
+    /// Manage the store.
+    #[command(subcommand)]
+    Store(StoreCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum StoreCommand {
+    /// Create a store from the JSON store's `state.json` (the file is only read).
+    Import(store::ImportArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -51,6 +61,23 @@ struct StoreArg {
     /// The store directory.
     #[arg(long, value_name = "DIR", default_value = m1nd::store::DEFAULT_DIR)]
     store: PathBuf,
+}
+
+/// The size limit a new store declares.
+#[derive(Debug, Args)]
+struct MaxBytesArg {
+    /// The largest the store may grow, in bytes; a write past it is refused.
+    #[arg(long, value_name = "BYTES", default_value_t = m1nd::store::DEFAULT_MAX_BYTES)]
+    max_bytes: u64,
+}
+
+/// How a store failure ends a command: an existing store is a refusal (1),
+/// anything else an I/O or usage error (2).
+fn store_failure(e: m1nd::store::StoreError) -> Failure {
+    match e {
+        m1nd::store::StoreError::AlreadyExists { .. } => Failure::refused(e.to_string()),
+        other => Failure::usage(other.to_string()),
+    }
 }
 
 /// Output format of `policy check`.
@@ -79,6 +106,22 @@ impl Failure {
     }
 }
 
+/// A write past `RLIMIT_FSIZE` raises SIGXFSZ, whose default action kills
+/// the process. Ignored, the write fails with `EFBIG` instead, which the
+/// store reports as a refused write (and rolls back), so a server under a
+/// file-size limit keeps answering.
+#[cfg(unix)]
+fn survive_file_size_limits() {
+    // SAFETY: `signal` with `SIG_IGN` installs no handler code; it only sets
+    // the disposition of one signal, before any other thread exists.
+    unsafe {
+        libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
+    }
+}
+
+#[cfg(not(unix))]
+fn survive_file_size_limits() {}
+
 /// Write `text` to stdout, ending it with a newline. A closed pipe (`| head`)
 /// ends the output quietly; any other write error is an I/O failure.
 pub fn emit(text: &str) -> Result<(), Failure> {
@@ -93,6 +136,7 @@ pub fn emit(text: &str) -> Result<(), Failure> {
 }
 
 pub fn main() -> ExitCode {
+    survive_file_size_limits();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // Help and version exit 0; usage errors exit 2.
@@ -104,6 +148,7 @@ pub fn main() -> ExitCode {
         Command::Policy(PolicyCommand::Expand(args)) => policy::expand(args),
         Command::Init(args) => init::run(args),
         Command::Serve(args) => serve::run(args),
+        Command::Store(StoreCommand::Import(args)) => store::import(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use m1nd::COCKPIT;
-use m1nd::store::{Counts, Op, PersistOutcome, Store, StoreError, Write};
+use m1nd::store::{Counts, Op, PersistOutcome, Read, Store, StoreError, Write};
 use m1nd_core::Verb;
 use m1nd_core::guard::Guard;
 use m1nd_core::runtime::{self, Charset, Reading, Request, json, text};
@@ -13,22 +13,24 @@ use serde_json::{Map, Value, json};
 use super::answers::Answers;
 use super::arguments::{self, Checked};
 use super::catalog::{self, Handler};
-use super::snapshot::Snapshots;
 use super::{help, reply};
 
 /// Where `memorize` records a claim as coming from when no source is given.
 const DEFAULT_SOURCE: &str = "mcp";
 
+/// The argument that names the calling agent, recorded with what it writes.
+const AGENT_ID: &str = "agent_id";
+
 /// One session's view of the table and the store.
 pub struct Session {
     guard: Guard<'static>,
-    store: Snapshots,
+    store: PathBuf,
     cockpit: Answers,
 }
 
 impl Session {
     pub fn new(read_only: bool, store: PathBuf) -> Self {
-        Self { guard: Guard::new(&COCKPIT, read_only), store: Snapshots::new(store), cockpit: Answers::default() }
+        Self { guard: Guard::new(&COCKPIT, read_only), store, cockpit: Answers::default() }
     }
 
     pub fn guard(&self) -> &Guard<'static> {
@@ -41,7 +43,7 @@ impl Session {
             Ok(verb) => verb,
             Err(refused) => return reply::error(refused.to_string()),
         };
-        let Some(handler) = catalog::handler(&verb.name) else {
+        let Some(handler) = catalog::handler(verb) else {
             let served: Vec<&str> = catalog::served_verbs().filter(|v| self.guard.lists(v)).map(|v| &*v.name).collect();
             return reply::error(format!(
                 "`{}` is a known verb, but this server does not implement it; it serves {}",
@@ -60,35 +62,38 @@ impl Session {
         let answer = match handler {
             Handler::Cockpit => self.cockpit(args),
             Handler::Help => Ok(help::answer(&self.guard)),
-            Handler::Store(Op::Read(_)) => self.read(&verb.name, args),
+            Handler::Store(Op::Read(read)) => self.read(verb, read, args),
             Handler::Store(Op::Write(Write::Memorize)) => self.memorize(args),
             Handler::Store(Op::Write(Write::Persist)) => self.persist(args),
         };
         answer.unwrap_or_else(reply::error)
     }
 
-    /// Open the store for a write (never creates one). The write itself
-    /// re-reads the file and checks `expected_store_version` against it.
+    /// Open the store for this call (never creates one). Each call opens it
+    /// afresh, so a store replaced or removed between calls is seen at once,
+    /// and each write checks the file it commits to is still the store's.
     fn open(&self) -> Result<Store, String> {
-        Store::open(self.store.dir()).map_err(|e| e.to_string())
+        Store::open(&self.store).map_err(|e| e.to_string())
     }
 
     fn cockpit(&self, args: &Checked) -> Result<CallToolResult, String> {
-        let store = self.store.current()?;
+        let store = self.open()?;
+        let snapshot = store.snapshot().map_err(|e| e.to_string())?;
         let request = Request {
             select: args.text("select").map(str::to_owned),
             seen_store_version: args.integer("seen_store_version"),
         };
-        self.cockpit.get_or_compose(&store, request, |request| {
-            let view = runtime::cockpit(&COCKPIT, &*store, request).map_err(|e| format!("cockpit: {e}"))?;
+        self.cockpit.get_or_compose(snapshot.stamp(), request, |request| {
+            let view = runtime::cockpit(&COCKPIT, &snapshot, request).map_err(|e| format!("cockpit: {e}"))?;
             Ok(reply::text_and_value(text::render(&view, Charset::Unicode), json::to_value(&view)))
         })
     }
 
-    fn read(&self, verb: &str, args: &Checked) -> Result<CallToolResult, String> {
-        let store = self.store.current()?;
-        let reading = store.read_named(verb, &args.pairs()).map_err(|e| format!("{verb}: {}", e.0))?;
-        Ok(reply::value(reading_json(verb, store.version(), &reading)))
+    fn read(&self, verb: &Verb, read: Read, args: &Checked) -> Result<CallToolResult, String> {
+        let store = self.open()?;
+        let snapshot = store.snapshot().map_err(|e| e.to_string())?;
+        let reading = snapshot.read(read, &args.pairs()).map_err(|e| format!("{}: {}", verb.name, e.0))?;
+        Ok(reply::value(reading_json(&verb.name, snapshot.version(), &reading)))
     }
 
     fn memorize(&self, args: &Checked) -> Result<CallToolResult, String> {
@@ -96,7 +101,7 @@ impl Session {
         let claim = args.text("claim").unwrap_or_default();
         let source = args.text("source").unwrap_or(DEFAULT_SOURCE);
         let version = store
-            .memorize(claim, source, args.integer("expected_store_version"))
+            .memorize(claim, source, args.text(AGENT_ID), args.integer("expected_store_version"))
             .map_err(|e| write_failed("memorize", &e))?;
         Ok(reply::value(json!({ "verb": "memorize", "memorized": true, "store_version": version })))
     }
@@ -104,8 +109,9 @@ impl Session {
     fn persist(&self, args: &Checked) -> Result<CallToolResult, String> {
         let mut store = self.open()?;
         let action = args.text("action").map(|a| a.trim().to_ascii_lowercase()).unwrap_or_else(|| "status".into());
-        let outcome =
-            store.persist(&action, args.integer("expected_store_version")).map_err(|e| write_failed("persist", &e))?;
+        let outcome = store
+            .persist(&action, args.text(AGENT_ID), args.integer("expected_store_version"))
+            .map_err(|e| write_failed("persist", &e))?;
         Ok(reply::value(persist_json(&outcome)))
     }
 }

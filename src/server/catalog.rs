@@ -9,7 +9,7 @@
 //! every served verb is a live table verb, every verb that may write is kept
 //! from read-only sessions by the deny list, and no verb that only reads is.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 
 use m1nd::COCKPIT;
 use m1nd::store::{self, Op};
@@ -42,13 +42,31 @@ pub fn registry() -> impl Iterator<Item = (&'static str, Handler)> {
 }
 
 /// What answers `verb` (canonical), if this server implements it.
-pub fn handler(verb: &str) -> Option<Handler> {
+fn handler_named(verb: &str) -> Option<Handler> {
     registry().find(|&(name, _)| name == verb).map(|(_, handler)| handler)
 }
 
 /// Whether this server implements `verb` (canonical).
 pub fn served(verb: &str) -> bool {
-    handler(verb).is_some()
+    handler_named(verb).is_some()
+}
+
+/// The handler of each table verb, by its position in `COCKPIT.verbs`:
+/// found by name once, when the server starts.
+static BY_POSITION: LazyLock<Vec<Option<Handler>>> =
+    LazyLock::new(|| COCKPIT.verbs.iter().map(|v| handler_named(&v.name)).collect());
+
+/// What answers a verb the guard resolved, without looking its name up
+/// again. The guard hands out references into `COCKPIT.verbs`, so the
+/// verb's address gives its position; a verb from anywhere else (a copy)
+/// has none and is treated as not served.
+pub fn handler(verb: &Verb) -> Option<Handler> {
+    let start = COCKPIT.verbs.as_ptr() as usize;
+    let offset = (verb as *const Verb as usize).checked_sub(start)?;
+    let position = offset / std::mem::size_of::<Verb>();
+    let found = COCKPIT.verbs.get(position).filter(|v| std::ptr::eq(*v, verb))?;
+    debug_assert_eq!(found.name, verb.name);
+    *BY_POSITION.get(position)?
 }
 
 /// Every verb this server implements, in table order. Only names the table
@@ -79,7 +97,7 @@ fn tool(verb: &Verb, read_only: bool) -> Tool {
     let tool = Tool::new(verb.name.to_string(), verb.summary.to_string(), Arc::new(input_schema(verb, read_only)))
         .with_annotations(annotations);
     // The cockpit's results are drawn by the widget in hosts that have MCP Apps.
-    if handler(&verb.name) == Some(Handler::Cockpit) { tool.with_meta(app::tool_meta()) } else { tool }
+    if handler(verb) == Some(Handler::Cockpit) { tool.with_meta(app::tool_meta()) } else { tool }
 }
 
 /// A JSON Schema object for the verb's arguments, from `requires`/`accepts`.
@@ -160,6 +178,21 @@ mod tests {
             }
         }
         assert!(registry().any(|(_, h)| writes(h)) && registry().any(|(_, h)| !writes(h)));
+    }
+
+    /// The handler found from the guard's verb is the one registered under
+    /// its name, for every table verb; a copy of a verb resolves to nothing.
+    #[test]
+    fn the_guard_resolves_and_the_handler_follows_by_position() {
+        let guard = Guard::new(&COCKPIT, false);
+        for verb in COCKPIT.verbs.iter().filter(|v| !v.retired) {
+            let resolved = guard.check(&verb.name, None).unwrap_or(verb);
+            assert!(std::ptr::eq(resolved, verb));
+            assert_eq!(handler(resolved), handler_named(&verb.name), "{}", verb.name);
+        }
+        let copy = COCKPIT.verb("memorize").expect("memorize").clone();
+        assert_eq!(handler(&copy), None);
+        assert!(handler(COCKPIT.verb("memorize").expect("memorize")).is_some());
     }
 
     /// A read-only guard lets every served read through and refuses every

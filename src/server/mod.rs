@@ -21,12 +21,12 @@
 //! 3. **Arguments** ([`arguments`]): only the names the table lists in the
 //!    verb's `requires`/`accepts`, each of the right JSON type and at most
 //!    [`arguments::MAX_STRING_BYTES`] long; every `requires` present.
-//! 4. **Dispatch** ([`call`]): only now is the store touched. Reads and the
-//!    cockpit look at `state.json` on every call (reusing the last parse, the
-//!    readings already taken from it and the cockpit answers already composed
-//!    over it, while it is the same unchanged file; see [`snapshot`] and
-//!    [`answers`]) and never write; `memorize` and `persist` go
-//!    through the store's write lock and optimistic concurrency
+//! 4. **Dispatch** ([`call`]): only now is the store touched, through the
+//!    handler the registry gave for the verb the guard resolved (no second
+//!    lookup by name). Reads and the cockpit open the store and read in one
+//!    read transaction (reusing the cockpit answers already composed over the
+//!    same state; see [`answers`]) and never write; `memorize` and `persist`
+//!    are each one write transaction with optimistic concurrency
 //!    (`expected_store_version`): writers, in this process or another, take
 //!    turns, and a stale write is refused and changes nothing.
 //!
@@ -60,7 +60,6 @@ mod handler;
 mod help;
 pub mod http;
 mod reply;
-mod snapshot;
 mod transport;
 
 use std::path::PathBuf;

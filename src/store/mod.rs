@@ -1,28 +1,80 @@
-//! The embedded default store: a `.m1nd/` directory holding one `state.json`
-//! (and an empty `state.lock`, which only orders writers).
+//! The embedded default store: a `.m1nd/` directory holding one SQLite
+//! database, `state.db`.
 //!
 //! It serves the read verbs the cockpit composes (see [`reads`]) and a few
 //! writes (`memorize`, `persist`) so that state can actually move. Every
-//! successful write bumps `store_version` exactly once; a write that names a
-//! stale version changes nothing. A store is never created by opening it, and
-//! a file this build cannot read is reported, never overwritten.
+//! successful write bumps `store_version` exactly once, in the same
+//! transaction; a write that names a stale version changes nothing. A store
+//! is never created by opening it, and a file this build cannot read is
+//! reported, never overwritten.
+//!
+//! # Journal mode: rollback journal (`DELETE`), `synchronous = EXTRA`
+//!
+//! - **A read writes nothing.** In rollback-journal mode a reader takes a
+//!   shared lock on `state.db` and reads pages; no file is created or
+//!   changed. Write-ahead logging would not do: even a reader maps and
+//!   writes the `-shm` index and may create `-wal`, so a refused call or a
+//!   read could not leave the directory byte-for-byte unchanged. A refused
+//!   write (a conflict, a bad argument, the size limit) rolls back before
+//!   the journal is created or restores every page it touched.
+//! - **At rest the directory holds one file.** `DELETE` removes
+//!   `state.db-journal` when a write commits; after a crash the journal left
+//!   behind is "hot" and the next opener rolls it back and deletes it, so
+//!   nothing accumulates (`TRUNCATE` and `PERSIST` would keep a journal file
+//!   around for good).
+//! - **An acknowledged write survives power loss.** With `DELETE`, deleting
+//!   the journal is the commit; `EXTRA` also syncs the directory after the
+//!   delete, so the commit cannot be undone by a journal that reappears.
+//! - **Writers take turns.** Each write is one `BEGIN IMMEDIATE` transaction
+//!   (the version check, the change and the bump inside it), and every
+//!   connection waits up to [`BUSY_TIMEOUT`] for another's write to finish.
+//!   The locks are on `state.db` itself, so there is no lock file that could
+//!   be deleted from under running servers.
+//!
+//! # The file under a running server
+//!
+//! Every open checks the database and journal paths first ([`file`]): a
+//! FIFO, symlink, directory or non-SQLite file is refused with its path.
+//! A write compares the file at the path with the one its connection opened,
+//! after taking the write lock and again after committing; if the store's
+//! file was deleted or replaced meanwhile the write is not acknowledged
+//! ([`StoreError::Moved`]), because it went to a file the path no longer
+//! shows.
+//!
+//! # Size
+//!
+//! A store declares its largest size (`max_bytes`, set by `init` or
+//! `import`); every connection sets SQLite's `max_page_count` from it, so a
+//! write that would grow the file past it fails inside its transaction and
+//! is rolled back ([`StoreError::Full`]).
 
 mod clock;
 mod demo;
-mod disk;
 mod error;
+mod file;
+mod json;
+mod load;
 pub mod reads;
+mod schema;
 mod state;
+mod tally;
 #[cfg(test)]
 mod test_dir;
 pub mod verbs;
 mod writes;
 
-use std::fs::{self, File};
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
 
-pub use disk::{LOCK_FILE, STATE_FILE};
+use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+
 pub use error::StoreError;
+pub use file::{DB_FILE, FileId, JOURNAL_FILE};
+pub use json::STATE_JSON;
+pub use reads::{LISTED, Snapshot, Stamp};
 pub use state::{
     Alert, Block, BlockStatus, Counts, Drift, FORMAT, Format, MAX_CLAIM_CHARS, MAX_SOURCE_CHARS, Memory, Mission,
     Module, Phase, Presence, State,
@@ -33,96 +85,240 @@ pub use writes::{PersistAction, PersistOutcome};
 /// The store directory used when none is given.
 pub const DEFAULT_DIR: &str = ".m1nd";
 
-/// An open store: its directory and the state read from it.
+/// The size limit a store declares when `init` or `import` is given none.
+pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
+
+/// The smallest size limit a store may declare: room for the schema and a
+/// little state.
+pub const MIN_MAX_BYTES: u64 = 256 * 1024;
+
+/// How long a connection waits for another's write before giving up.
+pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// An open store: a connection to `state.db`, bound to the file it opened.
 ///
-/// Reads answer from the state held in memory (loaded at `open`, refreshed by
-/// `reload` and by this value's own writes), so one request sees one state.
-/// The readings that depend on that state alone are computed once per loaded
-/// state, on first use, and lent out after that (see [`reads`]).
+/// Reads go through a [`Snapshot`] (one read transaction, one at a time per
+/// store), so one request sees one state; writes are methods on the store
+/// (see [`writes`]).
 #[derive(Debug)]
 pub struct Store {
     dir: PathBuf,
     path: PathBuf,
-    state: State,
-    memo: reads::Memo,
+    conn: Connection,
+    /// The file the connection opened; writes check the path still names it.
+    file: FileId,
+    max_bytes: u64,
 }
 
 impl Store {
-    /// Open an existing store. A missing `state.json` is `NotFound`.
+    /// Open an existing store. A missing `state.db` is `NotFound`. A store
+    /// written by an older build is migrated (one write transaction); one
+    /// from a newer build is refused.
     pub fn open(dir: impl AsRef<Path>) -> Result<Store, StoreError> {
-        let file = Store::open_state_file(&dir)?;
-        Store::open_from(dir, &file)
-    }
-
-    /// Open `dir`'s `state.json` for reading, for [`Store::open_from`]. Fails
-    /// as [`Store::open`] would (a missing file is `NotFound`).
-    pub fn open_state_file(dir: impl AsRef<Path>) -> Result<File, StoreError> {
-        disk::open(&disk::state_path(dir.as_ref()))
-    }
-
-    /// Open the store whose `state.json` is already open as `file` (read from
-    /// its start). The state held is that file's, even if the path has been
-    /// replaced since it was opened, so the file's metadata describes it.
-    pub fn open_from(dir: impl AsRef<Path>, file: &File) -> Result<Store, StoreError> {
         let dir = dir.as_ref().to_owned();
-        let path = disk::state_path(&dir);
-        let state = disk::load_from(&path, file)?;
-        Ok(Store::with_state(dir, path, state))
+        let path = file::db_path(&dir);
+        file::check_journal(&dir)?;
+        let before = file::probe(&path)?;
+        let flags =
+            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_NOFOLLOW;
+        let conn = Connection::open_with_flags(&path, flags).map_err(|e| StoreError::sql(&path, "open", &e))?;
+        configure(&conn, &path)?;
+        let mut store = Store { dir, path, conn, file: before, max_bytes: DEFAULT_MAX_BYTES };
+        store.check_schema()?;
+        store.max_bytes = store.declared_max_bytes()?;
+        store.limit_pages()?;
+        // The first query opened the file for real; it must be the one probed.
+        if file::id_of(&store.path)? != before {
+            return Err(StoreError::Moved { path: store.path });
+        }
+        Ok(store)
     }
 
-    fn with_state(dir: PathBuf, path: PathBuf, state: State) -> Store {
-        Store { dir, path, state, memo: reads::Memo::default() }
-    }
-
-    /// Hold `state` from now on; readings of the previous state are dropped.
-    fn set_state(&mut self, state: State) {
-        self.state = state;
-        self.memo = reads::Memo::default();
-    }
-
-    /// Create a store (empty, or the demo seed) at version 1, with its
-    /// `state.lock` beside it. Refuses if a `state.json` is already there,
-    /// whatever its contents.
+    /// Create a store at version 1: empty, or the demo seed. Refuses if a
+    /// `state.db` is already there, whatever its contents.
     pub fn init(dir: impl AsRef<Path>, demo: bool) -> Result<Store, StoreError> {
+        let state = if demo { demo::state()? } else { State::empty() };
+        Store::create(dir, &state, DEFAULT_MAX_BYTES)
+    }
+
+    /// The demo seed, as `init --demo` loads it.
+    pub fn demo_state() -> Result<State, StoreError> {
+        demo::state()
+    }
+
+    /// Create a store holding `state` (its versions included), declaring
+    /// `max_bytes` as its size limit. Refuses if a store is already there.
+    ///
+    /// The database is built under a temporary name and linked into place
+    /// only when complete, so a store is never seen half-made, and a hard
+    /// link never replaces a file that appeared meanwhile.
+    pub fn create(dir: impl AsRef<Path>, state: &State, max_bytes: u64) -> Result<Store, StoreError> {
         let dir = dir.as_ref().to_owned();
-        let path = disk::state_path(&dir);
+        let path = file::db_path(&dir);
+        if max_bytes < MIN_MAX_BYTES {
+            return Err(StoreError::BadArgument(format!(
+                "a store's size limit must be at least {MIN_MAX_BYTES} bytes, not {max_bytes}"
+            )));
+        }
+        state.validate().map_err(|reason| StoreError::corrupt(&path, reason))?;
         fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, "create directory", e))?;
-        // Like every write, under the write lock; this also creates the lock
-        // file, so a store's files are all there from the start.
-        let _lock = disk::lock(&dir)?;
-        if path.try_exists().map_err(|e| StoreError::io(&path, "inspect", e))? {
+        if fs::symlink_metadata(&path).is_ok() {
             return Err(StoreError::AlreadyExists { path });
         }
-        let state = if demo { demo::state() } else { State::empty() };
-        state.validate().map_err(|reason| StoreError::corrupt(&path, reason))?;
-        let bytes = disk::encode(&path, &state)?;
-        disk::write_atomic(&dir, &bytes, disk::Mode::CreateNew)?;
-        Ok(Store::with_state(dir, path, state))
+        let temp = temp_path(&dir);
+        let built = build(&temp, state, max_bytes).and_then(|()| place_new(&temp, &path));
+        discard(&temp);
+        built?;
+        sync_dir(&dir)?;
+        Store::open(&dir)
     }
 
-    /// Re-read `state.json`. On failure the previously loaded state is kept.
-    pub fn reload(&mut self) -> Result<(), StoreError> {
-        let state = disk::load(&self.path)?;
-        self.set_state(state);
-        Ok(())
+    /// Create a store from the JSON store's file `json` (a `state.json`),
+    /// keeping its versions, so callers holding a `store_version` from the
+    /// old store keep a meaningful one. The file is only read.
+    pub fn import(dir: impl AsRef<Path>, json: &Path, max_bytes: u64) -> Result<Store, StoreError> {
+        let state = json::read(json)?;
+        Store::create(dir, &state, max_bytes)
     }
 
     pub fn dir(&self) -> &Path {
         &self.dir
     }
 
-    /// The `state.json` inside [`Store::dir`].
+    /// The `state.db` inside [`Store::dir`].
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    pub fn state(&self) -> &State {
-        &self.state
+    /// The size limit this store declares.
+    pub fn max_bytes(&self) -> u64 {
+        self.max_bytes
     }
 
-    pub fn version(&self) -> u64 {
-        self.state.store_version
+    /// The current `store_version`.
+    pub fn version(&self) -> Result<u64, StoreError> {
+        Ok(self.snapshot()?.version())
     }
+
+    fn check_schema(&mut self) -> Result<(), StoreError> {
+        let found = schema::version(&self.conn).map_err(|e| StoreError::sql(&self.path, "read", &e))?;
+        if found == 0 {
+            return Err(StoreError::corrupt(&self.path, "the database has no m1nd schema; it is not an m1nd store"));
+        }
+        if found > schema::VERSION {
+            return Err(StoreError::corrupt(
+                &self.path,
+                format!("schema version {found} is newer than this build reads ({}); upgrade m1nd", schema::VERSION),
+            ));
+        }
+        if found < schema::VERSION {
+            let path = self.path.clone();
+            let fail = |e: rusqlite::Error| StoreError::sql(&path, "migrate", &e);
+            let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(fail)?;
+            // Another process may have migrated it while we waited.
+            let now = schema::version(&tx).map_err(fail)?;
+            if now < schema::VERSION {
+                schema::migrate(&tx, now, schema::VERSION).map_err(fail)?;
+            }
+            tx.commit().map_err(fail)?;
+        }
+        Ok(())
+    }
+
+    fn declared_max_bytes(&self) -> Result<u64, StoreError> {
+        let row = self.conn.query_row("SELECT max_bytes FROM store WHERE one = 1", [], |r| r.get::<_, i64>(0));
+        match row {
+            Ok(n) => Ok(u64::try_from(n).unwrap_or(DEFAULT_MAX_BYTES)),
+            Err(rusqlite::Error::QueryReturnedNoRows) => {
+                Err(StoreError::corrupt(&self.path, "the `store` row is missing; it holds store_version"))
+            }
+            Err(e) => Err(StoreError::sql(&self.path, "read", &e)),
+        }
+    }
+
+    fn limit_pages(&self) -> Result<(), StoreError> {
+        limit_pages(&self.conn, &self.path, self.max_bytes)
+    }
+}
+
+/// `max_page_count` is per connection: set it from the declared limit, so a
+/// write that would grow the file past it fails inside its transaction.
+fn limit_pages(conn: &Connection, path: &Path, max_bytes: u64) -> Result<(), StoreError> {
+    let fail = |e: rusqlite::Error| StoreError::sql(path, "configure", &e);
+    let page: i64 = conn.pragma_query_value(None, "page_size", |r| r.get(0)).map_err(fail)?;
+    let pages = max_bytes / u64::try_from(page.max(1)).unwrap_or(4096);
+    conn.pragma_update(None, "max_page_count", i64::try_from(pages).unwrap_or(i64::MAX)).map_err(fail)
+}
+
+/// Per-connection settings; none of them writes to the file.
+fn configure(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+    let fail = |e: rusqlite::Error| StoreError::sql(path, "configure", &e);
+    conn.busy_timeout(BUSY_TIMEOUT).map_err(fail)?;
+    conn.pragma_update(None, "synchronous", "EXTRA").map_err(fail)?;
+    conn.pragma_update(None, "foreign_keys", false).map_err(fail)
+}
+
+/// Make a complete store at `temp` (a new file).
+fn build(temp: &Path, state: &State, max_bytes: u64) -> Result<(), StoreError> {
+    let fail = |e: rusqlite::Error| StoreError::sql(temp, "create", &e);
+    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
+        | OpenFlags::SQLITE_OPEN_CREATE
+        | OpenFlags::SQLITE_OPEN_NO_MUTEX
+        | OpenFlags::SQLITE_OPEN_NOFOLLOW;
+    let mut conn = Connection::open_with_flags(temp, flags).map_err(fail)?;
+    configure(&conn, temp)?;
+    conn.pragma_update(None, "journal_mode", "DELETE").map_err(fail)?;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(fail)?;
+    schema::migrate(&tx, 0, schema::VERSION).map_err(fail)?;
+    limit_pages(&tx, temp, max_bytes)?;
+    load::load(&tx, state, max_bytes).map_err(|e| match e.sqlite_error_code() {
+        Some(rusqlite::ErrorCode::DiskFull) => StoreError::Full { path: temp.to_owned(), limit: max_bytes },
+        _ => fail(e),
+    })?;
+    tx.commit().map_err(fail)?;
+    conn.close().map_err(|(_, e)| fail(e))
+}
+
+/// Link the finished `temp` in as `path`; a hard link never replaces an
+/// existing file, which closes the race between two `init`s.
+fn place_new(temp: &Path, path: &Path) -> Result<(), StoreError> {
+    match fs::hard_link(temp, path) {
+        Ok(()) => Ok(()),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(StoreError::AlreadyExists { path: path.to_owned() }),
+        // Some filesystems have no hard links: fall back to check-then-rename.
+        Err(_) => {
+            if path.try_exists().map_err(|e| StoreError::io(path, "inspect", e))? {
+                return Err(StoreError::AlreadyExists { path: path.to_owned() });
+            }
+            fs::rename(temp, path).map_err(|e| StoreError::io(path, "create", e))
+        }
+    }
+}
+
+/// Unique per process and call, so concurrent `init`s never share one.
+fn temp_path(dir: &Path) -> PathBuf {
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, Ordering::Relaxed);
+    dir.join(format!(".{DB_FILE}.{}.{n}.new", std::process::id()))
+}
+
+/// Best effort: the temp name (and a journal SQLite may have left) goes.
+fn discard(temp: &Path) {
+    let _ = fs::remove_file(temp);
+    let mut journal = temp.as_os_str().to_owned();
+    journal.push("-journal");
+    let _ = fs::remove_file(journal);
+}
+
+/// Make the new directory entry itself durable.
+#[cfg(unix)]
+fn sync_dir(dir: &Path) -> Result<(), StoreError> {
+    fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| StoreError::io(dir, "sync", e))
+}
+
+#[cfg(not(unix))]
+fn sync_dir(_dir: &Path) -> Result<(), StoreError> {
+    Ok(())
 }
 
 #[cfg(test)]
@@ -130,22 +326,42 @@ mod tests {
     use super::test_dir::test_dir;
     use super::*;
 
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> =
+            fs::read_dir(dir).expect("list").map(|e| e.expect("entry").file_name().to_string_lossy().into()).collect();
+        names.sort();
+        names
+    }
+
     #[test]
-    fn init_then_open_round_trips() {
+    fn init_then_open_round_trips_and_leaves_one_file() {
         let dir = test_dir("init-open");
         let store_dir = dir.path().join(DEFAULT_DIR);
         let created = Store::init(&store_dir, false).expect("init");
-        assert_eq!(created.version(), 1);
-        assert_eq!(created.path(), store_dir.join(STATE_FILE));
-        assert_eq!(fs::read(store_dir.join(LOCK_FILE)).expect("lock file"), b"");
+        assert_eq!(created.version().expect("version"), 1);
+        assert_eq!(created.path(), store_dir.join(DB_FILE));
+        assert_eq!(names(&store_dir), [DB_FILE]);
         let opened = Store::open(&store_dir).expect("open");
-        assert_eq!(opened.state(), created.state());
+        assert_eq!(opened.version().expect("version"), 1);
         assert_eq!(opened.dir(), store_dir);
+        assert_eq!(opened.max_bytes(), DEFAULT_MAX_BYTES);
 
         let demo_dir = dir.path().join("demo");
         let demo = Store::init(&demo_dir, true).expect("init demo");
-        assert_eq!(demo.version(), 1);
-        assert_eq!(Store::open(&demo_dir).expect("open").state(), demo.state());
+        assert_eq!(demo.snapshot().expect("read").counts().expect("counts").memories, 7);
+        assert_eq!(names(&demo_dir), [DB_FILE]);
+    }
+
+    #[test]
+    fn the_journal_mode_is_a_rollback_journal() {
+        let dir = test_dir("journal-mode");
+        let store = Store::init(dir.path(), true).expect("init");
+        let mode: String = store.conn.pragma_query_value(None, "journal_mode", |r| r.get(0)).expect("mode");
+        assert_eq!(mode, "delete");
+        let sync: i64 = store.conn.pragma_query_value(None, "synchronous", |r| r.get(0)).expect("sync");
+        assert_eq!(sync, 3, "synchronous = EXTRA");
+        let header = fs::read(store.path()).expect("read");
+        assert_eq!((header[18], header[19]), (1, 1), "the file format says rollback journal");
     }
 
     #[test]
@@ -155,7 +371,7 @@ mod tests {
         let err = Store::open(&missing).expect_err("missing");
         assert!(matches!(err, StoreError::NotFound { .. }));
         let text = err.to_string();
-        assert!(text.contains(&missing.join(STATE_FILE).display().to_string()));
+        assert!(text.contains(&missing.join(DB_FILE).display().to_string()));
         assert!(text.contains("m1nd init"));
         assert!(!missing.exists());
     }
@@ -164,8 +380,7 @@ mod tests {
     fn init_refuses_to_overwrite() {
         let dir = test_dir("init-twice");
         Store::init(dir.path(), true).expect("first init");
-        let path = dir.path().join(STATE_FILE);
-        let before = fs::read(&path).expect("read");
+        let path = dir.path().join(DB_FILE);
         for demo in [false, true] {
             let err = Store::init(dir.path(), demo).expect_err("second init");
             assert!(matches!(err, StoreError::AlreadyExists { .. }), "{err}");
@@ -175,47 +390,79 @@ mod tests {
         fs::write(&path, b"garbage").expect("corrupt");
         assert!(matches!(Store::init(dir.path(), false), Err(StoreError::AlreadyExists { .. })));
         assert_eq!(fs::read(&path).expect("read"), b"garbage");
-        assert_ne!(before, b"garbage");
+        assert_eq!(names(dir.path()), [DB_FILE], "init left a temp file behind");
     }
 
     #[test]
-    fn corrupt_files_are_reported_with_their_path() {
+    fn corrupt_files_are_reported_with_their_path_and_kept() {
         let dir = test_dir("corrupt");
         let good = Store::init(dir.path(), true).expect("init");
         let path = good.path().to_owned();
-        let text = fs::read_to_string(&path).expect("read");
+        let bytes = fs::read(&path).expect("read");
+        drop(good);
+        let mut flipped = bytes.clone();
+        for b in &mut flipped[100..4096] {
+            *b ^= 0x5a;
+        }
+        let mut newer = bytes.clone();
+        newer[60..64].copy_from_slice(&99u32.to_be_bytes());
         let cases: Vec<(&str, Vec<u8>)> = vec![
-            ("garbage", b"\x00\xffnot json at all".to_vec()),
+            ("garbage", b"\x00\xffnot a database at all, not at all".to_vec()),
             ("empty", Vec::new()),
-            ("truncated", text.as_bytes()[..text.len() / 2].to_vec()),
-            ("wrong format", text.replace(FORMAT, "m1nd-store-v0").into_bytes()),
-            ("unknown field", text.replacen("\"checkpoints\"", "\"extra\": 1,\n  \"checkpoints\"", 1).into_bytes()),
-            ("unknown nested field", text.replacen("\"claim\"", "\"mood\": \"x\", \"claim\"", 1).into_bytes()),
-            ("not an object", b"[1, 2, 3]".to_vec()),
+            ("json", b"{\"format\": \"m1nd-store-v1\"}".to_vec()),
+            ("truncated", bytes[..bytes.len() / 2].to_vec()),
+            ("page 1 scrambled", flipped),
+            ("newer schema", newer),
         ];
-        for (name, bytes) in cases {
-            fs::write(&path, &bytes).expect("write case");
-            let err = Store::open(dir.path()).expect_err(name);
+        for (name, case) in cases {
+            fs::write(&path, &case).expect("write case");
+            let err = match Store::open(dir.path()).and_then(|s| s.snapshot().and_then(|r| r.counts())) {
+                Err(err) => err,
+                Ok(counts) => panic!("{name}: opened and read {counts:?}"),
+            };
             assert!(matches!(err, StoreError::Corrupt { .. }), "{name}: expected Corrupt, got {err:?}");
             assert!(err.to_string().contains(&path.display().to_string()), "{name}: {err}");
+            assert_eq!(fs::read(&path).expect("read"), case, "{name}: the file was changed");
         }
     }
 
     #[test]
-    fn reload_sees_other_writers_and_keeps_state_on_failure() {
-        let dir = test_dir("reload");
-        let mut reader = Store::init(dir.path(), false).expect("init");
-        let mut writer = Store::open(dir.path()).expect("open");
-        let memories = |store: &Store| store.read_named("boot_memory", &[]).expect("read").number("memories");
-        assert_eq!(memories(&reader), 0);
-        writer.memorize("a claim", "test", None).expect("memorize");
-        assert_eq!(reader.version(), 1);
-        reader.reload().expect("reload");
-        assert_eq!(reader.version(), 2);
-        assert_eq!(memories(&reader), 1, "a reading of the old state outlived the reload");
+    fn an_older_schema_is_migrated_on_open() {
+        let dir = test_dir("migrate");
+        let path = dir.path().join(DB_FILE);
+        let conn = Connection::open(&path).expect("create");
+        schema::migrate(&conn, 0, 1).expect("step 1");
+        conn.execute("INSERT INTO store (one, store_version, checkpoints, max_bytes) VALUES (1, 4, 0, 1000000)", [])
+            .expect("store row");
+        drop(conn);
+        let store = Store::open(dir.path()).expect("open");
+        assert_eq!(store.version().expect("version"), 4);
+        assert_eq!(schema::version(&store.conn).expect("schema"), schema::VERSION);
+        assert_eq!(store.max_bytes(), 1_000_000);
+    }
 
-        fs::write(reader.path(), b"{").expect("corrupt");
-        assert!(reader.reload().is_err());
-        assert_eq!(reader.version(), 2);
+    #[test]
+    fn import_keeps_versions_and_refuses_bad_files() {
+        let dir = test_dir("import");
+        let mut state = demo::state().expect("demo");
+        state.store_version = 41;
+        state.checkpoints = 3;
+        let json = dir.path().join(STATE_JSON);
+        fs::write(&json, serde_json::to_vec_pretty(&state).expect("encode")).expect("write");
+        let before = fs::read(&json).expect("read");
+        let store = Store::import(dir.path().join("s"), &json, DEFAULT_MAX_BYTES).expect("import");
+        let snapshot = store.snapshot().expect("read");
+        assert_eq!(snapshot.version(), 41);
+        assert_eq!(snapshot.counts().expect("counts"), state.counts());
+        assert_eq!(fs::read(&json).expect("read"), before, "import changed its source");
+
+        let again = Store::import(dir.path().join("s"), &json, DEFAULT_MAX_BYTES).expect_err("twice");
+        assert!(matches!(again, StoreError::AlreadyExists { .. }));
+        let small = Store::import(dir.path().join("u"), &json, 10).expect_err("tiny limit");
+        assert!(matches!(small, StoreError::BadArgument(_)));
+        fs::write(&json, b"{").expect("corrupt");
+        let err = Store::import(dir.path().join("t"), &json, DEFAULT_MAX_BYTES).expect_err("corrupt");
+        assert!(matches!(err, StoreError::Corrupt { line: 1, .. }), "{err:?}");
+        assert!(!dir.path().join("t").join(DB_FILE).exists());
     }
 }

@@ -1,130 +1,301 @@
-//! The read verbs this store serves, over the state held in memory. They are
+//! The read verbs this store serves, over one read transaction. They are
 //! named in [`super::verbs::VERBS`]; here is only what each one computes.
 //!
-//! Item field names match the facet registry (`m1nd_core::facets`), so the
-//! composer can render them without a mapping. Values are untrusted text; the
-//! composer sanitises and caps them.
+//! A [`Snapshot`] holds a read transaction (SQLite's shared lock), so every
+//! reading taken from it sees the same state, and it writes nothing. Item
+//! field names match the facet registry (`m1nd_core::facets`), so the
+//! composer can render them without a mapping. Values are untrusted text;
+//! the composer sanitises and caps them.
 //!
-//! Most reads take no argument that changes their answer: it is a function of
-//! the loaded state alone. Those are computed once per loaded state, on first
-//! use, kept in the store's memo and lent (`Cow::Borrowed`) from then on;
-//! the memo is dropped whenever the store holds a new state. Reads whose answer
-//! depends on an argument (`impact`, `why`, `trace`) are computed per call.
+//! Every reading costs the same whatever the store holds: numbers are
+//! [`tally`](super::tally) lookups, and items are the first [`LISTED`] rows
+//! of an index. The reads whose answer depends on an argument (`impact`,
+//! `why`, `trace`) search the small tables (blocks, modules, drift, alerts),
+//! never the memories. Readings that depend on the state alone are computed
+//! once per snapshot, on first use, and lent (`Cow::Borrowed`) after that.
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
 use std::collections::HashSet;
-use std::sync::OnceLock;
 
 use m1nd_core::ReadVerb;
 use m1nd_core::runtime::{Item, ReadError, Reader, Reading};
+use rusqlite::{Params, Transaction};
 
-use super::Store;
-use super::state::{BlockStatus, Phase, State};
+use super::error::StoreError;
+use super::file::FileId;
+use super::state::{BlockStatus, Counts, Phase};
 use super::verbs::{self, Op, Read};
+use super::{Store, tally};
 
-/// What a read verb computes (the names are in [`super::verbs::VERBS`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Kind {
-    Plain(Plain),
-    Impact,
-    Why,
-    Trace,
+/// The most items a reading lists: the largest collection law M008 admits,
+/// so every collection the policy can declare is filled.
+pub const LISTED: usize = 20;
+
+/// What identifies the state a snapshot sees: the file and its version.
+/// Every write by the store bumps the version in the same transaction, so
+/// equal stamps mean equal states.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Stamp {
+    pub file: FileId,
+    pub store_version: u64,
 }
 
-/// A read whose answer depends on the state alone.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Plain {
-    North,
-    Blocks,
-    Orient,
-    Doctor,
-    Trust,
-    Memories,
-    Drift,
-    Presences,
+/// One consistent view of the store, for reading.
+pub struct Snapshot<'s> {
+    store: &'s Store,
+    tx: Transaction<'s>,
+    version: u64,
+    memo: [OnceCell<Reading>; Read::COUNT],
 }
 
-impl Plain {
-    const ALL: [Plain; 8] = [
-        Plain::North,
-        Plain::Blocks,
-        Plain::Orient,
-        Plain::Doctor,
-        Plain::Trust,
-        Plain::Memories,
-        Plain::Drift,
-        Plain::Presences,
-    ];
+impl Store {
+    /// Begin a read transaction. Nothing is written, now or when it ends.
+    pub fn snapshot(&self) -> Result<Snapshot<'_>, StoreError> {
+        let fail = |e: rusqlite::Error| StoreError::sql(&self.path, "read", &e);
+        let tx = self.conn.unchecked_transaction().map_err(fail)?;
+        let version: i64 = tx
+            .prepare_cached("SELECT store_version FROM store WHERE one = 1")
+            .and_then(|mut s| s.query_row([], |r| r.get(0)))
+            .map_err(|e| match e {
+                rusqlite::Error::QueryReturnedNoRows => {
+                    StoreError::corrupt(&self.path, "the `store` row is missing; it holds store_version")
+                }
+                e => fail(e),
+            })?;
+        let version = u64::try_from(version).map_err(|_| StoreError::corrupt(&self.path, "store_version < 0"))?;
+        Ok(Snapshot { store: self, tx, version, memo: Default::default() })
+    }
+}
 
-    fn compute(self, state: &State) -> Reading {
-        match self {
-            Plain::North => north(state),
-            Plain::Blocks => blocks(state),
-            Plain::Orient => orient(state),
-            Plain::Doctor => doctor(state),
-            Plain::Trust => trust(state),
-            Plain::Memories => memories(state),
-            Plain::Drift => drift(state),
-            Plain::Presences => presences(state),
+impl Snapshot<'_> {
+    pub fn version(&self) -> u64 {
+        self.version
+    }
+
+    pub fn stamp(&self) -> Stamp {
+        Stamp { file: self.store.file, store_version: self.version }
+    }
+
+    /// How much of each kind the store holds.
+    pub fn counts(&self) -> Result<Counts, StoreError> {
+        let n = |name: &str| self.tally(name).map(to_usize).map_err(|e| self.error(e));
+        let blocks = [BlockStatus::Fresh, BlockStatus::Stale, BlockStatus::Candidate];
+        let checkpoints: i64 = self
+            .tx
+            .query_row("SELECT checkpoints FROM store WHERE one = 1", [], |r| r.get(0))
+            .map_err(|e| self.error(e))?;
+        Ok(Counts {
+            missions: n(tally::MISSIONS)?,
+            blocks: blocks.into_iter().map(|s| n(&tally::status(s))).sum::<Result<usize, _>>()?,
+            memories: n(tally::MEMORIES)?,
+            alerts: n(tally::ALERTS)?,
+            modules: n(tally::MODULES)?,
+            drift: n(tally::DRIFT)?,
+            presences: n(tally::PRESENCES)?,
+            checkpoints: u64::try_from(checkpoints).unwrap_or(0),
+        })
+    }
+
+    /// Run `read` with `arguments` (the first value given for a name wins).
+    /// Only `boot_memory`'s `action` matters to a state-only read.
+    pub fn read(&self, read: Read, arguments: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
+        let arg = |name: &str| argument(arguments, name);
+        let verb = verbs::name(read);
+        if read.plain() {
+            if read == Read::Memories && !matches!(arg("action"), None | Some("list")) {
+                return Err(ReadError(format!("{verb}: this store only lists memories (action = list)")));
+            }
+            let cell = &self.memo[read as usize];
+            if let Some(reading) = cell.get() {
+                return Ok(Cow::Borrowed(reading));
+            }
+            let reading = self.plain(read).map_err(|e| self.read_error(verb, &e))?;
+            return Ok(Cow::Borrowed(cell.get_or_init(|| reading)));
         }
+        let reading = match read {
+            Read::Impact => self.impact(required(arg("node"), verb, "node")?),
+            Read::Why => self.why(required(arg("source"), verb, "source")?, required(arg("target"), verb, "target")?),
+            _ => self.trace(required(arg("error_text"), verb, "error_text")?),
+        };
+        reading.map(Cow::Owned).map_err(|e| self.read_error(verb, &e))
+    }
+
+    fn error(&self, e: rusqlite::Error) -> StoreError {
+        StoreError::sql(&self.store.path, "read", &e)
+    }
+
+    fn read_error(&self, verb: &str, e: &rusqlite::Error) -> ReadError {
+        ReadError(format!("{verb}: {}", StoreError::sql(&self.store.path, "read", e)))
+    }
+
+    fn tally(&self, name: &str) -> rusqlite::Result<u64> {
+        tally::get(&self.tx, name)
+    }
+
+    /// The rows of `sql` (its columns are `fields`, in order) as items.
+    fn items(&self, sql: &str, fields: &[&str], params: impl Params) -> rusqlite::Result<Vec<Item>> {
+        let mut statement = self.tx.prepare_cached(sql)?;
+        let rows = statement.query_map(params, |row| {
+            let values: Vec<String> = (0..fields.len()).map(|i| row.get(i)).collect::<rusqlite::Result<_>>()?;
+            Ok(Item::new(fields.iter().copied().zip(values)))
+        })?;
+        rows.collect()
+    }
+
+    fn plain(&self, read: Read) -> rusqlite::Result<Reading> {
+        let limit = LISTED as i64;
+        let reading = match read {
+            Read::North => Reading::default().with("count", self.tally(&tally::phase(Phase::MergeWait))?),
+            Read::Blocks => {
+                let status = |s: BlockStatus| self.tally(&tally::status(s));
+                let (fresh, stale) = (status(BlockStatus::Fresh)?, status(BlockStatus::Stale)?);
+                let sql = "SELECT id, title, status, receipt, hash, node FROM blocks ORDER BY urgency, seq LIMIT ?1";
+                Reading::listing(self.items(sql, &["id", "title", "status", "receipt", "hash", "node"], [limit])?)
+                    .with("blocks", fresh + stale)
+                    .with("stale", stale)
+                    .with("candidates", status(BlockStatus::Candidate)?)
+            }
+            Read::Orient => {
+                let mut flight = 0;
+                for phase in Phase::ALL.into_iter().filter(|p| p.in_flight()) {
+                    flight += self.tally(&tally::phase(phase))?;
+                }
+                let sql = "SELECT id, title, phase, agent FROM missions WHERE board IS NOT NULL \
+                           ORDER BY board, seq LIMIT ?1";
+                Reading::listing(self.items(sql, &["id", "title", "phase", "agent"], [limit])?)
+                    .with("flight", flight)
+                    .with("waiting", self.tally(&tally::phase(Phase::MergeWait))?)
+            }
+            Read::Doctor => {
+                let sql = "SELECT id, level, text, node FROM alerts ORDER BY severity, seq LIMIT ?1";
+                Reading::listing(self.items(sql, &["id", "level", "text", "node"], [limit])?)
+                    .with("alerts", self.tally(tally::ALERTS)?)
+            }
+            Read::Trust => {
+                let sql = "SELECT id, score, defects FROM modules ORDER BY score_value, seq LIMIT ?1";
+                Reading::listing(self.items(sql, &["id", "score", "defects"], [limit])?)
+                    .with("modules", self.tally(tally::MODULES)?)
+                    .with("low", self.tally(tally::LOW_MODULES)?)
+            }
+            Read::Memories => {
+                let sql = "SELECT id, claim, source, at FROM memories ORDER BY seq DESC LIMIT ?1";
+                Reading::listing(self.items(sql, &["id", "claim", "source", "at"], [limit])?)
+                    .with("memories", self.tally(tally::MEMORIES)?)
+            }
+            Read::Drift => {
+                let sql = "SELECT id, evidence, cause FROM drift ORDER BY seq LIMIT ?1";
+                Reading::listing(self.items(sql, &["id", "evidence", "cause"], [limit])?)
+                    .with("nodes", self.tally(tally::DRIFT)?)
+            }
+            Read::Presences => {
+                let sql = "SELECT id, doing, since FROM presences ORDER BY last_seen DESC, seq LIMIT ?1";
+                Reading::listing(self.items(sql, &["id", "doing", "since"], [limit])?)
+                    .with("agents", self.tally(tally::PRESENCES)?)
+            }
+            Read::Impact | Read::Why | Read::Trace => Reading::default(),
+        };
+        Ok(reading)
+    }
+
+    /// `(id, text)` pairs of a small table, in insertion order.
+    fn pairs(&self, sql: &str) -> rusqlite::Result<Vec<(String, String)>> {
+        let mut statement = self.tx.prepare_cached(sql)?;
+        let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
+        rows.collect()
+    }
+
+    fn impact(&self, node: &str) -> rusqlite::Result<Reading> {
+        let mut hits: Vec<(String, &str)> = Vec::new();
+        for (id, at) in self.pairs("SELECT id, node FROM blocks ORDER BY seq")? {
+            if mentions(&at, node) || id == node {
+                hits.push((id, "block"));
+            }
+        }
+        for (id, _) in self.pairs("SELECT id, id FROM modules ORDER BY seq")? {
+            if mentions(&id, node) {
+                hits.push((id, "module"));
+            }
+        }
+        for (id, cause) in self.pairs("SELECT id, cause FROM drift ORDER BY seq")? {
+            if mentions(&id, node) {
+                hits.push((id, "drift"));
+            } else if mentions(&cause, node) {
+                hits.push((id, "drift cause"));
+            }
+        }
+        let affected = count(hits.len());
+        let items = hits.iter().take(LISTED).map(|(id, via)| Item::new([("id", id.as_str()), ("via", via)]));
+        Ok(Reading::listing(items).with("affected", affected))
+    }
+
+    fn why(&self, source: &str, target: &str) -> rusqlite::Result<Reading> {
+        let sql = "SELECT id, evidence FROM drift WHERE (id = ?1 AND cause = ?2) OR (id = ?2 AND cause = ?1) \
+                   ORDER BY seq LIMIT 1";
+        let mut statement = self.tx.prepare_cached(sql)?;
+        let mut rows = statement.query([source, target])?;
+        let link = match rows.next()? {
+            Some(row) => {
+                let (id, evidence): (String, String) = (row.get(0)?, row.get(1)?);
+                let reason = if id == source {
+                    format!("{target} moved it: {evidence}")
+                } else {
+                    format!("it moved {target}: {evidence}")
+                };
+                Some(Item::new([("from", source), ("to", target), ("reason", &reason)]))
+            }
+            None => None,
+        };
+        let links = count(usize::from(link.is_some()));
+        Ok(Reading::listing(link).with("links", links))
+    }
+
+    fn trace(&self, error_text: &str) -> rusqlite::Result<Reading> {
+        let wanted = words(error_text);
+        let mut statement = self.tx.prepare_cached("SELECT id, node, text FROM alerts ORDER BY seq")?;
+        let alerts = statement.query_map([], |row| Ok((row.get::<_, String>(0)?, row.get(1)?, row.get(2)?)))?;
+        let mut hits: Vec<(usize, String, String)> = Vec::new();
+        for alert in alerts {
+            let (id, node, text): (String, String, String) = alert?;
+            let shared = words(&text).intersection(&wanted).count();
+            if shared > 0 {
+                hits.push((shared, id, node));
+            }
+        }
+        hits.sort_by_key(|(shared, _, _)| std::cmp::Reverse(*shared));
+        let matches = count(hits.len());
+        let items = hits.iter().take(LISTED).map(|(_, id, node)| Item::new([("id", id.as_str()), ("node", node)]));
+        Ok(Reading::listing(items).with("matches", matches))
     }
 }
 
-/// The [`Plain`] readings of one loaded state, each computed on first use.
-/// A store replaces its memo with an empty one whenever its state changes.
-#[derive(Debug, Default)]
-pub(super) struct Memo([OnceLock<Reading>; Plain::ALL.len()]);
-
-impl Memo {
-    fn get(&self, plain: Plain, state: &State) -> &Reading {
-        self.0[plain as usize].get_or_init(|| plain.compute(state))
+#[cfg(test)]
+impl Snapshot<'_> {
+    /// The first column of `sql`'s rows, for tests that look past the readings.
+    pub(super) fn column(&self, sql: &str) -> Vec<Option<String>> {
+        let mut statement = self.tx.prepare(sql).expect("prepare");
+        let rows = statement.query_map([], |r| r.get(0)).expect("query");
+        rows.collect::<rusqlite::Result<_>>().expect("rows")
     }
 }
 
-impl Reader for Store {
+impl Reader for Snapshot<'_> {
     fn read(&self, read: &ReadVerb, bound: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
+        let Some(Op::Read(op)) = verbs::op(read.verb()) else {
+            let shown: String = read.verb().chars().take(48).collect();
+            return Err(ReadError(format!("not a read this store serves: {shown}")));
+        };
         if bound.is_empty() && read.arguments().is_empty() {
-            return self.answer(read.verb(), &[]);
+            return Snapshot::read(self, op, &[]);
         }
         // Bound values come from the selected item and win over fixed ones.
         let arguments: Vec<(&str, &str)> =
             bound.iter().copied().chain(read.arguments().iter().map(|a| (&*a.name, &*a.value))).collect();
-        self.answer(read.verb(), &arguments)
+        Snapshot::read(self, op, &arguments)
     }
 
     fn store_version(&self) -> u64 {
-        self.state.store_version
-    }
-}
-
-impl Store {
-    /// Run a read verb by name, for callers outside the cockpit (the server's
-    /// own tools). The first value given for an argument wins.
-    pub fn read_named(&self, verb: &str, arguments: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
-        self.answer(verb, arguments)
-    }
-
-    /// A [`Plain`] read is lent from the memo (arguments other than
-    /// `boot_memory`'s `action` do not change it); the others are computed.
-    fn answer(&self, verb: &str, arguments: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
-        let state = &self.state;
-        let arg = |name: &str| argument(arguments, name);
-        let Some(Op::Read(Read(kind))) = verbs::op(verb) else {
-            let shown: String = verb.chars().take(48).collect();
-            return Err(ReadError(format!("not a read this store serves: {shown}")));
-        };
-        let reading = match kind {
-            Kind::Plain(plain) => {
-                if plain == Plain::Memories && !matches!(arg("action"), None | Some("list")) {
-                    return Err(ReadError(format!("{verb}: this store only lists memories (action = list)")));
-                }
-                return Ok(Cow::Borrowed(self.memo.get(plain, state)));
-            }
-            Kind::Impact => impact(state, required(arg("node"), verb, "node")?),
-            Kind::Why => why(state, required(arg("source"), verb, "source")?, required(arg("target"), verb, "target")?),
-            Kind::Trace => trace(state, required(arg("error_text"), verb, "error_text")?),
-        };
-        Ok(Cow::Owned(reading))
+        self.version
     }
 }
 
@@ -140,110 +311,8 @@ fn count(n: usize) -> u64 {
     u64::try_from(n).unwrap_or(u64::MAX)
 }
 
-fn north(state: &State) -> Reading {
-    let bell = state.missions.iter().filter(|m| m.phase == Phase::MergeWait).count();
-    Reading::default().with("count", count(bell))
-}
-
-fn blocks(state: &State) -> Reading {
-    let with = |status: BlockStatus| state.blocks.iter().filter(|b| b.status == status).count();
-    let ratified = state.blocks.iter().filter(|b| b.status.ratified()).count();
-    // Most in need of the human first: stale receipts, then unratified candidates.
-    let mut listed: Vec<_> = state.blocks.iter().collect();
-    listed.sort_by_key(|b| match b.status {
-        BlockStatus::Stale => 0,
-        BlockStatus::Candidate => 1,
-        BlockStatus::Fresh => 2,
-    });
-    Reading::listing(listed.into_iter().map(|b| {
-        Item::new([
-            ("id", b.id.as_str()),
-            ("title", &b.title),
-            ("status", b.status.as_str()),
-            ("receipt", &b.receipt),
-            ("hash", &b.hash),
-            ("node", &b.node),
-        ])
-    }))
-    .with("blocks", count(ratified))
-    .with("stale", count(with(BlockStatus::Stale)))
-    .with("candidates", count(with(BlockStatus::Candidate)))
-}
-
-fn orient(state: &State) -> Reading {
-    let flight = state.missions.iter().filter(|m| m.phase.in_flight()).count();
-    let waiting = state.missions.iter().filter(|m| m.phase == Phase::MergeWait).count();
-    let mut open: Vec<_> = state.missions.iter().filter(|m| m.phase.open()).collect();
-    open.sort_by_key(|m| m.phase != Phase::MergeWait);
-    Reading::listing(open.into_iter().map(|m| {
-        Item::new([("id", m.id.as_str()), ("title", &m.title), ("phase", m.phase.as_str()), ("agent", &m.agent)])
-    }))
-    .with("flight", count(flight))
-    .with("waiting", count(waiting))
-}
-
-fn doctor(state: &State) -> Reading {
-    let mut alerts: Vec<_> = state.alerts.iter().collect();
-    alerts.sort_by_key(|a| severity(&a.level));
-    Reading::listing(
-        alerts
-            .into_iter()
-            .map(|a| Item::new([("id", a.id.as_str()), ("level", &a.level), ("text", &a.text), ("node", &a.node)])),
-    )
-    .with("alerts", count(state.alerts.len()))
-}
-
-/// Sort rank of an alert level: most severe first, unknown levels last.
-fn severity(level: &str) -> u8 {
-    match level.trim().to_ascii_lowercase().as_str() {
-        "critical" | "fatal" => 0,
-        "error" => 1,
-        "warn" | "warning" => 2,
-        "info" | "notice" => 3,
-        _ => 4,
-    }
-}
-
-/// Below this a module's trust is low.
-const LOW_TRUST: f64 = 0.5;
-
-fn trust(state: &State) -> Reading {
-    // Validation guarantees scores parse; an unparsable one sorts first and
-    // counts as low rather than hiding a bad module.
-    let score = |m: &&super::state::Module| m.score_value().unwrap_or(0.0);
-    let low = state.modules.iter().filter(|m| score(m) < LOW_TRUST).count();
-    let mut modules: Vec<_> = state.modules.iter().collect();
-    modules.sort_by(|a, b| score(a).total_cmp(&score(b)));
-    Reading::listing(
-        modules.into_iter().map(|m| Item::new([("id", m.id.as_str()), ("score", &m.score), ("defects", &m.defects)])),
-    )
-    .with("modules", count(state.modules.len()))
-    .with("low", count(low))
-}
-
-fn memories(state: &State) -> Reading {
-    Reading::listing(
-        state
-            .memories
-            .iter()
-            .rev()
-            .map(|m| Item::new([("id", m.id.as_str()), ("claim", &m.claim), ("source", &m.source), ("at", &m.at)])),
-    )
-    .with("memories", count(state.memories.len()))
-}
-
-fn drift(state: &State) -> Reading {
-    Reading::listing(
-        state.drift.iter().map(|d| Item::new([("id", d.id.as_str()), ("evidence", &d.evidence), ("cause", &d.cause)])),
-    )
-    .with("nodes", count(state.drift.len()))
-}
-
-fn presences(state: &State) -> Reading {
-    Reading::listing(
-        state.presences.iter().map(|p| Item::new([("id", p.id.as_str()), ("doing", &p.doing), ("since", &p.since)])),
-    )
-    .with("agents", count(state.presences.len()))
+fn to_usize(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
 }
 
 /// Whether `text` mentions `node`: contains it, or is a path that `node`
@@ -253,56 +322,6 @@ fn mentions(text: &str, node: &str) -> bool {
         return false;
     }
     text.contains(node) || node.strip_prefix(text).is_some_and(|rest| rest.starts_with(['/', ':', '.', '#']))
-}
-
-fn impact(state: &State, node: &str) -> Reading {
-    let blocks =
-        state.blocks.iter().filter(|b| mentions(&b.node, node) || b.id == node).map(|b| (b.id.as_str(), "block"));
-    let modules = state.modules.iter().filter(|m| mentions(&m.id, node)).map(|m| (m.id.as_str(), "module"));
-    let drifted = state.drift.iter().filter_map(|d| {
-        if mentions(&d.id, node) {
-            Some((d.id.as_str(), "drift"))
-        } else if mentions(&d.cause, node) {
-            Some((d.id.as_str(), "drift cause"))
-        } else {
-            None
-        }
-    });
-    let items: Vec<Item> =
-        blocks.chain(modules).chain(drifted).map(|(id, via)| Item::new([("id", id), ("via", via)])).collect();
-    let affected = items.len();
-    Reading::listing(items).with("affected", count(affected))
-}
-
-fn why(state: &State, source: &str, target: &str) -> Reading {
-    let link = state.drift.iter().find_map(|d| {
-        if d.id == source && d.cause == target {
-            Some(format!("{target} moved it: {}", d.evidence))
-        } else if d.id == target && d.cause == source {
-            Some(format!("it moved {target}: {}", d.evidence))
-        } else {
-            None
-        }
-    });
-    let items: Vec<Item> =
-        link.map(|reason| Item::new([("from", source), ("to", target), ("reason", &reason)])).into_iter().collect();
-    let links = items.len();
-    Reading::listing(items).with("links", count(links))
-}
-
-fn trace(state: &State, error_text: &str) -> Reading {
-    let wanted = words(error_text);
-    let mut hits: Vec<(usize, &super::state::Alert)> = state
-        .alerts
-        .iter()
-        .map(|a| (words(&a.text).intersection(&wanted).count(), a))
-        .filter(|(shared, _)| *shared > 0)
-        .collect();
-    hits.sort_by_key(|(shared, _)| std::cmp::Reverse(*shared));
-    let items: Vec<Item> =
-        hits.into_iter().map(|(_, a)| Item::new([("id", a.id.as_str()), ("node", &a.node)])).collect();
-    let matches = items.len();
-    Reading::listing(items).with("matches", count(matches))
 }
 
 /// The distinctive words of a text: lowercased, three letters or more, minus
@@ -345,8 +364,9 @@ mod tests {
     #[test]
     fn demo_numbers_are_the_documented_ones() {
         let (_dir, store) = demo();
-        let read = |name| store.read(&verb(name), &[]).expect(name);
-        assert_eq!(store.store_version(), 1);
+        let snapshot = store.snapshot().expect("snapshot");
+        let read = |name| Reader::read(&snapshot, &verb(name), &[]).expect(name);
+        assert_eq!(snapshot.store_version(), 1);
         assert_eq!(read("north").number("count"), 2);
         assert!(read("north").items.is_empty());
         let map = read("system_blocks_snapshot");
@@ -363,10 +383,66 @@ mod tests {
         assert_eq!(read("panoramic").number("agents"), 3);
     }
 
+    /// The tallies are the tables' counts, after loading and after writes.
+    #[test]
+    fn tallies_agree_with_the_tables() {
+        let (_dir, mut store) = demo();
+        for n in 0..3 {
+            store.memorize(&format!("claim {n}"), "test", Some("agent-new"), None).expect("memorize");
+        }
+        let snapshot = store.snapshot().expect("snapshot");
+        let rows = |table: &str| -> usize {
+            let n: i64 =
+                snapshot.tx.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0)).expect(table);
+            to_usize(n as u64)
+        };
+        let counts = snapshot.counts().expect("counts");
+        assert_eq!(counts.missions, rows("missions"));
+        assert_eq!(counts.blocks, rows("blocks"));
+        assert_eq!(counts.memories, rows("memories"));
+        assert_eq!(counts.memories, 10);
+        assert_eq!(counts.alerts, rows("alerts"));
+        assert_eq!(counts.modules, rows("modules"));
+        assert_eq!(counts.drift, rows("drift"));
+        assert_eq!(counts.presences, rows("presences"));
+        assert_eq!(counts.presences, 4);
+        for phase in Phase::ALL {
+            let n: i64 = snapshot
+                .tx
+                .query_row("SELECT count(*) FROM missions WHERE phase = ?1", [phase.as_str()], |r| r.get(0))
+                .expect("phase");
+            assert_eq!(snapshot.tally(&tally::phase(phase)).expect("tally"), n as u64, "{phase:?}");
+        }
+        let low: i64 = snapshot
+            .tx
+            .query_row("SELECT count(*) FROM modules WHERE score_value < ?1", [tally::LOW_TRUST], |r| r.get(0))
+            .expect("low");
+        assert_eq!(snapshot.tally(tally::LOW_MODULES).expect("low"), low as u64);
+    }
+
+    #[test]
+    fn collections_are_bounded_and_fill_every_policy_collection() {
+        let (_dir, mut store) = demo();
+        for n in 0..LISTED + 5 {
+            store.memorize(&format!("claim {n}"), "test", None, None).expect("memorize");
+        }
+        let snapshot = store.snapshot().expect("snapshot");
+        let memories = snapshot.read(Read::Memories, &[]).expect("read");
+        assert_eq!(memories.items.len(), LISTED);
+        assert_eq!(memories.number("memories"), (7 + LISTED + 5) as u64);
+        assert_eq!(field(&memories.items[0], "claim"), format!("claim {}", LISTED + 4));
+        for slot in crate::COCKPIT.slots.iter() {
+            if let Some(collection) = &slot.collection {
+                assert!(usize::from(collection.limit) <= LISTED, "slot {} lists {}", slot.n, collection.limit);
+            }
+        }
+    }
+
     #[test]
     fn items_carry_the_facet_fields_in_order() {
         let (_dir, store) = demo();
-        let read = |name| store.read(&verb(name), &[]).expect(name);
+        let snapshot = store.snapshot().expect("snapshot");
+        let read = |name| Reader::read(&snapshot, &verb(name), &[]).expect(name);
         let names =
             |reading: &Reading| -> Vec<String> { reading.items[0].fields.iter().map(|(n, _)| n.clone()).collect() };
         for (read_name, facet) in [
@@ -387,57 +463,59 @@ mod tests {
     #[test]
     fn orderings() {
         let (_dir, store) = demo();
-        let read = |name| store.read(&verb(name), &[]).expect(name);
+        let snapshot = store.snapshot().expect("snapshot");
+        let read = |name| Reader::read(&snapshot, &verb(name), &[]).expect(name);
         let board = read("orient");
         let phases: Vec<_> = board.items.iter().map(|i| field(i, "phase")).collect();
         assert_eq!(&phases[..2], ["merge_wait", "merge_wait"]);
         assert!(!phases.contains(&"landed") && !phases.contains(&"failed"));
 
+        let map = read("system_blocks_snapshot");
+        let statuses: Vec<_> = map.items.iter().map(|i| field(i, "status")).collect();
+        assert_eq!(&statuses[..3], ["stale", "stale", "candidate"]);
+
+        let levels: Vec<_> = read("doctor").items.iter().map(|i| field(i, "level").to_owned()).collect();
+        let ranks: Vec<_> = levels.iter().map(|l| if l == "critical" { 0 } else { 1 }).collect();
+        assert!(ranks.windows(2).all(|w| w[0] <= w[1]), "{levels:?}");
+
         let scores: Vec<f64> = read("trust").items.iter().map(|i| field(i, "score").parse().expect("score")).collect();
         assert!(scores.windows(2).all(|w| w[0] <= w[1]), "{scores:?}");
-
-        let memories = read("boot_memory");
-        let newest = store.state().memories.last().expect("memories");
-        assert_eq!(field(&memories.items[0], "id"), newest.id);
     }
 
     #[test]
-    fn plain_reads_are_lent_and_computed_once_per_state() {
+    fn plain_reads_are_lent_and_computed_once_per_snapshot() {
         let (_dir, store) = demo();
-        let plains: Vec<(&str, Plain)> = verbs::VERBS
-            .iter()
-            .filter_map(|&(name, op)| match op {
-                Op::Read(Read(Kind::Plain(plain))) => Some((name, plain)),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(plains.len(), Plain::ALL.len());
-        for (name, plain) in plains {
-            let first = store.read(&verb(name), &[]).expect(name);
-            let second = store.read_named(name, &[("action", "list")]).expect(name);
+        let snapshot = store.snapshot().expect("snapshot");
+        for &(name, op) in verbs::VERBS {
+            let Op::Read(read) = op else { continue };
+            if !read.plain() {
+                continue;
+            }
+            let first = Reader::read(&snapshot, &verb(name), &[]).expect(name);
+            let second = snapshot.read(read, &[("action", "list")]).expect(name);
             assert!(matches!(first, Cow::Borrowed(_)), "{name} is recomputed");
             assert!(std::ptr::eq(&*first, &*second), "{name} is computed twice");
-            assert_eq!(*first, plain.compute(store.state()), "{name}");
         }
-        let bound = store.read(&verb("impact"), &[("node", "crates/graph")]).expect("impact");
+        let bound = Reader::read(&snapshot, &verb("impact"), &[("node", "crates/graph")]).expect("impact");
         assert!(matches!(bound, Cow::Owned(_)));
     }
 
     #[test]
-    fn memorize_shows_up_newest_first() {
+    fn memorize_shows_up_newest_first_in_the_next_snapshot() {
         let (_dir, mut store) = demo();
-        // Read first, so a reading of the old state is held.
-        assert_eq!(store.read(&verb("boot_memory"), &[]).expect("read").number("memories"), 7);
-        store.memorize("the newest claim", "test", Some(1)).expect("m");
-        let memories = store.read(&verb("boot_memory"), &[]).expect("read");
+        assert_eq!(store.snapshot().expect("s").read(Read::Memories, &[]).expect("read").number("memories"), 7);
+        store.memorize("the newest claim", "test", None, Some(1)).expect("m");
+        let snapshot = store.snapshot().expect("s");
+        let memories = snapshot.read(Read::Memories, &[]).expect("read");
         assert_eq!(memories.number("memories"), 8);
         assert_eq!(field(&memories.items[0], "claim"), "the newest claim");
-        assert_eq!(store.store_version(), 2);
+        assert_eq!(snapshot.store_version(), 2);
     }
 
     #[test]
     fn fixed_arguments_are_honoured() {
         let (_dir, store) = demo();
+        let snapshot = store.snapshot().expect("snapshot");
         static LIST: [Argument; 1] = [Argument { name: Cow::Borrowed("action"), value: Cow::Borrowed("list") }];
         static FORGET: [Argument; 1] = [Argument { name: Cow::Borrowed("action"), value: Cow::Borrowed("forget") }];
         let with = |args: &'static [Argument]| {
@@ -447,71 +525,75 @@ mod tests {
                 Cow::Borrowed(args),
             )
         };
-        assert!(store.read(&with(&LIST), &[]).is_ok());
-        assert!(store.read(&with(&FORGET), &[]).is_err());
+        assert!(Reader::read(&snapshot, &with(&LIST), &[]).is_ok());
+        assert!(Reader::read(&snapshot, &with(&FORGET), &[]).is_err());
     }
 
     #[test]
     fn item_actions_follow_their_bindings() {
         let (_dir, store) = demo();
-        let map = store.read(&verb("system_blocks_snapshot"), &[]).expect("map");
+        let snapshot = store.snapshot().expect("snapshot");
+        let read = |name, bound: &[(&str, &str)]| Reader::read(&snapshot, &verb(name), bound).expect(name).into_owned();
+        let map = read("system_blocks_snapshot", &[]);
         let node = field(&map.items[0], "node");
-        let impact = store.read(&verb("impact"), &[("node", node)]).expect("impact");
+        let impact = read("impact", &[("node", node)]);
         assert!(impact.number("affected") >= 1);
         assert!(impact.items.iter().all(|i| !field(i, "via").is_empty()));
 
-        let trust = store.read(&verb("trust"), &[]).expect("trust");
+        let trust = read("trust", &[]);
         let module = field(&trust.items[0], "id");
-        let reach = store.read(&verb("impact"), &[("node", module)]).expect("module impact");
+        let reach = read("impact", &[("node", module)]);
         assert!(reach.items.iter().any(|i| field(i, "via") == "block"));
 
-        let drift = store.read(&verb("drift"), &[]).expect("drift");
+        let drift = read("drift", &[]);
         let first = &drift.items[0];
-        let why = store
-            .read(&verb("why"), &[("source", field(first, "id")), ("target", field(first, "cause"))])
-            .expect("why");
+        let why = read("why", &[("source", field(first, "id")), ("target", field(first, "cause"))]);
         assert_eq!(why.items.len(), 1);
         assert_eq!(field(&why.items[0], "from"), field(first, "id"));
-        assert!(!field(&why.items[0], "reason").is_empty());
-        let unrelated = store.read(&verb("why"), &[("source", "a"), ("target", "b")]).expect("why none");
+        assert!(field(&why.items[0], "reason").contains("moved it"));
+        let back = read("why", &[("source", field(first, "cause")), ("target", field(first, "id"))]);
+        assert!(field(&back.items[0], "reason").starts_with("it moved"));
+        let unrelated = read("why", &[("source", "a"), ("target", "b")]);
         assert!(unrelated.items.is_empty());
 
-        let alerts = store.read(&verb("doctor"), &[]).expect("doctor");
+        let alerts = read("doctor", &[]);
         let alert = &alerts.items[0];
-        let trace = store.read(&verb("trace"), &[("error_text", field(alert, "text"))]).expect("trace");
+        let trace = read("trace", &[("error_text", field(alert, "text"))]);
         assert_eq!(field(&trace.items[0], "id"), field(alert, "id"));
     }
 
     #[test]
     fn bad_reads_are_errors_not_panics() {
         let (_dir, store) = demo();
+        let snapshot = store.snapshot().expect("snapshot");
         for name in ["memorize", "persist", "apply", "", "NORTH"] {
-            let err = store.read(&verb(name), &[]).expect_err(name);
+            let err = Reader::read(&snapshot, &verb(name), &[]).expect_err(name);
             assert!(err.0.starts_with("not a read this store serves: "));
         }
-        for name in ["impact", "why", "trace"] {
-            assert!(store.read(&verb(name), &[]).is_err(), "{name}");
-            assert!(store.read(&verb(name), &[("node", "  ")]).is_err());
+        for read in [Read::Impact, Read::Why, Read::Trace] {
+            assert!(snapshot.read(read, &[]).is_err(), "{read:?}");
+            assert!(snapshot.read(read, &[("node", "  ")]).is_err());
         }
-        assert!(store.read_named("north", &[]).is_ok());
     }
 
     #[test]
     fn every_read_the_policy_composes_is_served() {
         let (_dir, store) = demo();
+        let snapshot = store.snapshot().expect("snapshot");
         for read in crate::COCKPIT.reads() {
             assert!(matches!(verbs::op(read.verb()), Some(Op::Read(_))), "{}", read.verb());
             // Item actions get their binding from an item; give every name.
             let bound = [("node", "crates/graph"), ("source", "x"), ("target", "y"), ("error_text", "timeout")];
-            assert!(store.read(read, &bound).is_ok(), "{}", read.verb());
+            assert!(Reader::read(&snapshot, read, &bound).is_ok(), "{}", read.verb());
         }
     }
 
     #[test]
     fn the_cockpit_composes_over_the_demo_store() {
         let (_dir, store) = demo();
+        let snapshot = store.snapshot().expect("snapshot");
         let request = m1nd_core::runtime::Request::default();
-        let view = m1nd_core::runtime::cockpit(&crate::COCKPIT, &store, &request).expect("root");
+        let view = m1nd_core::runtime::cockpit(&crate::COCKPIT, &snapshot, &request).expect("root");
         let text = format!("{view:?}");
         assert!(text.contains("2 waiting for your stamp"), "{text}");
         assert!(text.contains("11 blocks ratified, 2 stale"), "{text}");

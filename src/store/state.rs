@@ -1,4 +1,6 @@
-//! The store's one document, `state.json`, and the rules a loaded one must meet.
+//! The JSON store's document (`state.json`, format `m1nd-store-v1`), the form
+//! `m1nd store import` reads and the demo seed is written in, and the rules a
+//! document must meet before it is loaded into a store.
 //!
 //! Unknown fields, phases and statuses are refused rather than ignored: a
 //! store that says something this build does not understand is reported, not
@@ -80,6 +82,9 @@ pub enum Phase {
 }
 
 impl Phase {
+    pub const ALL: [Phase; 7] =
+        [Phase::Judging, Phase::Executing, Phase::Gate, Phase::Review, Phase::MergeWait, Phase::Landed, Phase::Failed];
+
     pub const fn as_str(self) -> &'static str {
         match self {
             Phase::Judging => "judging",

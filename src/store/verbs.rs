@@ -1,26 +1,47 @@
 //! The verbs this store implements: one table, each name written once.
 //!
-//! [`VERBS`] is the only place a store verb is named. The store's reads look a
-//! verb up here to know what to compute, and the server builds its registry
-//! (what `tools/list` offers, what `tools/call` dispatches to) on top of it, so
-//! implementing a verb and serving it cannot drift apart. Whether a verb may
-//! write is said here too (`Op::Write`); tests tie that to the compiled deny
-//! list, so a writing verb can never be reached by a read-only session.
-
-use super::reads::{Kind, Plain};
+//! [`VERBS`] is the only place a store verb is named. The server builds its
+//! registry (what `tools/list` offers, what `tools/call` dispatches to) on top
+//! of it and hands the [`Read`] or [`Write`] found here straight to the store,
+//! so implementing a verb and serving it cannot drift apart, and a call's verb
+//! is looked up by name once. Whether a verb may write is said here too
+//! (`Op::Write`); tests tie that to the compiled deny list, so a writing verb
+//! can never be reached by a read-only session.
 
 /// What the store does for a verb.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
-    /// Answered from the state held in memory; never writes.
+    /// Answered from one read transaction; never writes.
     Read(Read),
-    /// May write `state.json` (for `persist`, depending on its action).
+    /// May write (for `persist`, depending on its action).
     Write(Write),
 }
 
-/// A read verb; what it computes is the store's business.
+/// A read verb: what it computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Read(pub(super) Kind);
+pub enum Read {
+    North,
+    Blocks,
+    Orient,
+    Doctor,
+    Trust,
+    Memories,
+    Drift,
+    Presences,
+    Impact,
+    Why,
+    Trace,
+}
+
+impl Read {
+    /// How many reads there are (for tables indexed by `Read as usize`).
+    pub const COUNT: usize = 11;
+
+    /// Whether the answer depends on the state alone, not on an argument.
+    pub const fn plain(self) -> bool {
+        !matches!(self, Read::Impact | Read::Why | Read::Trace)
+    }
+}
 
 /// A write verb.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -38,28 +59,29 @@ impl Op {
 
 /// Every verb this store implements.
 pub const VERBS: &[(&str, Op)] = &[
-    ("north", plain(Plain::North)),
-    ("system_blocks_snapshot", plain(Plain::Blocks)),
-    ("orient", plain(Plain::Orient)),
-    ("doctor", plain(Plain::Doctor)),
-    ("trust", plain(Plain::Trust)),
-    ("boot_memory", plain(Plain::Memories)),
-    ("drift", plain(Plain::Drift)),
-    ("panoramic", plain(Plain::Presences)),
-    ("impact", Op::Read(Read(Kind::Impact))),
-    ("why", Op::Read(Read(Kind::Why))),
-    ("trace", Op::Read(Read(Kind::Trace))),
+    ("north", Op::Read(Read::North)),
+    ("system_blocks_snapshot", Op::Read(Read::Blocks)),
+    ("orient", Op::Read(Read::Orient)),
+    ("doctor", Op::Read(Read::Doctor)),
+    ("trust", Op::Read(Read::Trust)),
+    ("boot_memory", Op::Read(Read::Memories)),
+    ("drift", Op::Read(Read::Drift)),
+    ("panoramic", Op::Read(Read::Presences)),
+    ("impact", Op::Read(Read::Impact)),
+    ("why", Op::Read(Read::Why)),
+    ("trace", Op::Read(Read::Trace)),
     ("memorize", Op::Write(Write::Memorize)),
     ("persist", Op::Write(Write::Persist)),
 ];
 
-const fn plain(plain: Plain) -> Op {
-    Op::Read(Read(Kind::Plain(plain)))
-}
-
 /// What the store does for `verb` (canonical), if it implements it.
 pub fn op(verb: &str) -> Option<Op> {
     VERBS.iter().find(|(name, _)| *name == verb).map(|&(_, op)| op)
+}
+
+/// The name of a read, as [`VERBS`] spells it.
+pub fn name(read: Read) -> &'static str {
+    VERBS.iter().find(|(_, op)| *op == Op::Read(read)).map_or("?", |&(name, _)| name)
 }
 
 /// Whether this store implements `verb` (a read or a write).
@@ -89,7 +111,14 @@ mod tests {
         let names: HashSet<&str> = VERBS.iter().map(|&(name, _)| name).collect();
         assert_eq!(names.len(), VERBS.len());
         assert_eq!(reads().count() + writes().count(), VERBS.len());
+        assert_eq!(reads().count(), Read::COUNT);
         assert!(serves("north") && serves("memorize") && !serves("cockpit") && !serves("apply"));
+        for &(verb, op) in VERBS {
+            if let Op::Read(read) = op {
+                assert_eq!(name(read), verb);
+                assert!((read as usize) < Read::COUNT);
+            }
+        }
     }
 
     /// Every store verb is a live verb of the compiled table, and the deny

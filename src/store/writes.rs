@@ -1,18 +1,44 @@
 //! The store's writes: `memorize` and `persist`.
 //!
-//! Every write re-reads `state.json` and validates it before touching it, so a
-//! file that went corrupt (or was changed by another process) since `open` is
-//! never overwritten from a stale copy. `expected_store_version` is checked
-//! against that fresh read, and the read, the check and the replacement all
-//! happen under the store's write lock, so no other writer can slip in between.
+//! Every write is one `BEGIN IMMEDIATE` transaction: it takes the store's
+//! write lock (waiting up to the busy timeout for another writer), checks
+//! `expected_store_version` against the version inside the transaction,
+//! makes its change, bumps the version once and commits. Nothing another
+//! writer does can come between the check and the commit, and a write that
+//! fails anywhere (a conflict, the size limit, a full disk) rolls back and
+//! leaves the store as it was.
+//!
+//! Arguments are checked before the store is touched. A write that carries
+//! an agent id also records that agent's presence (what it did, and when the
+//! server saw it, by the server's clock) in the same transaction.
+//!
+//! # What an answer means
+//!
+//! - **An answer with a `store_version`** means the write committed at that
+//!   version and is durable in the store at its path: synced before the
+//!   answer (it survives `kill -9` and, with `synchronous = EXTRA`, power
+//!   loss), and the path still named the file it went to after the commit.
+//! - **A refusal** ("changed nothing") means the store at its path is as it
+//!   was: conflicts, bad arguments, the size limit, a busy store and I/O
+//!   failures all roll back. One write is never split.
+//! - **No answer**, because the request was cancelled, the client died, or
+//!   two requests shared an id and one answer was lost: the write landed
+//!   exactly once or not at all; a call that started is never stopped half
+//!   way, and is never applied twice. To find out which, retry the same
+//!   write with the `expected_store_version` it was based on. If the first
+//!   landed, the retry is refused as a conflict naming the current version
+//!   (read, and the first write is there); if not, the retry lands. So a
+//!   retry carrying `expected_store_version` is always safe; one without it
+//!   may store the claim twice.
 
 use std::fmt;
 
-use super::Store;
+use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
+
 use super::clock;
-use super::disk;
 use super::error::StoreError;
-use super::state::{self, Counts, MAX_SOURCE_CHARS, Memory, State};
+use super::state::{self, Counts, MAX_SOURCE_CHARS};
+use super::{Store, file, tally};
 
 /// What `persist` was asked to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,17 +85,19 @@ pub struct PersistOutcome {
     pub action: PersistAction,
     /// The version on disk after the action.
     pub store_version: u64,
-    /// Whether `state.json` was rewritten (and the version bumped).
+    /// Whether the store was written (and the version bumped).
     pub wrote: bool,
     pub counts: Counts,
 }
 
 impl Store {
-    /// Append a memory. Returns the new store_version.
+    /// Append a memory, attributed to `agent` when one is given. Returns the
+    /// new store_version.
     pub fn memorize(
         &mut self,
         claim: &str,
         source: &str,
+        agent: Option<&str>,
         expected_store_version: Option<u64>,
     ) -> Result<u64, StoreError> {
         state::check_claim(claim).map_err(StoreError::BadArgument)?;
@@ -85,65 +113,125 @@ impl Store {
                 "the source is {chars} characters; the limit is {MAX_SOURCE_CHARS}"
             )));
         }
-        self.commit(expected_store_version, |next, version| {
-            let id = memory_id(next, version);
-            next.memories.push(Memory { id, claim: claim.to_owned(), source: source.to_owned(), at: clock::now_utc() });
+        let agent = agent_of(agent);
+        self.commit(expected_store_version, agent.map(|a| (a, "memorize")), |tx, version| {
+            let id = memory_id(tx, version)?;
+            tx.prepare_cached("INSERT INTO memories (id, claim, source, at, agent_id) VALUES (?1, ?2, ?3, ?4, ?5)")?
+                .execute(params![id, claim, source, clock::now_utc(), agent])?;
+            tally::add(tx, tally::MEMORIES, 1)
         })
     }
 
     /// `status`, `save`, `checkpoint` or `load`; anything else is `BadArgument`.
-    pub fn persist(&mut self, action: &str, expected_store_version: Option<u64>) -> Result<PersistOutcome, StoreError> {
+    pub fn persist(
+        &mut self,
+        action: &str,
+        agent: Option<&str>,
+        expected_store_version: Option<u64>,
+    ) -> Result<PersistOutcome, StoreError> {
         let action = PersistAction::parse(action).ok_or_else(|| {
             let shown: String = action.chars().take(32).collect();
             StoreError::BadArgument(format!("unknown persist action `{shown}`; use status, save, checkpoint or load"))
         })?;
-        if action.writes() {
-            let store_version = self.commit(expected_store_version, |next, _| {
-                next.checkpoints = next.checkpoints.saturating_add(1);
-            })?;
-            return Ok(self.outcome(action, store_version, true));
+        let wrote = action.writes();
+        let committed = if wrote {
+            let agent = agent_of(agent);
+            Some(self.commit(expected_store_version, agent.map(|a| (a, "persist")), |tx, _| {
+                tx.execute("UPDATE store SET checkpoints = checkpoints + 1 WHERE one = 1", []).map(drop)
+            })?)
+        } else {
+            None
+        };
+        // For `status` and `load` a snapshot is the whole answer (nothing is
+        // held in memory, so `load` has nothing to refresh). After a write it
+        // gives the counts; the version is the one this write committed.
+        let snapshot = self.snapshot()?;
+        if !wrote {
+            check_expected(expected_store_version, snapshot.version())?;
         }
-        let on_disk = disk::load(&self.path)?;
-        check_expected(expected_store_version, on_disk.store_version)?;
-        let outcome =
-            PersistOutcome { action, store_version: on_disk.store_version, wrote: false, counts: on_disk.counts() };
-        if action == PersistAction::Load {
-            self.set_state(on_disk);
-        }
-        Ok(outcome)
+        let store_version = committed.unwrap_or(snapshot.version());
+        Ok(PersistOutcome { action, store_version, wrote, counts: snapshot.counts()? })
     }
 
-    fn outcome(&self, action: PersistAction, store_version: u64, wrote: bool) -> PersistOutcome {
-        PersistOutcome { action, store_version, wrote, counts: self.state.counts() }
-    }
-
-    /// Under the store's write lock ([`disk::lock`]): re-read, check the
-    /// version, apply `change`, bump, write, rename into place. `change` gets
-    /// the version the write will produce.
-    ///
-    /// Holding the lock across all of it is what makes the version check mean
-    /// something between processes: without it two writers could both read
-    /// version N, both pass the check and both write N + 1, and one write
-    /// would be lost. A crashed writer cannot leave the lock held (the
-    /// operating system drops it with the process).
-    fn commit(&mut self, expected: Option<u64>, change: impl FnOnce(&mut State, u64)) -> Result<u64, StoreError> {
-        let _lock = disk::lock(&self.dir)?;
-        let mut next = disk::load(&self.path)?;
-        check_expected(expected, next.store_version)?;
-        let version = next
-            .store_version
+    /// One write transaction: check the files and the version, apply
+    /// `change` (which gets the version the write will produce), record the
+    /// agent's presence, bump, commit, and check the file is still the
+    /// store's. Any failure rolls everything back.
+    fn commit(
+        &mut self,
+        expected: Option<u64>,
+        seen: Option<(&str, &str)>,
+        change: impl FnOnce(&Transaction<'_>, u64) -> rusqlite::Result<()>,
+    ) -> Result<u64, StoreError> {
+        let Store { dir, path, conn, file: opened, max_bytes } = self;
+        let (path, opened, max_bytes) = (&*path, *opened, *max_bytes);
+        let fail = |e: rusqlite::Error| match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DiskFull) => StoreError::Full { path: path.to_owned(), limit: max_bytes },
+            _ => StoreError::sql(path, "write", &e),
+        };
+        let still_ours = || match file::id_of(path) {
+            Ok(now) if now == opened => Ok(()),
+            Ok(_) | Err(StoreError::NotFound { .. }) => Err(StoreError::Moved { path: path.to_owned() }),
+            Err(e) => Err(e),
+        };
+        file::check_journal(dir)?;
+        still_ours()?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(fail)?;
+        // The lock is on the file the connection opened; if the path now
+        // names another file, writing here would not be writing the store.
+        still_ours()?;
+        let actual: i64 =
+            tx.query_row("SELECT store_version FROM store WHERE one = 1", [], |r| r.get(0)).map_err(fail)?;
+        let actual = u64::try_from(actual).map_err(|_| StoreError::corrupt(path, "store_version < 0"))?;
+        check_expected(expected, actual)?;
+        let version = actual
             .checked_add(1)
-            .ok_or_else(|| StoreError::corrupt(&self.path, "store_version is at its maximum and cannot grow"))?;
-        change(&mut next, version);
-        next.store_version = version;
-        // The change is ours, so this only fails on a bug; still, never write
-        // a state that could not be opened again.
-        next.validate().map_err(StoreError::BadArgument)?;
-        let bytes = disk::encode(&self.path, &next)?;
-        disk::write_atomic(&self.dir, &bytes, disk::Mode::Replace)?;
-        self.set_state(next);
+            .filter(|v| i64::try_from(*v).is_ok())
+            .ok_or_else(|| StoreError::corrupt(path, "store_version is at its maximum and cannot grow"))?;
+        change(&tx, version).map_err(fail)?;
+        if let Some((agent, doing)) = seen {
+            record_presence(&tx, agent, doing).map_err(fail)?;
+        }
+        tx.execute("UPDATE store SET store_version = ?1 WHERE one = 1", [version as i64]).map_err(fail)?;
+        match tx.commit() {
+            Ok(()) => {}
+            // Deleting the journal is the commit. If something else deleted
+            // it first, SQLite reports that after the transaction has ended:
+            // the change is in `state.db`, synced. What `EXTRA` would have
+            // done next, syncing the directory so the journal cannot come
+            // back, is done here; then the write stands like any other.
+            Err(e) if journal_was_already_gone(&e) => super::sync_dir(dir)?,
+            Err(e) => return Err(fail(e)),
+        }
+        still_ours()?;
         Ok(version)
     }
+}
+
+fn journal_was_already_gone(e: &rusqlite::Error) -> bool {
+    matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.extended_code == rusqlite::ffi::SQLITE_IOERR_DELETE_NOENT)
+}
+
+/// The agent id to record: trimmed, and none if empty.
+fn agent_of(agent: Option<&str>) -> Option<&str> {
+    agent.map(str::trim).filter(|a| !a.is_empty())
+}
+
+/// Insert or refresh `agent`'s presence: first seen (`since`) stays, what it
+/// did and when it was last seen move.
+fn record_presence(tx: &Transaction<'_>, agent: &str, doing: &str) -> rusqlite::Result<()> {
+    let known = tx
+        .prepare_cached("SELECT 1 FROM presences WHERE id = ?1")?
+        .query_row([agent], |_| Ok(()))
+        .optional()?
+        .is_some();
+    let now = clock::now_utc();
+    tx.prepare_cached(
+        "INSERT INTO presences (id, doing, since, last_seen) VALUES (?1, ?2, ?3, ?3) \
+         ON CONFLICT (id) DO UPDATE SET doing = excluded.doing, last_seen = excluded.last_seen",
+    )?
+    .execute(params![agent, doing, now])?;
+    if known { Ok(()) } else { tally::add(tx, tally::PRESENCES, 1) }
 }
 
 fn check_expected(expected: Option<u64>, actual: u64) -> Result<(), StoreError> {
@@ -154,14 +242,21 @@ fn check_expected(expected: Option<u64>, actual: u64) -> Result<(), StoreError> 
 }
 
 /// `mem_` + the version in hex: unique because versions only grow, with a
-/// suffix in the unlikely case a hand-written id already took it.
-fn memory_id(state: &State, version: u64) -> String {
+/// suffix in the unlikely case an imported id already took it.
+fn memory_id(tx: &Transaction<'_>, version: u64) -> rusqlite::Result<String> {
     let base = format!("mem_{version:08x}");
-    let taken = |id: &str| state.memories.iter().any(|m| m.id == id);
-    if !taken(&base) {
-        return base;
+    let mut taken = tx.prepare_cached("SELECT 1 FROM memories WHERE id = ?1")?;
+    let mut is_taken = |id: &str| taken.query_row([id], |_| Ok(())).optional().map(|row| row.is_some());
+    if !is_taken(&base)? {
+        return Ok(base);
     }
-    (2u32..).map(|n| format!("{base}_{n}")).find(|id| !taken(id)).unwrap_or(base)
+    for n in 2u32.. {
+        let id = format!("{base}_{n}");
+        if !is_taken(&id)? {
+            return Ok(id);
+        }
+    }
+    Ok(base)
 }
 
 #[cfg(test)]
@@ -169,50 +264,69 @@ mod tests {
     use std::fs;
 
     use super::super::test_dir::test_dir;
+    use super::super::{DB_FILE, Read};
     use super::*;
     use crate::store::MAX_CLAIM_CHARS;
 
-    fn bytes(store: &Store) -> Vec<u8> {
-        fs::read(store.path()).expect("read state.json")
+    /// Every file in the store directory, by name, with its bytes.
+    fn files(store: &Store) -> Vec<(String, Vec<u8>)> {
+        let mut out: Vec<(String, Vec<u8>)> = fs::read_dir(store.dir())
+            .expect("list")
+            .map(|e| {
+                let e = e.expect("entry");
+                (e.file_name().to_string_lossy().into_owned(), fs::read(e.path()).expect("read"))
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    /// The claims listed, newest first.
+    fn claims(store: &Store) -> Vec<String> {
+        let snapshot = store.snapshot().expect("snapshot");
+        let reading = snapshot.read(Read::Memories, &[]).expect("read");
+        reading.items.iter().map(|i| i.field("claim").unwrap_or_default().to_owned()).collect()
     }
 
     #[test]
     fn each_write_bumps_the_version_exactly_once() {
         let dir = test_dir("bump");
         let mut store = Store::init(dir.path(), false).expect("init");
-        assert_eq!(store.memorize("first", "test", Some(1)).expect("m1"), 2);
-        assert_eq!(store.memorize("second", "test", None).expect("m2"), 3);
-        let saved = store.persist("save", Some(3)).expect("save");
+        assert_eq!(store.memorize("first", "test", None, Some(1)).expect("m1"), 2);
+        assert_eq!(store.memorize("second", "test", None, None).expect("m2"), 3);
+        let saved = store.persist("save", None, Some(3)).expect("save");
         assert_eq!((saved.store_version, saved.wrote), (4, true));
         assert_eq!(saved.counts.checkpoints, 1);
-        let checkpoint = store.persist("checkpoint", None).expect("checkpoint");
+        let checkpoint = store.persist("checkpoint", None, None).expect("checkpoint");
         assert_eq!(checkpoint.store_version, 5);
         assert_eq!(checkpoint.counts.checkpoints, 2);
 
         let reopened = Store::open(dir.path()).expect("open");
-        assert_eq!(reopened.version(), 5);
-        assert_eq!(reopened.state(), store.state());
-        let ids: Vec<_> = reopened.state().memories.iter().map(|m| &m.id).collect();
-        assert_eq!(ids, ["mem_00000002", "mem_00000003"]);
-        assert_eq!(reopened.state().memories[1].claim, "second");
+        assert_eq!(reopened.version().expect("version"), 5);
+        let snapshot = reopened.snapshot().expect("snapshot");
+        let memories = snapshot.read(Read::Memories, &[]).expect("read");
+        let ids: Vec<_> = memories.items.iter().map(|i| i.field("id").unwrap_or_default()).collect();
+        assert_eq!(ids, ["mem_00000003", "mem_00000002"]);
+        drop(snapshot);
+        assert_eq!(claims(&reopened), ["second", "first"]);
+        assert_eq!(files(&reopened).len(), 1, "a write left a file behind");
     }
 
     #[test]
     fn stale_expected_version_conflicts_and_changes_nothing() {
         let dir = test_dir("conflict");
         let mut store = Store::init(dir.path(), true).expect("init");
-        store.memorize("moves it to 2", "test", Some(1)).expect("m");
-        let before = bytes(&store);
-        let state_before = store.state().clone();
+        store.memorize("moves it to 2", "test", None, Some(1)).expect("m");
+        let before = files(&store);
 
-        let err = store.memorize("stale", "test", Some(1)).expect_err("stale memorize");
+        let err = store.memorize("stale", "test", Some("agent-x"), Some(1)).expect_err("stale memorize");
         assert!(matches!(err, StoreError::Conflict { expected: 1, actual: 2 }));
         for action in ["save", "checkpoint", "status", "load"] {
-            let err = store.persist(action, Some(7)).expect_err(action);
+            let err = store.persist(action, Some("agent-x"), Some(7)).expect_err(action);
             assert!(matches!(err, StoreError::Conflict { .. }), "{action}: {err}");
         }
-        assert_eq!(bytes(&store), before);
-        assert_eq!(store.state(), &state_before);
+        assert_eq!(files(&store), before);
+        assert_eq!(store.version().expect("version"), 2);
     }
 
     #[test]
@@ -220,23 +334,24 @@ mod tests {
         let dir = test_dir("two-writers");
         let mut a = Store::init(dir.path(), false).expect("init");
         let mut b = Store::open(dir.path()).expect("open");
-        b.memorize("b wins", "b", Some(1)).expect("b");
-        let before = bytes(&b);
-        let err = a.memorize("a loses", "a", Some(a.version())).expect_err("a");
+        let seen = a.version().expect("version");
+        b.memorize("b wins", "b", None, Some(1)).expect("b");
+        let before = files(&b);
+        let err = a.memorize("a loses", "a", None, Some(seen)).expect_err("a");
         assert!(matches!(err, StoreError::Conflict { expected: 1, actual: 2 }));
-        assert_eq!(bytes(&b), before);
+        assert_eq!(files(&b), before);
         // Without an expectation, a writes on top of b's change, not over it.
-        assert_eq!(a.memorize("a after", "a", None).expect("a"), 3);
-        assert_eq!(a.state().memories.len(), 2);
+        assert_eq!(a.memorize("a after", "a", None, None).expect("a"), 3);
+        assert_eq!(claims(&a), ["a after", "b wins"]);
     }
 
-    /// Two writers, each with its own open store, racing without an expected
-    /// version: every write lands on top of the other's, none is lost, and the
-    /// version rises once per write.
+    /// Writers, each with its own connection, racing without an expected
+    /// version: every write lands on top of the others', none is lost, and
+    /// the version rises once per write.
     #[test]
     fn concurrent_writers_lose_nothing() {
-        const WRITERS: usize = 2;
-        const EACH: usize = 25;
+        const WRITERS: usize = 3;
+        const EACH: usize = 5;
         let dir = test_dir("race");
         Store::init(dir.path(), false).expect("init");
         let start = std::sync::Barrier::new(WRITERS);
@@ -247,146 +362,154 @@ mod tests {
                     let mut store = Store::open(dir).expect("open");
                     start.wait();
                     for n in 0..EACH {
-                        store.memorize(&format!("claim {writer}.{n}"), "race", None).expect("memorize");
+                        store.memorize(&format!("claim {writer}.{n}"), "race", None, None).expect("memorize");
                     }
                 });
             }
         });
         let store = Store::open(dir.path()).expect("open");
         let total = WRITERS * EACH;
-        assert_eq!(store.version(), 1 + total as u64);
-        let mut claims: Vec<&str> = store.state().memories.iter().map(|m| m.claim.as_str()).collect();
-        claims.sort_unstable();
+        assert_eq!(store.version().expect("version"), 1 + total as u64);
+        let mut got = claims(&store);
+        got.sort_unstable();
         let mut expected: Vec<String> =
             (0..WRITERS).flat_map(|w| (0..EACH).map(move |n| format!("claim {w}.{n}"))).collect();
         expected.sort_unstable();
-        assert_eq!(claims, expected);
-        let mut ids: Vec<&str> = store.state().memories.iter().map(|m| m.id.as_str()).collect();
-        ids.sort_unstable();
-        ids.dedup();
-        assert_eq!(ids.len(), total, "two writes produced the same memory id");
+        assert_eq!(got, expected);
     }
 
     #[test]
     fn status_and_load_never_write() {
         let dir = test_dir("status");
         let mut store = Store::init(dir.path(), true).expect("init");
-        let before = bytes(&store);
-        let status = store.persist("status", Some(1)).expect("status");
+        let before = files(&store);
+        let status = store.persist("status", Some("agent-x"), Some(1)).expect("status");
         assert_eq!(status.store_version, 1);
         assert!(!status.wrote);
-        assert_eq!(status.counts, store.state().counts());
         assert_eq!(status.counts.memories, 7);
-        let load = store.persist("load", None).expect("load");
+        let load = store.persist("load", None, None).expect("load");
         assert_eq!((load.store_version, load.wrote), (1, false));
-        assert_eq!(bytes(&store), before);
-        assert_eq!(Store::open(dir.path()).expect("open").version(), 1);
+        assert_eq!(files(&store), before);
+        assert_eq!(Store::open(dir.path()).expect("open").version().expect("version"), 1);
     }
 
     #[test]
-    fn load_picks_up_changes_from_disk() {
+    fn load_and_status_see_other_writers() {
         let dir = test_dir("load");
         let mut a = Store::init(dir.path(), false).expect("init");
-        Store::open(dir.path()).expect("open").memorize("elsewhere", "b", None).expect("b");
-        assert_eq!(a.state().memories.len(), 0);
-        let memories = |store: &Store| store.read_named("boot_memory", &[]).expect("read").number("memories");
-        assert_eq!(memories(&a), 0);
-        let outcome = a.persist("load", Some(2)).expect("load");
+        Store::open(dir.path()).expect("open").memorize("elsewhere", "b", None, None).expect("b");
+        let outcome = a.persist("load", None, Some(2)).expect("load");
         assert_eq!(outcome.counts.memories, 1);
-        assert_eq!(a.version(), 2);
-        assert_eq!(memories(&a), 1, "a reading of the old state outlived the load");
+        assert_eq!(a.version().expect("version"), 2);
     }
 
     #[test]
     fn bad_arguments_change_nothing() {
         let dir = test_dir("bad-args");
         let mut store = Store::init(dir.path(), true).expect("init");
-        let before = bytes(&store);
+        let before = files(&store);
         let huge = "x".repeat(1024 * 1024);
         let cases = [
-            store.memorize(&huge, "test", None),
-            store.memorize(&"y".repeat(MAX_CLAIM_CHARS + 1), "test", None),
-            store.memorize("", "test", None),
-            store.memorize(" \n\t", "test", None),
-            store.memorize("ok", "  ", None),
-            store.memorize("ok", &"s".repeat(MAX_SOURCE_CHARS + 1), None),
+            store.memorize(&huge, "test", None, None),
+            store.memorize(&"y".repeat(MAX_CLAIM_CHARS + 1), "test", None, None),
+            store.memorize("", "test", None, None),
+            store.memorize(" \n\t", "test", None, None),
+            store.memorize("ok", "  ", None, None),
+            store.memorize("ok", &"s".repeat(MAX_SOURCE_CHARS + 1), None, None),
         ];
         for result in cases {
             assert!(matches!(result, Err(StoreError::BadArgument(_))), "{result:?}");
         }
         for action in ["", "STATUS", "delete", "save now"] {
-            let err = store.persist(action, None).expect_err(action);
+            let err = store.persist(action, None, None).expect_err(action);
             assert!(matches!(err, StoreError::BadArgument(_)));
         }
-        assert_eq!(bytes(&store), before);
-        assert_eq!(store.version(), 1);
+        assert_eq!(files(&store), before);
         // The limit itself is accepted.
         let at_limit = "z".repeat(MAX_CLAIM_CHARS);
-        assert_eq!(store.memorize(&at_limit, "test", Some(1)).expect("limit"), 2);
+        assert_eq!(store.memorize(&at_limit, "test", None, Some(1)).expect("limit"), 2);
+    }
+
+    #[test]
+    fn a_write_past_the_declared_size_is_refused_and_rolled_back() {
+        let dir = test_dir("full");
+        let mut store = Store::create(dir.path(), &state::State::empty(), super::super::MIN_MAX_BYTES).expect("init");
+        let claim = "w".repeat(MAX_CLAIM_CHARS);
+        let mut last = 1;
+        let refused = loop {
+            match store.memorize(&claim, "test", None, None) {
+                Ok(version) => last = version,
+                Err(e) => break e,
+            }
+            assert!(last < 1000, "the limit never held");
+        };
+        assert!(matches!(refused, StoreError::Full { .. }), "{refused:?}");
+        assert!(refused.to_string().contains(&store.path().display().to_string()));
+        let size = fs::metadata(store.path()).expect("stat").len();
+        assert!(size <= super::super::MIN_MAX_BYTES, "{size}");
+        let before = files(&store);
+        assert!(store.memorize(&claim, "test", None, None).is_err());
+        assert_eq!(files(&store), before, "a refused write changed the files");
+        let reopened = Store::open(dir.path()).expect("open");
+        assert_eq!(reopened.version().expect("version"), last);
+        // Small writes may still fit.
+        assert_eq!(files(&reopened).len(), 1);
+    }
+
+    #[test]
+    fn the_agent_is_recorded_with_the_memory_and_as_a_presence() {
+        let dir = test_dir("agent");
+        let mut store = Store::init(dir.path(), true).expect("init");
+        store.memorize("attributed", "test", Some("  agent-9 "), None).expect("m");
+        store.memorize("anonymous", "test", None, None).expect("m");
+        store.persist("save", Some("agent-9"), None).expect("save");
+        let snapshot = store.snapshot().expect("snapshot");
+        let agents = snapshot.column("SELECT agent_id FROM memories ORDER BY seq DESC LIMIT 2");
+        assert_eq!(agents, [None, Some("agent-9".to_owned())]);
+        let presences = snapshot.read(Read::Presences, &[]).expect("read");
+        assert_eq!(presences.number("agents"), 4);
+        assert_eq!(presences.items[0].field("id"), Some("agent-9"));
+        assert_eq!(presences.items[0].field("doing"), Some("persist"));
     }
 
     #[test]
     fn a_corrupt_store_is_never_overwritten() {
         let dir = test_dir("corrupt-write");
         let mut store = Store::init(dir.path(), true).expect("init");
-        let good = bytes(&store);
-        let cases: [&[u8]; 4] = [b"garbage", &good[..good.len() - 10], b"{\"format\": \"m1nd-store-v2\"}", b""];
+        let good = fs::read(store.path()).expect("read");
+        let cases: [&[u8]; 3] = [b"garbage", &good[..good.len() / 2], b""];
         for corrupt in cases {
             fs::write(store.path(), corrupt).expect("corrupt it");
             for result in [
-                store.memorize("claim", "test", None).map(|_| ()),
-                store.persist("save", None).map(|_| ()),
-                store.persist("checkpoint", Some(1)).map(|_| ()),
-                store.persist("status", None).map(|_| ()),
-                store.persist("load", None).map(|_| ()),
+                store.memorize("claim", "test", None, None).map(|_| ()),
+                store.persist("save", None, None).map(|_| ()),
+                store.persist("checkpoint", None, Some(1)).map(|_| ()),
+                store.persist("status", None, None).map(|_| ()),
             ] {
                 let err = result.expect_err("write on corrupt store");
-                assert!(matches!(err, StoreError::Corrupt { .. }), "{err:?}");
-                assert!(err.to_string().contains(&store.path().display().to_string()));
+                assert!(err.to_string().contains(&store.path().display().to_string()), "{err}");
             }
-            assert_eq!(bytes(&store), corrupt);
+            assert_eq!(fs::read(store.path()).expect("read"), corrupt);
         }
-        // The state held in memory is untouched by the failed attempts.
-        assert_eq!(store.version(), 1);
     }
 
     #[test]
-    fn a_deleted_store_is_not_recreated_by_a_write() {
+    fn a_deleted_or_replaced_store_takes_no_write() {
         let dir = test_dir("deleted");
         let mut store = Store::init(dir.path(), false).expect("init");
         fs::remove_file(store.path()).expect("delete");
-        let err = store.memorize("claim", "test", None).expect_err("gone");
-        assert!(matches!(err, StoreError::NotFound { .. }));
+        let err = store.memorize("claim", "test", None, None).expect_err("gone");
+        assert!(matches!(err, StoreError::Moved { .. }), "{err:?}");
         assert!(!store.path().exists());
 
-        // Nor is a deleted store directory: the lock never creates one.
-        fs::remove_dir_all(dir.path()).expect("delete dir");
-        let err = store.persist("save", None).expect_err("gone");
-        assert!(matches!(err, StoreError::NotFound { .. }), "{err:?}");
-        assert!(!dir.path().exists());
-    }
-
-    #[test]
-    fn a_missing_lock_file_is_created_by_the_next_write() {
-        let dir = test_dir("no-lock");
-        let mut store = Store::init(dir.path(), false).expect("init");
-        let lock = dir.path().join(disk::LOCK_FILE);
-        // A store made before writers took a lock has no lock file.
-        fs::remove_file(&lock).expect("remove lock");
-        assert_eq!(store.memorize("claim", "test", Some(1)).expect("memorize"), 2);
-        assert!(lock.is_file());
-    }
-
-    #[test]
-    fn memory_ids_avoid_existing_ones() {
-        let mut state = State::empty();
-        state.memories.push(Memory {
-            id: "mem_00000002".into(),
-            claim: "c".into(),
-            source: "s".into(),
-            at: "t".into(),
-        });
-        assert_eq!(memory_id(&state, 2), "mem_00000002_2");
-        assert_eq!(memory_id(&state, 3), "mem_00000003");
+        // A different store put in its place is not written through the old
+        // connection either.
+        let other = test_dir("replacement");
+        Store::init(other.path(), false).expect("other");
+        fs::copy(other.path().join(DB_FILE), store.path()).expect("replace");
+        let before = fs::read(store.path()).expect("read");
+        let err = store.memorize("claim", "test", None, None).expect_err("replaced");
+        assert!(matches!(err, StoreError::Moved { .. }), "{err:?}");
+        assert_eq!(fs::read(store.path()).expect("read"), before);
     }
 }

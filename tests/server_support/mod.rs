@@ -36,7 +36,24 @@ pub fn demo_store(name: &str) -> (TempDir, PathBuf) {
     (dir, store)
 }
 
-/// Every file under `dir` (relative path → bytes), so any change is visible.
+/// Every claim stored, oldest first, read from `store`'s `state.db` with a
+/// read-only connection of its own (so it sees what is durable at the path).
+pub fn claims(store: &Path) -> Vec<String> {
+    let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let db = rusqlite::Connection::open_with_flags(store.join(m1nd::store::DB_FILE), flags).expect("open state.db");
+    db.busy_timeout(Duration::from_secs(10)).expect("busy timeout");
+    let mut statement = db.prepare("SELECT claim FROM memories ORDER BY seq").expect("prepare");
+    let rows = statement.query_map([], |row| row.get(0)).expect("query");
+    rows.collect::<Result<_, _>>().expect("claims")
+}
+
+/// The store's `store_version`.
+pub fn version(store: &Path) -> u64 {
+    m1nd::store::Store::open(store).and_then(|s| s.version()).expect("store_version")
+}
+
+/// Every file under `dir` (relative path → bytes), so any change is visible:
+/// for a store, `state.db` and the journal whenever one is there.
 pub fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     fn walk(root: &Path, dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
         let mut entries: Vec<_> = std::fs::read_dir(dir).expect("read dir").map(|e| e.expect("entry").path()).collect();
@@ -74,9 +91,17 @@ impl Mcp {
     pub fn start(store: &Path, args: &[&str], env: &[(&str, &str)]) -> Mcp {
         let mut command = Command::new(BIN);
         command.arg("serve").arg("--store").arg(store).args(args);
-        command.env_remove("M1ND_READ_ONLY");
         for (k, v) in env {
             command.env(k, v);
+        }
+        Mcp::spawn(command)
+    }
+
+    /// Start `command` (which runs `m1nd serve`, perhaps through a wrapper
+    /// that execs it) and initialize the session.
+    pub fn spawn(mut command: Command) -> Mcp {
+        if !command.get_envs().any(|(k, _)| k == "M1ND_READ_ONLY") {
+            command.env_remove("M1ND_READ_ONLY");
         }
         let mut child = command
             .stdin(Stdio::piped())
@@ -161,6 +186,28 @@ impl Mcp {
             }
             self.pump(deadline).unwrap_or_else(|| panic!("no answer to id {key} within {TIMEOUT:?}"));
         }
+    }
+
+    /// The answer carrying `id`, if the server sent one before its output
+    /// ended (for a server that was killed or has exited).
+    pub fn try_answer(&mut self, id: &Value) -> Option<Value> {
+        let key = id.to_string();
+        let deadline = Instant::now() + TIMEOUT;
+        while !self.by_id.contains_key(&key) && self.pump(deadline).is_some() {}
+        self.by_id.remove(&key)
+    }
+
+    /// Send `tools/call` without waiting; returns the request id.
+    pub fn send_call(&mut self, name: &str, arguments: Value) -> Value {
+        let id = json!(self.id());
+        self.send_value(&json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {"name": name, "arguments": arguments}}));
+        id
+    }
+
+    /// `kill -9` the server and wait for it.
+    pub fn kill(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 
     /// Wait for the next answer that carries no id.

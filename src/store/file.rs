@@ -1,0 +1,216 @@
+//! What must be true of the files in a store directory before SQLite may
+//! touch them, and which file a connection is bound to.
+//!
+//! SQLite opens its files by path and trusts what it finds. A FIFO there
+//! would block a read forever; a symlink would let a write land somewhere
+//! other than the store's path; a file that was swapped while a server ran
+//! would take a write that the path no longer shows. So every open first
+//! [`probe`]s the database file (opened non-blocking and without following a
+//! symlink, then checked to be a regular file holding a SQLite header in
+//! rollback-journal mode) and [`check_journal`]s the journal beside it, and
+//! every write compares the path's [`FileId`] with the one the connection
+//! was opened on, before it starts and after it commits.
+
+use std::fs::{self, File, Metadata, OpenOptions};
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+use super::error::StoreError;
+
+/// The database file inside a store directory.
+pub const DB_FILE: &str = "state.db";
+
+/// The rollback journal SQLite keeps beside the database during a write.
+pub const JOURNAL_FILE: &str = "state.db-journal";
+
+/// The 16 bytes every SQLite database file starts with.
+const MAGIC: &[u8; 16] = b"SQLite format 3\0";
+
+/// Which file a path named when it was looked at: (device, inode).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FileId {
+    dev: u64,
+    ino: u64,
+}
+
+impl FileId {
+    #[cfg(unix)]
+    fn of(meta: &Metadata) -> FileId {
+        use std::os::unix::fs::MetadataExt;
+        FileId { dev: meta.dev(), ino: meta.ino() }
+    }
+
+    /// Without inode numbers a replaced file cannot be told apart; the
+    /// length and modification time are the best available stand-in.
+    #[cfg(not(unix))]
+    fn of(meta: &Metadata) -> FileId {
+        let modified = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+        FileId { dev: meta.len(), ino: modified.map_or(0, |d| d.as_nanos() as u64) }
+    }
+}
+
+pub fn db_path(dir: &Path) -> PathBuf {
+    dir.join(DB_FILE)
+}
+
+pub fn journal_path(dir: &Path) -> PathBuf {
+    dir.join(JOURNAL_FILE)
+}
+
+/// Check that `path` is a store's database file SQLite may open, and return
+/// which file it is. A missing file is `NotFound`.
+pub fn probe(path: &Path) -> Result<FileId, StoreError> {
+    let mut file = open_no_follow(path).map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => StoreError::NotFound { path: path.to_owned() },
+        _ if is_symlink(path) => StoreError::NotRegular { path: path.to_owned(), kind: "a symbolic link" },
+        _ => StoreError::io(path, "open", e),
+    })?;
+    let meta = file.metadata().map_err(|e| StoreError::io(path, "inspect", e))?;
+    regular(path, &meta)?;
+    let mut header = [0u8; 20];
+    let read = read_up_to(&mut file, &mut header).map_err(|e| StoreError::io(path, "read", e))?;
+    if read == 0 {
+        return Err(StoreError::corrupt(path, "the file is empty; it is not an m1nd store"));
+    }
+    if read < header.len() || &header[..16] != MAGIC {
+        return Err(StoreError::corrupt(path, "not a SQLite database, so not an m1nd store"));
+    }
+    // Bytes 18 and 19 are the write and read format: 1 is a rollback journal,
+    // 2 is write-ahead logging, which this store never uses (see `super`).
+    if header[18] != 1 || header[19] != 1 {
+        return Err(StoreError::corrupt(
+            path,
+            "the database is in write-ahead-log mode; an m1nd store uses a rollback journal",
+        ));
+    }
+    Ok(FileId::of(&meta))
+}
+
+/// Which file `path` names now, without following a symlink.
+pub fn id_of(path: &Path) -> Result<FileId, StoreError> {
+    let meta = fs::symlink_metadata(path).map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => StoreError::NotFound { path: path.to_owned() },
+        _ => StoreError::io(path, "inspect", e),
+    })?;
+    regular(path, &meta)?;
+    Ok(FileId::of(&meta))
+}
+
+/// The journal may be absent (between writes) or a regular file (a write in
+/// progress, or a crashed one that SQLite will roll back); nothing else.
+pub fn check_journal(dir: &Path) -> Result<(), StoreError> {
+    let path = journal_path(dir);
+    match fs::symlink_metadata(&path) {
+        Ok(meta) => regular(&path, &meta),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(StoreError::io(&path, "inspect", e)),
+    }
+}
+
+fn regular(path: &Path, meta: &Metadata) -> Result<(), StoreError> {
+    let kind = meta.file_type();
+    if kind.is_file() {
+        return Ok(());
+    }
+    let kind = if kind.is_symlink() {
+        "a symbolic link"
+    } else if kind.is_dir() {
+        "a directory"
+    } else if is_fifo(meta) {
+        "a FIFO"
+    } else {
+        "not a regular file"
+    };
+    Err(StoreError::NotRegular { path: path.to_owned(), kind })
+}
+
+#[cfg(unix)]
+fn is_fifo(meta: &Metadata) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    meta.file_type().is_fifo()
+}
+
+#[cfg(not(unix))]
+fn is_fifo(_meta: &Metadata) -> bool {
+    false
+}
+
+fn is_symlink(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
+}
+
+/// Opening a FIFO for reading blocks until a writer appears; non-blocking, it
+/// returns at once and the type check refuses it.
+#[cfg(unix)]
+fn open_no_follow(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW).open(path)
+}
+
+#[cfg(not(unix))]
+fn open_no_follow(path: &Path) -> io::Result<File> {
+    OpenOptions::new().read(true).open(path)
+}
+
+fn read_up_to(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read(&mut buf[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_dir::test_dir;
+    use super::*;
+
+    #[test]
+    fn refuses_what_sqlite_must_not_open() {
+        let dir = test_dir("probe");
+        let path = dir.path().join(DB_FILE);
+        assert!(matches!(probe(&path), Err(StoreError::NotFound { .. })));
+
+        fs::write(&path, b"").expect("empty");
+        assert!(probe(&path).expect_err("empty").to_string().contains("is empty"));
+        fs::write(&path, b"{\"format\": \"m1nd-store-v1\"}").expect("json");
+        assert!(probe(&path).expect_err("json").to_string().contains("not a SQLite database"));
+        let mut wal = MAGIC.to_vec();
+        wal.extend_from_slice(&[0x10, 0x00, 2, 2]);
+        fs::write(&path, &wal).expect("wal");
+        assert!(probe(&path).expect_err("wal").to_string().contains("write-ahead-log"));
+        fs::remove_file(&path).expect("remove");
+
+        fs::create_dir(&path).expect("dir");
+        assert!(probe(&path).expect_err("dir").to_string().contains("a directory"));
+        fs::remove_dir(&path).expect("remove dir");
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_fifo_or_a_symlink_is_refused_without_blocking() {
+        let dir = test_dir("probe-fifo");
+        let path = dir.path().join(DB_FILE);
+        let made = std::process::Command::new("mkfifo").arg(&path).status().expect("mkfifo");
+        assert!(made.success());
+        let err = probe(&path).expect_err("fifo");
+        assert!(matches!(err, StoreError::NotRegular { kind: "a FIFO", .. }), "{err:?}");
+        assert!(err.to_string().contains(&path.display().to_string()));
+        fs::remove_file(&path).expect("remove fifo");
+
+        let target = dir.path().join("elsewhere.db");
+        fs::write(&target, b"x").expect("target");
+        std::os::unix::fs::symlink(&target, &path).expect("symlink");
+        let err = probe(&path).expect_err("symlink");
+        assert!(matches!(err, StoreError::NotRegular { kind: "a symbolic link", .. }), "{err:?}");
+        assert!(matches!(id_of(&path), Err(StoreError::NotRegular { .. })));
+
+        std::process::Command::new("mkfifo").arg(journal_path(dir.path())).status().expect("mkfifo");
+        assert!(matches!(check_journal(dir.path()), Err(StoreError::NotRegular { kind: "a FIFO", .. })));
+    }
+}

@@ -1,0 +1,129 @@
+//! The store's tables, as numbered migrations. `PRAGMA user_version` is the
+//! number of steps a store has had; a new store gets every step, an older one
+//! gets the steps it lacks (once, in one write transaction), and a store from
+//! a newer build is refused rather than guessed at.
+//!
+//! Every table keeps insertion order in `seq` (the rowid) and an `id` that is
+//! unique. Orderings the cockpit lists by are plain columns computed by the
+//! store's writers (`board`, `urgency`, `severity`, `score_value`), each with
+//! an index that ends in `seq`, so a collection is the first rows of an index
+//! and costs the same at a thousand rows as at a million. Counts come from
+//! `tallies`, kept by the same writers (see [`super::tally`]).
+
+use rusqlite::Connection;
+
+/// Step 1: the model of the JSON store (`m1nd-store-v1`), table for table.
+const STEP_1: &str = "
+CREATE TABLE store (
+    one INTEGER PRIMARY KEY CHECK (one = 1),
+    store_version INTEGER NOT NULL CHECK (store_version >= 1),
+    checkpoints INTEGER NOT NULL CHECK (checkpoints >= 0),
+    max_bytes INTEGER NOT NULL CHECK (max_bytes > 0)
+) STRICT;
+CREATE TABLE tallies (name TEXT PRIMARY KEY, n INTEGER NOT NULL CHECK (n >= 0)) STRICT, WITHOUT ROWID;
+CREATE TABLE missions (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    title TEXT NOT NULL,
+    phase TEXT NOT NULL,
+    agent TEXT NOT NULL,
+    board INTEGER
+) STRICT;
+CREATE INDEX missions_board ON missions (board, seq) WHERE board IS NOT NULL;
+CREATE TABLE blocks (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    title TEXT NOT NULL,
+    status TEXT NOT NULL,
+    receipt TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    node TEXT NOT NULL,
+    urgency INTEGER NOT NULL
+) STRICT;
+CREATE INDEX blocks_urgency ON blocks (urgency, seq);
+CREATE TABLE memories (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    claim TEXT NOT NULL,
+    source TEXT NOT NULL,
+    at TEXT NOT NULL
+) STRICT;
+CREATE TABLE alerts (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    level TEXT NOT NULL,
+    text TEXT NOT NULL,
+    node TEXT NOT NULL,
+    severity INTEGER NOT NULL
+) STRICT;
+CREATE INDEX alerts_severity ON alerts (severity, seq);
+CREATE TABLE modules (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    score TEXT NOT NULL,
+    defects TEXT NOT NULL,
+    score_value REAL NOT NULL
+) STRICT;
+CREATE INDEX modules_score ON modules (score_value, seq);
+CREATE TABLE drift (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    evidence TEXT NOT NULL,
+    cause TEXT NOT NULL
+) STRICT;
+CREATE TABLE presences (
+    seq INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    doing TEXT NOT NULL,
+    since TEXT NOT NULL
+) STRICT;
+";
+
+/// Step 2: attribution. A memory records the agent that stored it (when the
+/// caller says), and a presence when the server last saw that agent, by the
+/// server's own clock; the presences facet lists the most recent first.
+const STEP_2: &str = "
+ALTER TABLE memories ADD COLUMN agent_id TEXT;
+ALTER TABLE presences ADD COLUMN last_seen TEXT;
+UPDATE presences SET last_seen = since;
+CREATE INDEX presences_seen ON presences (last_seen DESC, seq);
+";
+
+/// Every step, in order; step `n` takes a store from version `n - 1` to `n`.
+const MIGRATIONS: &[&str] = &[STEP_1, STEP_2];
+
+/// The schema version this build writes.
+pub const VERSION: u32 = MIGRATIONS.len() as u32;
+
+/// Apply the steps after `from` up to `to` (inside the caller's transaction)
+/// and record `to`.
+pub fn migrate(conn: &Connection, from: u32, to: u32) -> rusqlite::Result<()> {
+    for step in &MIGRATIONS[from as usize..to as usize] {
+        conn.execute_batch(step)?;
+    }
+    conn.pragma_update(None, "user_version", to)
+}
+
+/// The schema version recorded in the file.
+pub fn version(conn: &Connection) -> rusqlite::Result<u32> {
+    conn.pragma_query_value(None, "user_version", |row| row.get(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_step_applies_in_order_and_is_recorded() {
+        let conn = Connection::open_in_memory().expect("open");
+        assert_eq!(version(&conn).expect("version"), 0);
+        migrate(&conn, 0, 1).expect("step 1");
+        conn.execute("INSERT INTO presences (id, doing, since) VALUES ('a', 'x', '2026-01-01T00:00:00Z')", [])
+            .expect("v1 row");
+        migrate(&conn, 1, VERSION).expect("the rest");
+        assert_eq!(version(&conn).expect("version"), VERSION);
+        let seen: String =
+            conn.query_row("SELECT last_seen FROM presences WHERE id = 'a'", [], |r| r.get(0)).expect("migrated");
+        assert_eq!(seen, "2026-01-01T00:00:00Z");
+    }
+}

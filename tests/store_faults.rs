@@ -1,0 +1,427 @@
+//! The store under real faults, through the real binary: many writers,
+//! `kill -9`, files changed under running servers, size and file-size
+//! limits, corrupt files. Every loop is bounded in count and time.
+
+mod server_support;
+
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use m1nd::store::{DB_FILE, JOURNAL_FILE, MAX_CLAIM_CHARS, Store};
+use serde_json::{Value, json};
+use server_support::{BIN, Mcp, claims, demo_store, is_error, snapshot, temp_dir, text, version};
+
+/// The file names in `dir`, sorted.
+fn names(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> =
+        fs::read_dir(dir).expect("list").map(|e| e.expect("entry").file_name().to_string_lossy().into()).collect();
+    names.sort();
+    names
+}
+
+/// Open the store the way the next server would (rolling back a journal a
+/// crash left), and return its version.
+fn reopen(store: &Path) -> u64 {
+    Store::open(store).and_then(|s| s.version()).unwrap_or_else(|e| panic!("the store does not open: {e}"))
+}
+
+fn memorize(mcp: &mut Mcp, claim: &str) -> Value {
+    mcp.call("memorize", json!({ "claim": claim, "source": "faults" }))
+}
+
+/// N servers × M writes each, all at once, no expected version: the version
+/// moves by exactly N × M, every claim is there once, every id is unique.
+#[test]
+fn n_servers_by_m_writes_move_the_version_by_exactly_n_times_m() {
+    const SERVERS: usize = 4;
+    const EACH: usize = 12;
+    let (_dir, store) = demo_store("faults-nxm");
+    let (before, claims_before) = (version(&store), claims(&store).len());
+    let start = std::sync::Barrier::new(SERVERS);
+    std::thread::scope(|scope| {
+        for server in 0..SERVERS {
+            let (store, start) = (&store, &start);
+            scope.spawn(move || {
+                let mut mcp = Mcp::writable(store);
+                start.wait();
+                for n in 0..EACH {
+                    let result = memorize(&mut mcp, &format!("nxm {server}.{n}"));
+                    assert!(!is_error(&result), "{result}");
+                }
+                assert_eq!(mcp.finish(), Some(0));
+            });
+        }
+    });
+    assert_eq!(version(&store), before + (SERVERS * EACH) as u64);
+    let after = claims(&store);
+    assert_eq!(after.len(), claims_before + SERVERS * EACH);
+    let unique: HashSet<&String> = after.iter().collect();
+    assert_eq!(unique.len(), after.len(), "a claim was stored twice");
+    for server in 0..SERVERS {
+        for n in 0..EACH {
+            assert!(after.contains(&format!("nxm {server}.{n}")), "nxm {server}.{n} was lost");
+        }
+    }
+    assert_eq!(names(&store), [DB_FILE]);
+}
+
+/// `kill -9` a server while pipelined writes are in flight, at a different
+/// point each round: the store opens, every acknowledged write is there,
+/// the version counts exactly the writes that landed, and nothing is left
+/// in the directory once the store has been opened again.
+#[test]
+fn kill_9_during_writes_loses_no_acknowledged_write_and_leaves_nothing() {
+    const ROUNDS: usize = 6;
+    const PIPELINED: usize = 30;
+    let (_dir, store) = demo_store("faults-kill");
+    let mut acknowledged: Vec<String> = Vec::new();
+    for round in 0..ROUNDS {
+        let mut mcp = Mcp::writable(&store);
+        let ids: Vec<(Value, String)> = (0..PIPELINED)
+            .map(|n| {
+                let claim = format!("kill {round}.{n}");
+                let id = mcp.send_call("memorize", json!({ "claim": claim }));
+                (id, claim)
+            })
+            .collect();
+        // Wait for one answer (a different one each round), then kill.
+        let wait_for = &ids[(round * 5) % PIPELINED].0;
+        let first = mcp.answer(wait_for);
+        assert!(!is_error(&first["result"]), "{first}");
+        mcp.kill();
+        for (id, claim) in &ids {
+            if let Some(answer) = mcp.try_answer(id)
+                && answer["result"]["isError"] != json!(true)
+            {
+                acknowledged.push(claim.clone());
+            }
+        }
+        let at = reopen(&store);
+        assert_eq!(names(&store), [DB_FILE], "round {round}: a file was left behind");
+        let stored = claims(&store);
+        for claim in &acknowledged {
+            assert!(stored.contains(claim), "round {round}: acknowledged `{claim}` was lost");
+        }
+        // Only memorize wrote: one version per stored claim beyond the seed.
+        assert_eq!(at, 1 + (stored.len() - 7) as u64, "round {round}");
+        let unique: HashSet<&String> = stored.iter().collect();
+        assert_eq!(unique.len(), stored.len(), "round {round}: a claim was stored twice");
+    }
+    assert!(acknowledged.len() >= ROUNDS, "every round acknowledged at least one write");
+}
+
+/// The journal deleted again and again while two servers write: no
+/// acknowledged write is lost and the version counts the writes that landed.
+/// (The JSON store lost acknowledged writes when its lock file was deleted
+/// this way.)
+#[test]
+fn a_journal_deleted_while_servers_write_loses_nothing() {
+    const EACH: usize = 20;
+    let (_dir, store) = demo_store("faults-journal");
+    let before = version(&store);
+    let journal = store.join(JOURNAL_FILE);
+    let done = std::sync::atomic::AtomicUsize::new(0);
+    let acknowledged = std::sync::Mutex::new(Vec::new());
+    std::thread::scope(|scope| {
+        for server in 0..2 {
+            let (store, done, acknowledged) = (&store, &done, &acknowledged);
+            scope.spawn(move || {
+                let mut mcp = Mcp::writable(store);
+                for n in 0..EACH {
+                    let claim = format!("journal {server}.{n}");
+                    let result = memorize(&mut mcp, &claim);
+                    if is_error(&result) {
+                        assert!(text(&result).contains(&store.display().to_string()), "{result}");
+                    } else {
+                        acknowledged.lock().expect("lock").push(claim);
+                    }
+                }
+                mcp.assert_alive();
+                done.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+            });
+        }
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while done.load(std::sync::atomic::Ordering::SeqCst) < 2 && Instant::now() < deadline {
+            let _ = fs::remove_file(&journal);
+            std::thread::sleep(Duration::from_micros(200));
+        }
+    });
+    let at = reopen(&store);
+    let stored = claims(&store);
+    let acknowledged = acknowledged.into_inner().expect("lock");
+    for claim in &acknowledged {
+        assert!(stored.contains(claim), "acknowledged `{claim}` was lost");
+    }
+    assert_eq!(at - before, (stored.len() - 7) as u64);
+    // Every write that landed was acknowledged: none was reported as failed
+    // after it had committed.
+    assert_eq!(acknowledged.len(), stored.len() - 7, "a write landed but was reported as failed");
+}
+
+/// What a fault does to the store directory, and where the writes made
+/// before it now live (`None` when their file was removed).
+struct Fault {
+    name: &'static str,
+    apply: fn(&Path),
+    earlier_writes_in: Option<&'static str>,
+}
+
+fn aside(dir: &Path) {
+    fs::rename(dir.join(DB_FILE), dir.join("kept.db")).expect("move aside");
+}
+
+fn mkfifo(path: &Path) {
+    assert!(Command::new("mkfifo").arg(path).status().expect("mkfifo").success());
+}
+
+const FAULTS: &[Fault] = &[
+    Fault {
+        name: "deleted",
+        apply: |dir| fs::remove_file(dir.join(DB_FILE)).expect("delete"),
+        earlier_writes_in: None,
+    },
+    Fault {
+        name: "replaced by garbage",
+        apply: |dir| {
+            fs::write(dir.join("new"), b"not a database, whatever it says").expect("write");
+            fs::rename(dir.join("new"), dir.join(DB_FILE)).expect("rename");
+        },
+        earlier_writes_in: None,
+    },
+    Fault {
+        name: "replaced by another store",
+        apply: |dir| {
+            let other = dir.join("other");
+            Store::init(&other, false).expect("other store");
+            fs::rename(other.join(DB_FILE), dir.join(DB_FILE)).expect("rename");
+            fs::remove_dir(other).expect("cleanup");
+        },
+        earlier_writes_in: None,
+    },
+    Fault {
+        name: "made a symlink",
+        apply: |dir| {
+            aside(dir);
+            std::os::unix::fs::symlink(dir.join("kept.db"), dir.join(DB_FILE)).expect("symlink");
+        },
+        earlier_writes_in: Some("kept.db"),
+    },
+    Fault {
+        name: "made a FIFO",
+        apply: |dir| {
+            aside(dir);
+            mkfifo(&dir.join(DB_FILE));
+        },
+        earlier_writes_in: Some("kept.db"),
+    },
+    Fault {
+        name: "made a directory",
+        apply: |dir| {
+            aside(dir);
+            fs::create_dir(dir.join(DB_FILE)).expect("mkdir");
+        },
+        earlier_writes_in: Some("kept.db"),
+    },
+    Fault {
+        name: "journal made a FIFO",
+        apply: |dir| mkfifo(&dir.join(JOURNAL_FILE)),
+        earlier_writes_in: Some(DB_FILE),
+    },
+    Fault {
+        name: "journal made a directory",
+        apply: |dir| fs::create_dir(dir.join(JOURNAL_FILE)).expect("mkdir"),
+        earlier_writes_in: Some(DB_FILE),
+    },
+];
+
+/// Each fault, applied while a server runs: every later call is answered
+/// (none hangs); a write is acknowledged only if it is durable in the store
+/// at its path; every refusal names a file of the store; the server still
+/// exits when stdin closes; and the writes acknowledged before the fault are
+/// still there unless their own file was removed.
+///
+/// (With the JSON store, `state.json` made a FIFO hung `serve`: it stopped
+/// answering and did not exit when stdin closed.)
+#[test]
+fn files_changed_under_a_running_server_never_take_a_false_acknowledgement() {
+    // Permissions do not stop root, so the unreadable case runs only as
+    // another user.
+    // SAFETY: `geteuid` has no preconditions and cannot fail.
+    let root = unsafe { libc::geteuid() } == 0;
+    let unreadable = Fault {
+        name: "made unreadable",
+        apply: |dir| {
+            use std::os::unix::fs::PermissionsExt;
+            fs::set_permissions(dir.join(DB_FILE), fs::Permissions::from_mode(0o000)).expect("chmod");
+        },
+        earlier_writes_in: Some(DB_FILE),
+    };
+    let faults = FAULTS.iter().chain((!root).then_some(&unreadable));
+    for fault in faults {
+        let (_dir, store) = demo_store("faults-files");
+        let mut mcp = Mcp::writable(&store);
+        let before = memorize(&mut mcp, "written before the fault");
+        assert!(!is_error(&before), "{}: {before}", fault.name);
+        (fault.apply)(&store);
+
+        for n in 0..3 {
+            let claim = format!("after {} #{n}", fault.name);
+            let result = memorize(&mut mcp, &claim);
+            check_answer(fault.name, &store, &result, Some(&claim));
+            let saved = mcp.call("persist", json!({ "action": "save" }));
+            check_answer(fault.name, &store, &saved, None);
+            for (verb, args) in [("cockpit", json!({})), ("boot_memory", json!({})), ("persist", json!({}))] {
+                let read = mcp.call(verb, args);
+                check_answer(fault.name, &store, &read, None);
+            }
+        }
+        mcp.assert_alive();
+        assert_eq!(mcp.finish(), Some(0), "{}: the server did not exit cleanly", fault.name);
+
+        if let Some(file) = fault.earlier_writes_in {
+            use std::os::unix::fs::PermissionsExt;
+            let _ = fs::set_permissions(store.join(file), fs::Permissions::from_mode(0o644));
+            let _ = fs::remove_dir(store.join(JOURNAL_FILE));
+            let _ = fs::remove_file(store.join(JOURNAL_FILE));
+            let holder = store.join("holder");
+            fs::create_dir(&holder).expect("holder");
+            fs::copy(store.join(file), holder.join(DB_FILE)).expect("copy");
+            assert!(
+                claims(&holder).contains(&"written before the fault".to_owned()),
+                "{}: an acknowledged write is gone",
+                fault.name
+            );
+        }
+    }
+}
+
+/// A refusal names the store; an acknowledged write is in the file at the
+/// store's path.
+fn check_answer(fault: &str, store: &Path, result: &Value, claim: Option<&str>) {
+    if is_error(result) {
+        let message = text(result);
+        assert!(message.contains(&store.display().to_string()), "{fault}: a refusal that names no file: {message}");
+        return;
+    }
+    if let Some(claim) = claim {
+        let at_path = fs::symlink_metadata(store.join(DB_FILE)).is_ok_and(|m| m.is_file());
+        assert!(at_path, "{fault}: `{claim}` acknowledged with no store file at the path");
+        assert!(claims(store).contains(&claim.to_owned()), "{fault}: acknowledged `{claim}` is not in the store");
+    }
+}
+
+/// A store declaring a small size limit: writes are refused before they
+/// commit once the next one would not fit, the refusal changes no file, and
+/// the store opens at the last acknowledged version.
+#[test]
+fn a_write_past_the_declared_size_limit_is_refused_before_it_commits() {
+    let dir = temp_dir("faults-size");
+    let store = dir.path().join("store");
+    let limit = 256 * 1024;
+    let init = Command::new(BIN)
+        .args(["init", "--max-bytes", &limit.to_string(), "--store"])
+        .arg(&store)
+        .output()
+        .expect("init");
+    assert!(init.status.success(), "{}", String::from_utf8_lossy(&init.stderr));
+    let mut mcp = Mcp::writable(&store);
+    let claim = "s".repeat(MAX_CLAIM_CHARS - 8);
+    let mut last = None;
+    let refused = (0..200)
+        .map(|n| memorize(&mut mcp, &format!("{n} {claim}")))
+        .find(|result| {
+            if !is_error(result) {
+                last = result["structuredContent"]["store_version"].as_u64();
+            }
+            is_error(result)
+        })
+        .expect("the limit was never reached");
+    let message = text(&refused);
+    assert!(message.contains("declared limit is 262144 bytes"), "{message}");
+    assert!(message.contains(&store.join(DB_FILE).display().to_string()), "{message}");
+    let files = snapshot(&store);
+    assert!(is_error(&memorize(&mut mcp, &claim)));
+    assert_eq!(snapshot(&store), files, "a refused write changed the store");
+    assert_eq!(mcp.finish(), Some(0));
+    assert!(fs::metadata(store.join(DB_FILE)).expect("stat").len() <= limit);
+    assert_eq!(Some(reopen(&store)), last);
+    assert_eq!(names(&store), [DB_FILE]);
+}
+
+/// A server under `RLIMIT_FSIZE` no larger than the store: the write that
+/// needs more room is refused (the server survives SIGXFSZ), and the store
+/// is intact: byte for byte what the last acknowledged write left.
+#[test]
+fn a_file_size_limit_refuses_the_write_and_keeps_the_store_intact() {
+    let (_dir, store) = demo_store("faults-fsize");
+    let size = fs::metadata(store.join(DB_FILE)).expect("stat").len();
+    let mut command = Command::new("prlimit");
+    command.arg(format!("--fsize={size}")).arg(BIN).arg("serve").arg("--store").arg(&store);
+    let mut mcp = Mcp::spawn(command);
+    let claim = "f".repeat(MAX_CLAIM_CHARS - 8);
+    let mut acknowledged = Vec::new();
+    let mut files = snapshot(&store);
+    let mut refused = None;
+    for n in 0..100 {
+        let this = format!("{n} {claim}");
+        let result = memorize(&mut mcp, &this);
+        if is_error(&result) {
+            refused = Some(result);
+            break;
+        }
+        acknowledged.push(this);
+        files = snapshot(&store);
+    }
+    let refused = refused.expect("the file-size limit was never reached");
+    assert!(text(&refused).contains(&store.display().to_string()), "{refused}");
+    mcp.assert_alive();
+    assert_eq!(mcp.finish(), Some(0));
+
+    let at = reopen(&store);
+    assert_eq!(at, 1 + acknowledged.len() as u64);
+    assert_eq!(snapshot(&store), files, "the store is not what the last acknowledged write left");
+    let stored = claims(&store);
+    assert!(acknowledged.iter().all(|c| stored.contains(c)));
+}
+
+/// A corrupt `state.db`: every call that needs the store is a clear error
+/// naming the file, and the file is never written.
+#[test]
+fn a_corrupt_store_is_a_clear_error_and_never_overwritten() {
+    let (_dir, store) = demo_store("faults-corrupt");
+    let path: PathBuf = store.join(DB_FILE);
+    let good = fs::read(&path).expect("read");
+    let mut scrambled = good.clone();
+    for b in &mut scrambled[100..good.len().min(8192)] {
+        *b = !*b;
+    }
+    let cases: Vec<(&str, Vec<u8>)> = vec![
+        ("garbage", b"garbage, not a database".to_vec()),
+        ("empty", Vec::new()),
+        ("truncated", good[..good.len() / 3].to_vec()),
+        ("scrambled", scrambled),
+    ];
+    for (name, bytes) in cases {
+        fs::write(&path, &bytes).expect("corrupt");
+        let mut mcp = Mcp::writable(&store);
+        for (verb, args) in [
+            ("memorize", json!({ "claim": "must not land" })),
+            ("persist", json!({ "action": "save" })),
+            ("persist", json!({ "action": "status" })),
+            ("cockpit", json!({})),
+        ] {
+            let result = mcp.call(verb, args);
+            assert!(is_error(&result), "{name}: {verb} succeeded on a corrupt store: {result}");
+            assert!(text(&result).contains(&path.display().to_string()), "{name}: {verb}: {result}");
+        }
+        assert_eq!(mcp.finish(), Some(0));
+        let cli = Command::new(BIN).arg("cockpit").arg("--store").arg(&store).output().expect("cockpit");
+        assert_eq!(cli.status.code(), Some(2), "{name}");
+        assert!(String::from_utf8_lossy(&cli.stderr).contains(&path.display().to_string()), "{name}");
+        assert_eq!(fs::read(&path).expect("read"), bytes, "{name}: the corrupt file was changed");
+        assert_eq!(names(&store), [DB_FILE], "{name}");
+    }
+}
