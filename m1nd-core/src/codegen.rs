@@ -70,6 +70,7 @@ fn cockpit_tokens(c: &Cockpit) -> TokenStream {
     let deny = deny(&c.deny);
     let cards = list(&c.cards, card);
     let slots = list(&c.slots, slot);
+    let (human_only, acts_at) = (strs(&c.human_only.verbs), s(&c.human_only.acts_at));
     quote! {
         ::m1nd_core::Cockpit {
             schema: #schema,
@@ -81,6 +82,7 @@ fn cockpit_tokens(c: &Cockpit) -> TokenStream {
             deny: #deny,
             cards: #cards,
             slots: #slots,
+            human_only: ::m1nd_core::HumanOnly { verbs: #human_only, acts_at: #acts_at },
         }
     }
 }

@@ -18,5 +18,6 @@ pub use deny::{DenyList, Refusal, StatusOnly};
 pub use facets::Facet;
 pub use policy::{Diagnostic, Law, PolicyFile, PolicySources, compile};
 pub use table::{
-    Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, Label, ReadVerb, Slot, SlotKind, Verb,
+    Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, HumanOnly, Label, ReadVerb, Slot,
+    SlotKind, Verb,
 };

@@ -89,8 +89,22 @@ UPDATE presences SET last_seen = since;
 CREATE INDEX presences_seen ON presences (last_seen DESC, seq);
 ";
 
+/// Step 3: the human's stamps. A mission lands once (`mission` is unique),
+/// and the row records what the human saw: the mission's receipt hash and
+/// the page's store_version, beside the version the stamp committed at.
+const STEP_3: &str = "
+CREATE TABLE stamps (
+    seq INTEGER PRIMARY KEY,
+    mission TEXT NOT NULL UNIQUE,
+    receipt_hash TEXT NOT NULL,
+    seen_version INTEGER NOT NULL CHECK (seen_version >= 1),
+    store_version INTEGER NOT NULL CHECK (store_version >= 1),
+    at TEXT NOT NULL
+) STRICT;
+";
+
 /// Every step, in order; step `n` takes a store from version `n - 1` to `n`.
-const MIGRATIONS: &[&str] = &[STEP_1, STEP_2];
+const MIGRATIONS: &[&str] = &[STEP_1, STEP_2, STEP_3];
 
 /// The schema version this build writes.
 pub const VERSION: u32 = MIGRATIONS.len() as u32;

@@ -5,6 +5,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
     const _: &[u8] = ::core::include_bytes!("../../policy/read_only_denied.toml");
     const _: &[u8] = ::core::include_bytes!("../../policy/help_cards.toml");
     const _: &[u8] = ::core::include_bytes!("../../policy/cockpit.toml");
+    const _: &[u8] = ::core::include_bytes!("../../policy/human_only.toml");
     ::m1nd_core::Cockpit {
         schema: ::std::borrow::Cow::Borrowed("m1nd-cockpit-v1"),
         title: ::std::borrow::Cow::Borrowed("m1nd cockpit"),
@@ -12,7 +13,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
             "Serve this cockpit only when the human types ? or explicitly asks for it, never on your own initiative and never at landing.",
         ),
         digest: ::std::borrow::Cow::Borrowed(
-            "cccc60c7923db97ed137046cd9decb5498d8c0f661b0aa73c64bf0ac5e4c9173",
+            "65915c2767fa2223c58cb67926400501b39872403cb98592b43637a7070a9282",
         ),
         budget: ::m1nd_core::Budget {
             root_tokens: 800u32,
@@ -966,6 +967,20 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     retired: false,
                 },
                 ::m1nd_core::Verb {
+                    name: ::std::borrow::Cow::Borrowed("mission_stamp"),
+                    summary: ::std::borrow::Cow::Borrowed(
+                        "Stamp a mission waiting in merge_wait so it lands — a human-only step",
+                    ),
+                    requires: ::std::borrow::Cow::Borrowed(
+                        &[
+                            ::std::borrow::Cow::Borrowed("mission"),
+                            ::std::borrow::Cow::Borrowed("receipt_hash"),
+                        ],
+                    ),
+                    accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    retired: false,
+                },
+                ::m1nd_core::Verb {
                     name: ::std::borrow::Cow::Borrowed("report"),
                     summary: ::std::borrow::Cow::Borrowed(
                         "Summarize the session's activity into a short report",
@@ -1390,6 +1405,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ::std::borrow::Cow::Borrowed("candidate_lease"),
                     ::std::borrow::Cow::Borrowed("candidate_naming"),
                     ::std::borrow::Cow::Borrowed("mission_post"),
+                    ::std::borrow::Cow::Borrowed("mission_stamp"),
                     ::std::borrow::Cow::Borrowed("mission_spawn"),
                     ::std::borrow::Cow::Borrowed("transplant"),
                     ::std::borrow::Cow::Borrowed("transplant_commit"),
@@ -2233,6 +2249,17 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                 },
             ],
         ),
+        human_only: ::m1nd_core::HumanOnly {
+            verbs: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::std::borrow::Cow::Borrowed("mission_stamp"),
+                    ::std::borrow::Cow::Borrowed("system_blocks_ratify"),
+                ],
+            ),
+            acts_at: ::std::borrow::Cow::Borrowed(
+                "the tray: the page `m1nd serve --http` serves at /tray, opened with the one-time login link it prints",
+            ),
+        },
     }
 };
 fn main() {

@@ -37,10 +37,12 @@ pub enum Law {
     M011,
     /// `negative_default` is present and non-empty.
     M012,
+    /// A human-only verb is denied, reachable from no menu entry, and served over MCP in no session.
+    M013,
 }
 
 impl Law {
-    pub const ALL: [Law; 12] = [
+    pub const ALL: [Law; 13] = [
         Law::M001,
         Law::M002,
         Law::M003,
@@ -53,6 +55,7 @@ impl Law {
         Law::M010,
         Law::M011,
         Law::M012,
+        Law::M013,
     ];
 
     pub fn code(self) -> &'static str {
@@ -69,6 +72,7 @@ impl Law {
             Law::M010 => "M010",
             Law::M011 => "M011",
             Law::M012 => "M012",
+            Law::M013 => "M013",
         }
     }
 }

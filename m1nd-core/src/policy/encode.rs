@@ -89,6 +89,8 @@ pub fn encode(c: &Cockpit) -> Vec<u8> {
             }
         }
     }
+    e.strs(c.human_only.verbs.iter().map(|s| &**s));
+    e.str(&c.human_only.acts_at);
     e.0
 }
 

@@ -7,16 +7,22 @@ use super::raw::RawPolicy;
 use super::source::{Loc, PolicyFile, PolicySources, ReadProblem};
 use crate::names::suggest;
 
-/// Parse all four files, reporting every file that fails, not just the first.
+/// Parse every file, reporting every file that fails, not just the first.
+/// An optional file that is missing declares nothing; one that is present is
+/// held to the same rules as the others.
 pub fn load(sources: &PolicySources) -> Result<RawPolicy, Vec<Diagnostic>> {
     let mut problems = Vec::new();
     let tools = parse(sources, PolicyFile::Tools, &mut problems);
     let deny = parse(sources, PolicyFile::Deny, &mut problems);
     let cards = parse(sources, PolicyFile::Cards, &mut problems);
     let cockpit = parse(sources, PolicyFile::Cockpit, &mut problems);
+    let human_only = match &sources.file(PolicyFile::HumanOnly).text {
+        Err(ReadProblem::Missing) => None,
+        _ => parse(sources, PolicyFile::HumanOnly, &mut problems),
+    };
     match (tools, deny, cards, cockpit) {
         (Some(tools), Some(deny), Some(cards), Some(cockpit)) if problems.is_empty() => {
-            Ok(RawPolicy { tools, deny, cards, cockpit })
+            Ok(RawPolicy { tools, deny, cards, cockpit, human_only })
         }
         _ => Err(problems),
     }
@@ -47,11 +53,11 @@ fn parse<T: DeserializeOwned>(sources: &PolicySources, file: PolicyFile, out: &m
                 ReadProblem::Missing => match suggest(name, sources.other_files().iter().map(String::as_str)) {
                     Some(near) => format!("`{near}` is in the directory: did you mean to name it `{name}`?"),
                     None => format!(
-                        "a policy directory holds exactly four files: tools.toml, read_only_denied.toml, help_cards.toml and cockpit.toml; put {name} there as a regular UTF-8 file"
+                        "a policy directory holds four files: tools.toml, read_only_denied.toml, help_cards.toml and cockpit.toml (and human_only.toml when some verb is the human's alone); put {name} there as a regular UTF-8 file"
                     ),
                 },
                 _ => format!(
-                    "a policy directory holds exactly four files: tools.toml, read_only_denied.toml, help_cards.toml and cockpit.toml; put {name} there as a regular UTF-8 file"
+                    "a policy directory holds four files: tools.toml, read_only_denied.toml, help_cards.toml and cockpit.toml (and human_only.toml when some verb is the human's alone); put {name} there as a regular UTF-8 file"
                 ),
             };
             out.push(Diagnostic::whole_file(Law::M001, file, format!("{name} cannot be used: {problem}")).help(help));
@@ -77,6 +83,7 @@ fn empty_help(file: PolicyFile) -> &'static str {
         PolicyFile::Deny => "declare `tools = [...]`, the verbs a read-only session may not call",
         PolicyFile::Cards => "declare at least one `[[card]]` with id, title, why and tool",
         PolicyFile::Cockpit => "declare schema, title, negative_default, [budget] and the [[slot]]s",
+        PolicyFile::HumanOnly => "declare `acts_at` and `verbs = [...]`, or remove the file if no verb is human-only",
     }
 }
 

@@ -14,8 +14,8 @@ use crate::deny::{DenyList, StatusOnly};
 use crate::facets::Facet;
 use crate::names::canonical;
 use crate::table::{
-    Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, Label, List, ReadVerb, Slot, SlotKind,
-    Str, Verb,
+    Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, HumanOnly, Label, List, ReadVerb, Slot,
+    SlotKind, Str, Verb,
 };
 
 /// Build the table. Callers run the laws first; lowering assumes they hold.
@@ -64,6 +64,12 @@ pub fn lower(cx: &Context<'_>) -> Cockpit {
         deny,
         cards: Cow::Owned(cards),
         slots: Cow::Owned(slots),
+        human_only: HumanOnly {
+            verbs: list(
+                raw.human_only.iter().flat_map(|h| h.verbs.get_ref()).map(|v| Cow::Owned(canonical(v.get_ref()))),
+            ),
+            acts_at: owned(raw.human_only.as_ref().map_or("", |h| h.acts_at.get_ref().as_str())),
+        },
     };
     cockpit.digest = Cow::Owned(digest(&cockpit));
     cockpit

@@ -1,4 +1,4 @@
-//! The policy as written: serde shapes of the four TOML files, with spans.
+//! The policy as written: serde shapes of the TOML files, with spans.
 //!
 //! Unknown keys are rejected (M001). A few keys that have no meaning in a
 //! place are still accepted here (a door's `card`, an action's nested
@@ -149,13 +149,24 @@ pub struct ActionDef {
     pub actions: Option<Spanned<IgnoredAny>>,
 }
 
-/// All four files, parsed.
+/// `human_only.toml`: the verbs only the human performs, and where.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HumanOnlyFile {
+    /// Static text saying where the human performs them, quoted by every refusal.
+    pub acts_at: Text,
+    pub verbs: Spanned<Vec<Text>>,
+}
+
+/// Every file, parsed.
 #[derive(Debug)]
 pub struct RawPolicy {
     pub tools: ToolsFile,
     pub deny: DenyFile,
     pub cards: CardsFile,
     pub cockpit: CockpitFile,
+    /// Absent when the policy has no `human_only.toml`.
+    pub human_only: Option<HumanOnlyFile>,
 }
 
 /// Entries of a spanned table in the order they were written.

@@ -1,4 +1,4 @@
-//! The laws M001–M012 as pure functions over the parsed policy.
+//! The laws M001–M013 as pure functions over the parsed policy.
 //!
 //! Each law reports every violation it finds; none stops at the first. M001's
 //! parse errors are reported by [`super::load`] and are terminal (the other
@@ -17,6 +17,7 @@ mod m009_slots;
 mod m010_labels;
 pub mod m011_budget;
 mod m012_negative_default;
+mod m013_human_only;
 
 use super::context::Context;
 use super::diagnostic::Diagnostic;
@@ -36,5 +37,6 @@ pub fn check(cx: &Context<'_>) -> Vec<Diagnostic> {
     m010_labels::check(cx, &mut out);
     m011_budget::check_declared(cx, &mut out);
     m012_negative_default::check(cx, &mut out);
+    m013_human_only::check(cx, &mut out);
     out
 }
