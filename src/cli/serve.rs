@@ -33,6 +33,9 @@ pub struct ServeArgs {
     /// Seconds a client may take to send a request and get its answer.
     #[arg(long, value_name = "SECONDS", requires = "http", default_value_t = http::DEFAULT_REQUEST_TIMEOUT.as_secs_f64())]
     request_timeout: f64,
+    /// Seconds a tray session lasts after its login link is opened.
+    #[arg(long, value_name = "SECONDS", requires = "http", default_value_t = http::human::authority::DEFAULT_SESSION.as_secs_f64())]
+    tray_session: f64,
 }
 
 pub fn run(args: ServeArgs) -> Result<(), Failure> {
@@ -48,12 +51,17 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
         .ok()
         .filter(|t| !t.is_zero())
         .ok_or_else(|| Failure::usage("--request-timeout must be a positive number of seconds"))?;
+    let session_lifetime = Duration::try_from_secs_f64(args.tray_session)
+        .ok()
+        .filter(|t| !t.is_zero())
+        .ok_or_else(|| Failure::usage("--tray-session must be a positive number of seconds"))?;
     let http = HttpOptions {
         addr,
         allowed_origins: args.allow_origin,
         allowed_hosts: args.allow_host,
         token: security::Token::from_env(std::env::var_os(security::TOKEN_ENV)).map_err(Failure::usage)?,
         request_timeout,
+        session_lifetime,
     };
     http::run(options, http).map_err(Failure::usage)
 }

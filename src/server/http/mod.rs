@@ -30,6 +30,7 @@
 //! statelessly, checking `Mcp-Method`/`Mcp-Name` against the body as that
 //! revision requires.
 
+pub mod human;
 pub mod security;
 
 use std::net::SocketAddr;
@@ -80,6 +81,8 @@ pub struct HttpOptions {
     pub token: Option<Token>,
     /// Bounds reading a request's headers and answering it.
     pub request_timeout: Duration,
+    /// How long a tray session lasts after its login.
+    pub session_lifetime: Duration,
 }
 
 /// Serve MCP over HTTP until the process is stopped.
@@ -93,14 +96,18 @@ pub fn run(options: Options, http: HttpOptions) -> Result<(), String> {
         let listener =
             TcpListener::bind(http.addr).await.map_err(|e| format!("cannot listen on {}: {e}", http.addr))?;
         let bound = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?;
-        let app = router(Arc::new(Server::new(options)), &http);
+        let authority = human::authority::Authority::new(format!("http://{bound}"), http.session_lifetime)?;
         eprintln!("m1nd: serving MCP on http://{bound}{MCP_PATH}");
+        eprintln!("m1nd: the tray: open {} (the link works once)", authority.login_link());
+        let human = human::Human { authority, store: options.store.clone(), hosts: http.allowed_hosts.clone() };
+        let app = router(Arc::new(Server::new(options)), &http, Arc::new(human));
         accept(listener, app, http.request_timeout).await
     })
 }
 
-/// `/mcp` and what guards it.
-fn router(server: Arc<Server>, http: &HttpOptions) -> Router {
+/// `/mcp` and what guards it, then the human's pages (which carry their own
+/// guards: a bearer token is for MCP clients, a person logs in with a link).
+fn router(server: Arc<Server>, http: &HttpOptions, human: Arc<human::Human>) -> Router {
     let mcp = StreamableHttpService::new(
         move || Ok(Arc::clone(&server)),
         Arc::new(LocalSessionManager::default()),
@@ -110,7 +117,8 @@ fn router(server: Arc<Server>, http: &HttpOptions) -> Router {
     if let Some(token) = &http.token {
         app = app.layer(axum::middleware::from_fn_with_state(token.clone(), security::require_token));
     }
-    app.layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, http.request_timeout))
+    app.merge(human::router(human))
+        .layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, http.request_timeout))
 }
 
 /// Accept connections for ever, each served on its own task.
