@@ -268,3 +268,25 @@ def test_hostile_titles_render_as_text(browser, server, store):
     assert page.locator("img").count() == 0
     assert page.evaluate("window.__m1nd_trap") is None
     context.close()
+
+
+def test_the_cockpit_page_navigates_over_http_with_no_model(browser, server, store):
+    context, page = login(browser, server)
+    cockpit = context.new_page()
+    sent: list[str] = []
+    cockpit.on("request", lambda r: sent.append(r.url))
+    cockpit.goto(server.base + "/")
+    expect(cockpit.locator("#level")).to_have_text("root")
+    before = files(store)
+    cockpit.locator('#view button.entry:has(> .num:text-is("3"))').click()
+    expect(cockpit.locator("#level")).to_have_text("3")
+    cockpit.locator('#view button.entry:has(> .num:text-is("3.1"))').click()
+    expect(cockpit.locator("#level")).to_have_text("3.1")
+    cockpit.locator("#view button.entry.back").click()
+    expect(cockpit.locator("#level")).to_have_text("3")
+    cockpit.locator("#view button.entry.back").click()
+    expect(cockpit.locator("#level")).to_have_text("root")
+    fetched = [u for u in sent if "/cockpit.json" in u]
+    assert len(fetched) == 4 and all(u.startswith(server.base + "/cockpit.json?select=") for u in fetched), sent
+    assert files(store) == before, "navigating the cockpit wrote"
+    context.close()

@@ -218,10 +218,42 @@ fn view(store: &PathBuf, select: Option<String>) -> Result<Value, String> {
     Ok(view_json::to_value(&view))
 }
 
+/// `select` from the query, percent-decoded; undecodable text is passed on
+/// as written, and the cockpit's reference grammar refuses it.
 fn select_of(request: &Request) -> Option<String> {
     let query = request.uri().query()?;
     let raw = query.split('&').find_map(|pair| pair.strip_prefix("select="))?;
-    Some(raw.replace("%40", "@").replace("%3F", "?"))
+    Some(percent_decode(raw).unwrap_or_else(|| raw.to_owned()))
+}
+
+fn percent_decode(raw: &str) -> Option<String> {
+    let bytes = raw.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' => {
+                let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The widget, pasted with `view`, told where its JSON endpoint is (a static path).
+fn served_widget(view: &Value) -> String {
+    let meta = "<meta name=\"m1nd-cockpit-http\" content=\"/cockpit.json\">";
+    widget::pasted(view).replacen("<head>", &format!("<head>\n{meta}"), 1)
 }
 
 async fn cockpit_page(State(human): State<Arc<Human>>, request: Request) -> Response {
@@ -230,7 +262,7 @@ async fn cockpit_page(State(human): State<Arc<Human>>, request: Request) -> Resp
     }
     let (store, select) = (human.store.clone(), select_of(&request));
     match blocking(move || view(&store, select)).await {
-        Ok(Ok(view)) => html(widget::pasted(&view)),
+        Ok(Ok(view)) => html(served_widget(&view)),
         Ok(Err(e)) => store_problem(e),
         Err(r) => r.into_response(),
     }
