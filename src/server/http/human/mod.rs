@@ -250,9 +250,10 @@ fn percent_decode(raw: &str) -> Option<String> {
     String::from_utf8(out).ok()
 }
 
-/// The widget, pasted with `view`, told where its JSON endpoint is (a static path).
+/// The widget, pasted with `view`, told that it is served here: a choice
+/// opens `/?select=REF` on this origin.
 fn served_widget(view: &Value) -> String {
-    let meta = "<meta name=\"m1nd-cockpit-http\" content=\"/cockpit.json\">";
+    let meta = "<meta name=\"m1nd-cockpit-http\" content=\"/\">";
     widget::pasted(view).replacen("<head>", &format!("<head>\n{meta}"), 1)
 }
 
