@@ -165,10 +165,11 @@ fn slot(slot: &Slot) -> TokenStream {
             quote! { ::core::option::Option::Some(#c) }
         }
     };
+    let link = opt(slot.link.as_ref());
     quote! {
         ::m1nd_core::Slot {
             n: #n, facet: ::m1nd_core::Facet::#facet, pinned: #pinned, kind: #kind,
-            labels: #labels, collection: #collection,
+            labels: #labels, collection: #collection, link: #link,
         }
     }
 }

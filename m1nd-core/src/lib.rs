@@ -9,6 +9,7 @@ pub mod codegen;
 pub mod deny;
 pub mod facets;
 pub mod guard;
+pub mod links;
 pub mod names;
 pub mod policy;
 pub mod runtime;

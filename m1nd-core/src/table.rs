@@ -151,6 +151,8 @@ pub struct Slot {
     /// One label per facet condition.
     pub labels: List<Label>,
     pub collection: Option<Collection>,
+    /// A door's static link to where the human acts (a path or a loopback URL).
+    pub link: Option<Str>,
 }
 
 impl Slot {

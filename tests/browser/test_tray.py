@@ -290,3 +290,17 @@ def test_the_cockpit_page_navigates_over_http_with_no_model(browser, server, sto
     assert len(chosen) == 4 and all(u.startswith(server.base + "/?select=") for u in chosen), sent
     assert files(store) == before, "navigating the cockpit wrote"
     context.close()
+
+
+def test_the_tray_door_leads_to_the_tray(browser, server):
+    context, _ = login(browser, server)
+    cockpit = context.new_page()
+    cockpit.goto(server.base + "/")
+    cockpit.locator('#view button.entry:has(> .num:text-is("1"))').click()
+    expect(cockpit.locator("#level")).to_have_text("1")
+    link = cockpit.locator("#view .door button.link")
+    assert link.inner_text() == "/tray"
+    link.click()
+    cockpit.wait_for_url(server.base + "/tray")
+    cockpit.wait_for_selector("#missions section.card")
+    context.close()

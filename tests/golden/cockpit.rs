@@ -13,7 +13,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
             "Serve this cockpit only when the human types ? or explicitly asks for it, never on your own initiative and never at landing.",
         ),
         digest: ::std::borrow::Cow::Borrowed(
-            "65915c2767fa2223c58cb67926400501b39872403cb98592b43637a7070a9282",
+            "dc07492ab4f6145873b9eea0d14d0173f03b8fc568b5cc4a7346623018ca12fc",
         ),
         budget: ::m1nd_core::Budget {
             root_tokens: 800u32,
@@ -1784,6 +1784,9 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         ],
                     ),
                     collection: ::core::option::Option::None,
+                    link: ::core::option::Option::Some(
+                        ::std::borrow::Cow::Borrowed("/tray"),
+                    ),
                 },
                 ::m1nd_core::Slot {
                     n: 2u8,
@@ -1845,6 +1848,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                             ],
                         ),
                     }),
+                    link: ::core::option::Option::None,
                 },
                 ::m1nd_core::Slot {
                     n: 3u8,
@@ -1887,6 +1891,9 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         limit: 6u16,
                         actions: ::std::borrow::Cow::Borrowed(&[]),
                     }),
+                    link: ::core::option::Option::Some(
+                        ::std::borrow::Cow::Borrowed("/tray"),
+                    ),
                 },
                 ::m1nd_core::Slot {
                     n: 4u8,
@@ -1942,6 +1949,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                             ],
                         ),
                     }),
+                    link: ::core::option::Option::None,
                 },
                 ::m1nd_core::Slot {
                     n: 5u8,
@@ -1999,6 +2007,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                             ],
                         ),
                     }),
+                    link: ::core::option::Option::None,
                 },
                 ::m1nd_core::Slot {
                     n: 6u8,
@@ -2045,6 +2054,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         limit: 5u16,
                         actions: ::std::borrow::Cow::Borrowed(&[]),
                     }),
+                    link: ::core::option::Option::None,
                 },
                 ::m1nd_core::Slot {
                     n: 7u8,
@@ -2106,6 +2116,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                             ],
                         ),
                     }),
+                    link: ::core::option::Option::None,
                 },
                 ::m1nd_core::Slot {
                     n: 8u8,
@@ -2150,6 +2161,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         limit: 6u16,
                         actions: ::std::borrow::Cow::Borrowed(&[]),
                     }),
+                    link: ::core::option::Option::None,
                 },
                 ::m1nd_core::Slot {
                     n: 9u8,
@@ -2246,6 +2258,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         limit: 9u16,
                         actions: ::std::borrow::Cow::Borrowed(&[]),
                     }),
+                    link: ::core::option::Option::None,
                 },
             ],
         ),

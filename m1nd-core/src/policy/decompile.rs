@@ -107,6 +107,9 @@ fn cockpit(c: &Cockpit) -> String {
                 if let Some(source) = source {
                     let _ = writeln!(out, "source = {}", q(source.card()));
                 }
+                if let Some(link) = &slot.link {
+                    let _ = writeln!(out, "link = {}", q(link));
+                }
             }
             SlotKind::Read { read } => {
                 let _ = writeln!(out, "card = {}", q(read.card()));

@@ -91,6 +91,10 @@ pub fn encode(c: &Cockpit) -> Vec<u8> {
     }
     e.strs(c.human_only.verbs.iter().map(|s| &**s));
     e.str(&c.human_only.acts_at);
+    e.len(c.slots.len());
+    for slot in c.slots.iter() {
+        e.opt(slot.link.as_deref());
+    }
     e.0
 }
 

@@ -151,6 +151,7 @@ fn slot(cx: &Context<'_>, def: &SlotDef, deny: &DenyList, cards: &[Card]) -> Opt
         kind,
         labels: Cow::Owned(labels),
         collection,
+        link: def.link.as_ref().map(|l| owned(l.get_ref())),
     })
 }
 

@@ -124,6 +124,9 @@ pub struct SlotDef {
     pub verb: Option<Spanned<IgnoredAny>>,
     #[serde(default)]
     pub arguments: Option<Spanned<IgnoredAny>>,
+    /// A door's static link to where the human acts (M010 checks its shape).
+    #[serde(default)]
+    pub link: Option<Text>,
 }
 
 #[derive(Debug, Deserialize)]
