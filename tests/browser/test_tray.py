@@ -229,7 +229,7 @@ def test_bad_input_gets_a_clear_error_and_writes_nothing(browser, server, store)
     landed = {**body, "receipt_hash": "f" * 64}
     unknown = {**body, "mission": "msn_does_not_exist"}
     cases = {
-        "unknown mission": (json.dumps(unknown).encode(), good, 404, "unknown_mission"),
+        "unknown mission": (json.dumps(unknown).encode(), good, 404, "unknown"),
         "already landed": (json.dumps(landed).encode(), good, 409, "not_waiting"),
         "malformed JSON": (b"{mission=", good, 400, "form"),
         "a missing field": (json.dumps({"mission": body["mission"]}).encode(), good, 400, "form"),
@@ -303,4 +303,29 @@ def test_the_tray_door_leads_to_the_tray(browser, server):
     link.click()
     cockpit.wait_for_url(server.base + "/tray")
     cockpit.wait_for_selector("#missions section.card")
+    context.close()
+
+
+def test_ratifying_a_candidate_block_once(browser, server, store):
+    context, page = login(browser, server)
+    cookie, csrf = session(context, page)
+    card = page.locator("#candidates section.card").first
+    block = card.get_attribute("data-block")
+    before = files(store)
+    # Without the CSRF token, nothing happens.
+    tray = json.loads(page.evaluate("fetch('/tray/state.json').then(r => r.text())"))
+    c = next(c for c in tray["candidates"] if c["id"] == block)
+    body = json.dumps({"block": block, "receipt_hash": c["receipt_hash"], "store_version": tray["store_version"]}).encode()
+    got, answer = server.request("POST", "/tray/ratify", {"Cookie": cookie, "Origin": server.base, "Content-Type": "application/json"}, body)
+    assert (got, answer.get("code")) == (403, "csrf"), answer
+    assert files(store) == before
+    card.locator("button.ratify").click()
+    expect(page.locator("#status")).to_have_text(re.compile(r"^ratified "))
+    expect(page.locator("#candidate-count")).to_have_text(f"({tray['candidate_count'] - 1})")
+    assert page.locator(f'#candidates section[data-block="{block}"]').count() == 0
+    headers = {"Cookie": cookie, "X-M1nd-Csrf": csrf, "Origin": server.base, "Content-Type": "application/json"}
+    after = files(store)
+    got, answer = server.request("POST", "/tray/ratify", headers, body)
+    assert got == 200 and answer.get("already"), answer
+    assert files(store) == after, "a second ratification wrote"
     context.close()

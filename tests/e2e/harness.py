@@ -56,6 +56,11 @@ def denied_tools() -> list[str]:
     return list(_toml("read_only_denied.toml")["tools"])
 
 
+def human_only_tools() -> list[str]:
+    """The verbs only the human performs, read from policy/human_only.toml."""
+    return list(_toml("human_only.toml")["verbs"])
+
+
 def init_store(store: Path) -> Path:
     """Seed a demo store with `m1nd init --demo --store DIR`."""
     done = subprocess.run(

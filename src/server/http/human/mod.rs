@@ -8,7 +8,7 @@
 //! - **A session** ([`authority`]): every page and JSON answer but `/login`
 //!   needs the session cookie; without one the answer is 401 and says to
 //!   open the link the server printed.
-//! - **Writes** (`POST /tray/stamp`, `POST /logout`) also need an `Origin`
+//! - **Writes** (`POST /tray/stamp`, `POST /tray/ratify`, `POST /logout`) also need an `Origin`
 //!   equal to this server's own (`http://` + the `Host` sent), no
 //!   cross-site `Sec-Fetch-Site`, the session's CSRF token in
 //!   `X-M1nd-Csrf`, a JSON body of at most [`MAX_FORM_BYTES`]. Each check
@@ -32,14 +32,14 @@ use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 use m1nd::store::Store;
-use m1nd::store::tray::{RECEIPT_HASH_LEN, StampRefused, Stamped};
+use m1nd::store::tray::{Act, ActRefused, Acted, RECEIPT_HASH_LEN};
 use m1nd::{COCKPIT, widget};
 use m1nd_core::runtime::{self, Request as CockpitRequest, json as view_json};
 use serde_json::{Value, json};
 
 use authority::Authority;
 
-/// The largest stamp request read.
+/// The largest act request read.
 pub const MAX_FORM_BYTES: usize = 8 * 1024;
 
 /// The tray page (its script fetches the state and sets it as text).
@@ -72,6 +72,7 @@ pub fn router(human: Arc<Human>) -> Router {
         .route("/tray/state.json", get(tray_state))
         .route("/tray/events", get(tray_events))
         .route("/tray/stamp", post(stamp))
+        .route("/tray/ratify", post(ratify))
         .layer(axum::middleware::from_fn_with_state(Arc::clone(&human), check_host))
         .with_state(human)
 }
@@ -323,7 +324,16 @@ async fn tray_events(State(human): State<Arc<Human>>, headers: HeaderMap) -> Res
     Sse::new(stream).into_response()
 }
 
-/// What a stamp names: exactly what the human saw.
+/// The policy's verb for each act: the tray performs an act only while the
+/// policy makes its verb human-only (M013 keeps that verb out of MCP).
+pub const fn verb(act: Act) -> &'static str {
+    match act {
+        Act::Stamp => "mission_stamp",
+        Act::Ratify => "system_blocks_ratify",
+    }
+}
+
+/// What an act names: exactly what the human saw.
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
 struct StampForm {
@@ -332,10 +342,46 @@ struct StampForm {
     store_version: u64,
 }
 
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RatifyForm {
+    block: String,
+    receipt_hash: String,
+    store_version: u64,
+}
+
 async fn stamp(State(human): State<Arc<Human>>, request: Request) -> Response {
+    act(human, request, Act::Stamp).await
+}
+
+async fn ratify(State(human): State<Arc<Human>>, request: Request) -> Response {
+    act(human, request, Act::Ratify).await
+}
+
+/// `(target, receipt_hash, store_version)` from the act's JSON body.
+fn form(act: Act, bytes: &[u8]) -> Result<(String, String, u64), String> {
+    let shown = |e: serde_json::Error| e.to_string().chars().take(160).collect::<String>();
+    match act {
+        Act::Stamp => serde_json::from_slice::<StampForm>(bytes)
+            .map(|f| (f.mission, f.receipt_hash, f.store_version))
+            .map_err(|e| format!("a stamp is {{\"mission\", \"receipt_hash\", \"store_version\"}}: {}", shown(e))),
+        Act::Ratify => serde_json::from_slice::<RatifyForm>(bytes)
+            .map(|f| (f.block, f.receipt_hash, f.store_version))
+            .map_err(|e| format!("a ratification is {{\"block\", \"receipt_hash\", \"store_version\"}}: {}", shown(e))),
+    }
+}
+
+async fn act(human: Arc<Human>, request: Request, act: Act) -> Response {
     let (parts, body) = request.into_parts();
     if let Err(refused) = check_write(&human, &parts.headers) {
         return refused.into_response();
+    }
+    if !COCKPIT.human_only.lists(verb(act)) {
+        return problem(
+            StatusCode::FORBIDDEN,
+            "policy",
+            format!("the policy does not make `{}` human-only, so the tray does not perform it", verb(act)),
+        );
     }
     let json_body = parts
         .headers
@@ -343,62 +389,80 @@ async fn stamp(State(human): State<Arc<Human>>, request: Request) -> Response {
         .and_then(|c| c.to_str().ok())
         .is_some_and(|c| c.split(';').next().is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json")));
     if !json_body {
-        return problem(StatusCode::UNSUPPORTED_MEDIA_TYPE, "form", "a stamp is a JSON body (application/json)");
+        return problem(StatusCode::UNSUPPORTED_MEDIA_TYPE, "form", "the request is a JSON body (application/json)");
     }
     let Ok(bytes) = axum::body::to_bytes(Body::new(body), MAX_FORM_BYTES).await else {
-        return problem(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "form",
-            format!("a stamp request is at most {MAX_FORM_BYTES} bytes"),
-        );
+        return problem(StatusCode::PAYLOAD_TOO_LARGE, "form", format!("a request is at most {MAX_FORM_BYTES} bytes"));
     };
-    let form: StampForm = match serde_json::from_slice(&bytes) {
+    let (target, receipt_hash, store_version) = match form(act, &bytes) {
         Ok(form) => form,
-        Err(e) => {
-            let why: String = e.to_string().chars().take(160).collect();
-            return problem(
-                StatusCode::BAD_REQUEST,
-                "form",
-                format!("a stamp is {{\"mission\", \"receipt_hash\", \"store_version\"}}: {why}"),
-            );
-        }
+        Err(why) => return problem(StatusCode::BAD_REQUEST, "form", why),
     };
-    let hash_ok = form.receipt_hash.len() == RECEIPT_HASH_LEN
-        && form.receipt_hash.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-    if !hash_ok || form.mission.is_empty() || form.mission.len() > 256 {
+    let hash_ok = receipt_hash.len() == RECEIPT_HASH_LEN
+        && receipt_hash.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    if !hash_ok || target.is_empty() || target.len() > 256 {
         return problem(
             StatusCode::BAD_REQUEST,
             "form",
-            "`mission` is a mission id and `receipt_hash` 64 lowercase hex digits",
+            "the target is an id and `receipt_hash` 64 lowercase hex digits",
         );
     }
     let store = human.store.clone();
     let outcome = blocking(move || {
-        let mut store = Store::open(&store).map_err(StampRefused::Store)?;
-        store.stamp(&form.mission, &form.receipt_hash, form.store_version)
+        let mut store = Store::open(&store).map_err(ActRefused::Store)?;
+        store.act(act, &target, &receipt_hash, store_version)
     })
     .await;
+    let done = match act {
+        Act::Stamp => "stamped",
+        Act::Ratify => "ratified",
+    };
     match outcome {
         Err(r) => r.into_response(),
-        Ok(Ok(Stamped::Now { store_version })) => {
-            answer(StatusCode::OK, &json!({ "ok": true, "stamped": true, "store_version": store_version }))
+        Ok(Ok(Acted::Now { store_version })) => {
+            answer(StatusCode::OK, &json!({ "ok": true, done: true, "store_version": store_version }))
         }
-        Ok(Ok(Stamped::Already { store_version, at })) => answer(
+        Ok(Ok(Acted::Already { store_version, at })) => answer(
             StatusCode::OK,
             &json!({
-                "ok": true, "stamped": false, "already": true, "store_version": store_version,
-                "note": format!("already stamped at store_version {store_version} ({at}); nothing more was written"),
+                "ok": true, done: false, "already": true, "store_version": store_version,
+                "note": format!("already {done} at store_version {store_version} ({at}); nothing more was written"),
             }),
         ),
         Ok(Err(refused)) => {
             let (status, code) = match &refused {
-                StampRefused::UnknownMission => (StatusCode::NOT_FOUND, "unknown_mission"),
-                StampRefused::NotWaiting { .. } => (StatusCode::CONFLICT, "not_waiting"),
-                StampRefused::StateMoved { .. } => (StatusCode::CONFLICT, "state_moved"),
-                StampRefused::FutureVersion { .. } => (StatusCode::BAD_REQUEST, "form"),
-                StampRefused::Store(_) => (StatusCode::SERVICE_UNAVAILABLE, "store"),
+                ActRefused::Unknown { .. } => (StatusCode::NOT_FOUND, "unknown"),
+                ActRefused::NotWaiting { .. } => (StatusCode::CONFLICT, "not_waiting"),
+                ActRefused::StateMoved { .. } => (StatusCode::CONFLICT, "state_moved"),
+                ActRefused::FutureVersion { .. } => (StatusCode::BAD_REQUEST, "form"),
+                ActRefused::Store(_) => (StatusCode::SERVICE_UNAVAILABLE, "store"),
             };
             problem(status, code, refused.to_string())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every act the tray performs is a human-only, denied verb of the policy.
+    #[test]
+    fn every_act_is_a_human_only_verb() {
+        for act in [Act::Stamp, Act::Ratify] {
+            assert!(COCKPIT.human_only.lists(verb(act)), "`{}` is not human-only", verb(act));
+            assert!(COCKPIT.deny.lists(verb(act)), "`{}` is not denied", verb(act));
+        }
+    }
+
+    #[test]
+    fn select_is_percent_decoded_and_hosts_lose_their_port() {
+        assert_eq!(percent_decode("2.1%40mc_0a1b2c3d").as_deref(), Some("2.1@mc_0a1b2c3d"));
+        assert_eq!(percent_decode("%3F+").as_deref(), Some("? "));
+        assert_eq!(percent_decode("%4"), None);
+        assert_eq!(percent_decode("%ff"), None);
+        assert_eq!(host_name("LOCALHOST:1338"), "localhost");
+        assert_eq!(host_name("[::1]:80"), "::1");
+        assert_eq!(host_name("127.0.0.1"), "127.0.0.1");
     }
 }
