@@ -92,12 +92,13 @@ fn every_cockpit_result_carries_the_card_and_the_view() {
 #[test]
 fn pasted_mode_embeds_the_view_so_no_state_string_ends_the_script() {
     let (_dir, store) = demo_store("widget-pasted");
-    let path = store.join("state.json");
-    let mut state: Value = serde_json::from_slice(&std::fs::read(&path).expect("read state")).expect("state JSON");
     let hostile = "</script><script>window.__pwned=1</script><!--\u{2028}\u{2029}&amp;";
-    let missions = state["missions"].as_array_mut().expect("missions");
-    missions[0]["title"] = json!(hostile);
-    std::fs::write(&path, serde_json::to_vec_pretty(&state).expect("encode")).expect("write state");
+    // Another writer puts the hostile title in the store (one SQLite transaction).
+    let db = rusqlite::Connection::open(store.join(m1nd::store::DB_FILE)).expect("open state.db");
+    db.execute_batch("BEGIN IMMEDIATE").expect("begin");
+    db.execute("UPDATE missions SET title = ?1 WHERE seq = (SELECT min(seq) FROM missions)", [hostile]).expect("title");
+    db.execute_batch("UPDATE store SET store_version = store_version + 1; COMMIT").expect("commit");
+    drop(db);
 
     let page = cli(&store, &["3", "--html"]);
     let view: Value = serde_json::from_str(&cli(&store, &["3", "--json"])).expect("JSON view");

@@ -80,8 +80,10 @@ def test_login_then_stamp_end_to_end_moves_the_cockpit(browser, server, store):
     assert page.locator(f'#missions section[data-mission="{mission}"]').count() == 0
     assert "tray: 1 waiting for your stamp" in tray_label(cockpit, server)
     state = json.dumps({k: v.decode("latin-1") for k, v in files(store).items()})
+    cockpit_page = cockpit.content() + cockpit.evaluate("fetch('/cockpit.json?select=1').then(r => r.text())")
     for secret in [cookie["value"], session(context, page)[1], server.first_link.rsplit("=", 1)[1]]:
         assert secret not in state, "a secret reached the store's files"
+        assert secret not in cockpit_page, "a secret reached the cockpit's view"
     context.close()
 
 
@@ -181,17 +183,18 @@ def test_every_forged_or_stale_write_is_refused_and_the_store_is_unchanged(brows
     assert reused.status == 401 and not fresh.cookies()
     fresh.close()
 
-    # A stale stamp: the mission changed after the page showed it.
+    # A stale stamp: the mission changed after the page showed it. The open page
+    # hears of it (server-sent events) and says so on the card before anyone acts.
     mission = json.loads(body)["mission"]
     external_write(store, "UPDATE missions SET title = title || ' (edited)' WHERE id = ?", (mission,))
     moved = files(store)
-    got, answer = server.request("POST", "/tray/stamp", good, body)
-    assert (got, answer.get("code")) == (409, "state_moved") and answer["error"].startswith("state moved"), answer
-    assert files(store) == moved
     card = page.locator(f'#missions section[data-mission="{mission}"]')
     card.locator(".note").wait_for()
     assert card.locator(".note").inner_text().startswith("state moved")
     assert "(edited)" in card.locator(".title").inner_text()
+    got, answer = server.request("POST", "/tray/stamp", good, body)
+    assert (got, answer.get("code")) == (409, "state_moved") and answer["error"].startswith("state moved"), answer
+    assert files(store) == moved
     context.close()
 
 
@@ -329,3 +332,19 @@ def test_ratifying_a_candidate_block_once(browser, server, store):
     assert got == 200 and answer.get("already"), answer
     assert files(store) == after, "a second ratification wrote"
     context.close()
+
+
+def test_a_name_of_its_own_keeps_the_cookie_from_other_local_servers(browser, store):
+    """Cookies go to every port of a host; under `m1nd.localhost` the session is the tray's alone."""
+    server = TrayServer(store, extra=("--allow-host", "m1nd.localhost"))
+    try:
+        context = browser.new_context()
+        page = context.new_page()
+        page.goto(server.first_link.replace("127.0.0.1", "m1nd.localhost"))
+        page.wait_for_selector("#missions section.card")
+        hosts = {c["domain"] for c in context.cookies() if c["name"] == "m1nd_tray"}
+        assert hosts == {"m1nd.localhost"}, hosts
+        assert not context.cookies("http://127.0.0.1:1/"), "the session cookie would reach 127.0.0.1"
+        context.close()
+    finally:
+        server.close()

@@ -21,8 +21,8 @@ LINK = re.compile(r"(http://127\.0\.0\.1:\d+/login\?token=[0-9a-f]{64})")
 class TrayServer:
     """`m1nd serve --http 127.0.0.1:0` over a store, its login links read from stderr."""
 
-    def __init__(self, store: Path, session_seconds: float | None = None):
-        args = [harness.binary(), "serve", "--store", str(store), "--http", "127.0.0.1:0"]
+    def __init__(self, store: Path, session_seconds: float | None = None, extra: tuple[str, ...] = ()):
+        args = [harness.binary(), "serve", "--store", str(store), "--http", "127.0.0.1:0", *extra]
         if session_seconds is not None:
             args += ["--tray-session", str(session_seconds)]
         self.store = store
