@@ -45,11 +45,17 @@ def init_store(path: Path, demo: bool = True) -> Path:
 
 
 def edit_state(store: Path, change) -> None:
-    """Rewrite the store's state.json through `change(state)` (hostile and odd states)."""
-    path = store / "state.json"
-    state = json.loads(path.read_text())
+    """Give a fresh demo store the demo state rewritten by `change(state)` (hostile
+    and odd states): the changed state goes in through `m1nd store import`, the
+    store's own reader and loader, in place of the demo's."""
+    state = json.loads((ROOT / "src" / "store" / "demo.json").read_text())
     change(state)
-    path.write_text(json.dumps(state))
+    source = store.parent / f"{store.name}-state.json"
+    source.write_text(json.dumps(state))
+    for leftover in store.iterdir():
+        leftover.unlink()
+    args = [binary(), "store", "import", str(source), "--store", str(store)]
+    subprocess.run(args, check=True, capture_output=True, timeout=TIMEOUT_S)
 
 
 class Mcp:
