@@ -22,6 +22,15 @@
 //!   answered within it gets 408; at most [`MAX_CONNECTIONS`] connections are
 //!   served at once, the rest wait to be accepted.
 //!
+//! # The human's pages
+//!
+//! The same listener serves the person at the terminal ([`human`]): the
+//! cockpit at `/` and the tray at `/tray`, behind a one-time login link,
+//! a session cookie, same-origin and CSRF checks and the same `Host`
+//! allow-list. They are routed beside `/mcp`, not through it: nothing that
+//! arrives on `/mcp` reaches the tray's acts, and a request to them without
+//! the person's session is refused.
+//!
 //! # Both protocol eras
 //!
 //! A client that sends `initialize` (protocol 2025-11-25 and older) gets a

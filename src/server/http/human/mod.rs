@@ -84,6 +84,7 @@ fn html(body: String) -> Response {
             (header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(csp)),
             (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
             (header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")),
+            (header::REFERRER_POLICY, HeaderValue::from_static("no-referrer")),
         ],
         body,
     )

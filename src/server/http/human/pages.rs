@@ -36,7 +36,12 @@ pub(super) async fn login(State(human): State<Arc<Human>>, request: Request) -> 
     match human.authority.spend(token) {
         Ok(opened) => (
             StatusCode::SEE_OTHER,
-            [(header::SET_COOKIE, authority::set_cookie(&opened)), (header::LOCATION, "/tray".to_owned())],
+            [
+                (header::SET_COOKIE, authority::set_cookie(&opened)),
+                (header::LOCATION, "/tray".to_owned()),
+                (header::CACHE_CONTROL, "no-store".to_owned()),
+                (header::REFERRER_POLICY, "no-referrer".to_owned()),
+            ],
         )
             .into_response(),
         Err(why) => problem(StatusCode::UNAUTHORIZED, "login", why),
