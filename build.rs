@@ -1,5 +1,5 @@
 //! Rebuild when anything in policy/ changes (new files included), and gate
-//! the trybuild ui suite to the rustc its `.stderr` files were blessed with.
+//! the ui suite's `compile_fail` cases to the rustc their `.stderr` files were blessed with.
 
 use std::process::Command;
 

@@ -25,10 +25,17 @@ pub const MARKER: &str = "/*m1nd-view*/";
 /// The largest template allowed (32 KiB); a test keeps the file under it.
 pub const MAX_TEMPLATE_BYTES: usize = 32 * 1024;
 
-/// 8 hex digits of blake3 over the template's bytes.
-pub fn digest() -> &'static str {
+/// 64 hex digits of blake3 over the template's bytes: what the server
+/// attests, so a client can pin the template it reviewed.
+pub fn full_digest() -> &'static str {
     static DIGEST: OnceLock<String> = OnceLock::new();
-    DIGEST.get_or_init(|| blake3::hash(TEMPLATE.as_bytes()).to_hex()[..8].to_owned())
+    DIGEST.get_or_init(|| blake3::hash(TEMPLATE.as_bytes()).to_hex().to_string())
+}
+
+/// The first 8 hex digits of [`full_digest`], enough to give an edited
+/// template a new URI.
+pub fn digest() -> &'static str {
+    &full_digest()[..8]
 }
 
 /// The template's resource URI: `ui://m1nd/m1nd-cockpit-widget-v1-<digest>.html`.

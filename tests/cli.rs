@@ -73,6 +73,34 @@ fn policy_check_says_what_the_compiler_says() {
     assert!(text.contains("--> tests/ui/policies/m004_slot_card/cockpit.toml:41:8"), "{text}");
 }
 
+/// The CLI reads policy files as the macro does: a FIFO is refused before it
+/// is opened (opening one would block), and a `/proc` file, which reports size
+/// 0, is read for what it holds rather than what it reports (the cap on an
+/// endless one is proven in `policy::source`).
+#[cfg(unix)]
+#[test]
+fn policy_check_refuses_fifos_and_stops_reading_at_the_cap() {
+    let dir = temp_dir("policy-special");
+    for file in ["tools.toml", "read_only_denied.toml", "help_cards.toml", "cockpit.toml"] {
+        std::fs::copy(Path::new(ROOT).join("policy").join(file), dir.path().join(file)).expect("copy policy");
+    }
+    let cockpit = dir.path().join("cockpit.toml");
+    std::fs::remove_file(&cockpit).expect("remove cockpit.toml");
+    std::os::unix::fs::symlink("/proc/self/status", &cockpit).expect("symlink");
+    let tools = dir.path().join("tools.toml");
+    std::fs::remove_file(&tools).expect("remove tools.toml");
+    assert!(Command::new("mkfifo").arg(&tools).status().expect("mkfifo").success());
+
+    let out = m1nd(&["policy", "check", dir.path().to_str().expect("utf-8 path")]);
+    let text = stdout(&out);
+    assert_eq!(out.status.code(), Some(1), "{text}{}", stderr(&out));
+    assert!(text.contains("error: [M001] tools.toml cannot be used: a FIFO stands where the file should be"), "{text}");
+    assert!(text.contains("help: replace a FIFO with a regular UTF-8 file named tools.toml"), "{text}");
+    // Not "empty", not "cannot be used": its text was read and parsed.
+    assert!(text.contains("--> ") && text.contains("cockpit.toml:1:"), "{text}");
+    assert!(!text.contains("cockpit.toml is empty") && !text.contains("cockpit.toml cannot be used"), "{text}");
+}
+
 #[test]
 fn policy_check_json_is_machine_readable() {
     let out = m1nd(&["policy", "check", "tests/ui/policies/many_laws", "--format", "json"]);

@@ -28,7 +28,7 @@ fn read_only_refuses_every_denied_verb_in_every_alias_form_and_changes_nothing()
                 );
                 let rule = if COCKPIT.verb(verb).is_some_and(|v| v.retired) {
                     "retired"
-                } else if COCKPIT.human_only.lists(verb) {
+                } else if COCKPIT.human_only.contains(verb) {
                     "the human performs it on"
                 } else {
                     "READ_ONLY_DENIED_TOOLS"
@@ -108,7 +108,7 @@ fn unknown_look_alike_retired_and_unserved_verbs_are_refused() {
 /// in every one, in every alias form, with the place where the human acts.
 #[test]
 fn human_only_verbs_are_never_served_over_mcp() {
-    assert!(COCKPIT.human_only.lists("mission_stamp") && COCKPIT.human_only.lists("system_blocks_ratify"));
+    assert!(COCKPIT.human_only.contains("mission_stamp") && COCKPIT.human_only.contains("system_blocks_ratify"));
     let (_dir, store) = demo_store("guard-human-only");
     let before = snapshot(&store);
     for read_only in [true, false] {
@@ -215,7 +215,7 @@ fn tools_list_is_derived_from_the_table() {
             let verb = COCKPIT.verb(name).unwrap_or_else(|| panic!("`{name}` is listed but not in the table"));
             assert!(!verb.retired, "{name}");
             assert_eq!(tool["description"], json!(verb.summary), "{name}");
-            let denied = COCKPIT.deny.lists(name);
+            let denied = COCKPIT.deny.denies(name);
             let status_only = COCKPIT.deny.status_only(name).is_some();
             if read_only {
                 assert!(!denied, "read-only session lists denied `{name}`");
@@ -225,7 +225,10 @@ fn tools_list_is_derived_from_the_table() {
             let schema = &tool["inputSchema"];
             assert_eq!(schema["additionalProperties"], false, "{name}");
             let properties = schema["properties"].as_object().expect("properties");
-            let declared: Vec<&str> = verb.requires.iter().chain(verb.accepts.iter()).map(|a| &**a).collect();
+            let declared: Vec<&str> = COCKPIT.takes(verb).map(|t| t.name).collect();
+            for common in COCKPIT.common.iter() {
+                assert!(properties.contains_key(&**common), "{name}: the common `{common}` is not listed");
+            }
             assert_eq!(
                 properties.keys().map(String::as_str).collect::<std::collections::BTreeSet<_>>(),
                 declared.iter().copied().collect()
@@ -244,7 +247,7 @@ fn tools_list_is_derived_from_the_table() {
     }
     let (read_only, writable) = (&listed[0], &listed[1]);
     let hidden: Vec<&String> = writable.iter().filter(|n| !read_only.contains(n)).collect();
-    assert!(hidden.iter().all(|n| COCKPIT.deny.lists(n)), "{hidden:?}");
+    assert!(hidden.iter().all(|n| COCKPIT.deny.denies(n)), "{hidden:?}");
 }
 
 /// `help` offers only cards this session can call here: each card's tool is
@@ -265,7 +268,7 @@ fn help_lists_only_cards_the_session_may_call_here() {
             let tool = card["tool"].as_str().expect("tool");
             assert!(names.iter().any(|n| n == tool), "help offers `{tool}`, which is not in tools/list: {names:?}");
             if read_only {
-                assert!(!COCKPIT.deny.lists(tool), "help offers `{tool}` to a read-only session");
+                assert!(!COCKPIT.deny.denies(tool), "help offers `{tool}` to a read-only session");
                 if let Some(rule) = COCKPIT.deny.status_only(tool) {
                     let pinned = card["arguments"][&*rule.argument].as_str().unwrap_or_default();
                     assert!(rule.permits(pinned), "{card}");

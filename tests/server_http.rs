@@ -232,18 +232,32 @@ fn malformed_requests_get_clear_errors_and_the_server_keeps_serving() {
     let server = HttpServer::start(&store, &[], &[]);
     let (body, headers) = memorize();
 
-    // Not JSON, and JSON that is not a message.
-    for bad in [&b"{not json"[..], b"[1, 2", b"42", b""] {
+    // Not JSON, and JSON that is not a message: JSON-RPC errors, as on stdio.
+    for (bad, code, id) in [
+        (&b"{not json"[..], -32700, Value::Null),
+        (b"[1, 2", -32700, Value::Null),
+        (b"", -32700, Value::Null),
+        (b"42", -32600, Value::Null),
+        (br#"{"jsonrpc":"2.0","id":7,"method":"tools/call","params":5}"#, -32600, json!(7)),
+        (br#"{"jsonrpc":"2.0","id":"x"}"#, -32600, json!("x")),
+    ] {
         let reply = post(&server, &headers, bad);
-        assert!(
-            (400..500).contains(&reply.status),
-            "{:?}: {} {}",
-            String::from_utf8_lossy(bad),
-            reply.status,
-            reply.text()
-        );
-        assert!(!reply.text().is_empty(), "an error without a word");
+        let shown = String::from_utf8_lossy(bad);
+        assert_eq!(reply.status, 400, "{shown}: {}", reply.text());
+        let answer = reply.messages().pop().unwrap_or_else(|| panic!("{shown}: not JSON-RPC: {}", reply.text()));
+        assert_eq!((answer["error"]["code"].clone(), answer["id"].clone()), (json!(code), id), "{shown}: {answer}");
     }
+    // Who may talk is still decided first.
+    let mut evil = headers.clone();
+    evil.push(("Origin", "http://evil.example".to_owned()));
+    assert_eq!(post(&server, &evil, b"{not json").status, 403);
+    let reply = server.raw(&request_bytes(
+        "POST",
+        "evil.example",
+        &[("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")],
+        b"{not json",
+    ));
+    assert_eq!(reply.status, 403);
 
     // The wrong content type.
     let reply = server.raw(&request_bytes(

@@ -70,8 +70,10 @@ fn n_servers_by_m_writes_move_the_version_by_exactly_n_times_m() {
 
 /// `kill -9` a server while pipelined writes are in flight, at a different
 /// point each round: the store opens, every acknowledged write is there,
-/// the version counts exactly the writes that landed, and nothing is left
-/// in the directory once the store has been opened again.
+/// the version counts exactly the writes that landed, at most one journal
+/// is left between writes, and the next write leaves only `state.db`.
+/// (The JSON store left a temp file holding a full copy of the state after
+/// such a kill, one more per crash.)
 #[test]
 fn kill_9_during_writes_loses_no_acknowledged_write_and_leaves_nothing() {
     const ROUNDS: usize = 6;
@@ -100,7 +102,11 @@ fn kill_9_during_writes_loses_no_acknowledged_write_and_leaves_nothing() {
             }
         }
         let at = reopen(&store);
-        assert_eq!(names(&store), [DB_FILE], "round {round}: a file was left behind");
+        // A journal with content was rolled back and removed by the open; one
+        // the kill left empty is ignored by SQLite and reused (then removed)
+        // by the next write. Never more than that one file.
+        let files = names(&store);
+        assert!(files == [DB_FILE] || files == [DB_FILE, JOURNAL_FILE], "round {round}: left behind: {files:?}");
         let stored = claims(&store);
         for claim in &acknowledged {
             assert!(stored.contains(claim), "round {round}: acknowledged `{claim}` was lost");
@@ -111,6 +117,10 @@ fn kill_9_during_writes_loses_no_acknowledged_write_and_leaves_nothing() {
         assert_eq!(unique.len(), stored.len(), "round {round}: a claim was stored twice");
     }
     assert!(acknowledged.len() >= ROUNDS, "every round acknowledged at least one write");
+    let mut mcp = Mcp::writable(&store);
+    assert!(!is_error(&memorize(&mut mcp, "after the last kill")));
+    assert_eq!(mcp.finish(), Some(0));
+    assert_eq!(names(&store), [DB_FILE], "the next write did not clear what a kill left");
 }
 
 /// The journal deleted again and again while two servers write: no
@@ -247,20 +257,7 @@ const FAULTS: &[Fault] = &[
 /// answering and did not exit when stdin closed.)
 #[test]
 fn files_changed_under_a_running_server_never_take_a_false_acknowledgement() {
-    // Permissions do not stop root, so the unreadable case runs only as
-    // another user.
-    // SAFETY: `geteuid` has no preconditions and cannot fail.
-    let root = unsafe { libc::geteuid() } == 0;
-    let unreadable = Fault {
-        name: "made unreadable",
-        apply: |dir| {
-            use std::os::unix::fs::PermissionsExt;
-            fs::set_permissions(dir.join(DB_FILE), fs::Permissions::from_mode(0o000)).expect("chmod");
-        },
-        earlier_writes_in: Some(DB_FILE),
-    };
-    let faults = FAULTS.iter().chain((!root).then_some(&unreadable));
-    for fault in faults {
+    for fault in FAULTS {
         let (_dir, store) = demo_store("faults-files");
         let mut mcp = Mcp::writable(&store);
         let before = memorize(&mut mcp, "written before the fault");
@@ -282,8 +279,6 @@ fn files_changed_under_a_running_server_never_take_a_false_acknowledgement() {
         assert_eq!(mcp.finish(), Some(0), "{}: the server did not exit cleanly", fault.name);
 
         if let Some(file) = fault.earlier_writes_in {
-            use std::os::unix::fs::PermissionsExt;
-            let _ = fs::set_permissions(store.join(file), fs::Permissions::from_mode(0o644));
             let _ = fs::remove_dir(store.join(JOURNAL_FILE));
             let _ = fs::remove_file(store.join(JOURNAL_FILE));
             let holder = store.join("holder");
@@ -296,6 +291,50 @@ fn files_changed_under_a_running_server_never_take_a_false_acknowledgement() {
             );
         }
     }
+}
+
+/// `state.db` made unreadable under a running server. Permissions do not
+/// bind root, so when the tests run as root the server runs as `nobody`
+/// (through `setpriv`), on a store it may otherwise read and write.
+#[test]
+fn a_store_made_unreadable_under_a_running_server_fails_loudly() {
+    use std::os::unix::fs::PermissionsExt;
+    let mode = |path: &Path, mode: u32| fs::set_permissions(path, fs::Permissions::from_mode(mode)).expect("chmod");
+    let (dir, store) = demo_store("faults-unreadable");
+    mode(dir.path(), 0o755);
+    mode(&store, 0o777);
+    mode(&store.join(DB_FILE), 0o666);
+    // SAFETY: `geteuid` has no preconditions and cannot fail.
+    let command = if unsafe { libc::geteuid() } == 0 {
+        let mut command = Command::new("setpriv");
+        command.args(["--reuid=65534", "--regid=65534", "--clear-groups", BIN]);
+        command
+    } else {
+        Command::new(BIN)
+    };
+    let mut command = command;
+    command.arg("serve").arg("--store").arg(&store);
+    let mut mcp = Mcp::spawn(command);
+    let before = memorize(&mut mcp, "written before the fault");
+    assert!(!is_error(&before), "{before}");
+
+    mode(&store.join(DB_FILE), 0o000);
+    for n in 0..3 {
+        let claim = format!("after unreadable #{n}");
+        let result = memorize(&mut mcp, &claim);
+        assert!(is_error(&result), "a write to an unreadable store was acknowledged: {result}");
+        check_answer("made unreadable", &store, &result, Some(&claim));
+        for (verb, args) in [("cockpit", json!({})), ("persist", json!({ "action": "save" }))] {
+            let answer = mcp.call(verb, args);
+            assert!(is_error(&answer), "{verb}: {answer}");
+            check_answer("made unreadable", &store, &answer, None);
+        }
+    }
+    mcp.assert_alive();
+    assert_eq!(mcp.finish(), Some(0));
+    mode(&store.join(DB_FILE), 0o644);
+    assert!(claims(&store).contains(&"written before the fault".to_owned()));
+    assert_eq!(version(&store), 2);
 }
 
 /// A refusal names the store; an acknowledged write is in the file at the

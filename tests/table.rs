@@ -33,7 +33,7 @@ fn the_menu_and_the_deny_list_share_no_verb() {
     }
     assert!(verbs.len() > 10, "the menu reads through {} verbs", verbs.len());
     for (card, verb) in verbs {
-        assert!(!COCKPIT.deny.lists(verb), "card `{card}` reaches denied `{verb}`");
+        assert!(!COCKPIT.deny.denies(verb), "card `{card}` reaches denied `{verb}`");
         if let Some(rule) = COCKPIT.deny.status_only(verb) {
             let card = COCKPIT.cards.iter().find(|c| c.id == card).expect("card exists");
             let pinned = card.arguments.iter().find(|a| a.name == rule.argument).map(|a| &*a.value);
@@ -48,10 +48,10 @@ fn the_menu_and_the_deny_list_share_no_verb() {
 fn the_deny_list_is_complete() {
     assert_eq!(COCKPIT.deny.tools.iter().filter(|v| **v != "mission_stamp").count(), 29);
     for verb in COCKPIT.verbs.iter().filter(|v| v.retired) {
-        assert!(COCKPIT.deny.lists(&verb.name), "retired `{}` must stay denied", verb.name);
+        assert!(COCKPIT.deny.denies(&verb.name), "retired `{}` must stay denied", verb.name);
     }
     for verb in COCKPIT.human_only.verbs.iter() {
-        assert!(COCKPIT.deny.lists(verb), "human-only `{verb}` must be denied");
+        assert!(COCKPIT.deny.denies(verb), "human-only `{verb}` must be denied");
         assert!(!COCKPIT.reads().any(|r| r.verb() == &**verb), "the menu reaches human-only `{verb}`");
     }
 }

@@ -3,12 +3,13 @@
 
 mod server_support;
 
+use std::path::Path;
 use std::process::Command;
 
 use m1nd::widget;
 use m1nd_core::runtime::parse_reference;
 use serde_json::{Value, json};
-use server_support::{BIN, Mcp, demo_store, is_error, text};
+use server_support::{BIN, Mcp, demo_store, edited_demo_store, is_error, text};
 
 /// The one list of references both grammars are held to (the browser suite
 /// evaluates the widget's `isReference` over the same file).
@@ -35,15 +36,27 @@ fn the_template_loads_nothing_from_a_network() {
     }
 }
 
+/// The widget digest a client can pin is the digest of the file in this
+/// repository, and the template's URI carries its first 8 digits.
+#[test]
+fn the_server_attests_the_widget_template_in_the_repository() {
+    let file = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("widget/cockpit.html")).expect("template");
+    let digest = blake3::hash(&file).to_hex().to_string();
+    let (_dir, store) = demo_store("widget-attested");
+    let mcp = Mcp::read_only(&store);
+    assert_eq!(mcp.init["_meta"]["io.m1nd/attestation"]["widget"], json!(digest), "{}", mcp.init);
+    assert!(widget::uri().contains(&format!("-{}.html", &digest[..8])), "{}", widget::uri());
+}
+
 #[test]
 fn the_server_serves_the_template_as_an_mcp_app() {
     let (_dir, store) = demo_store("widget-app");
     let mut mcp = Mcp::read_only(&store);
     assert_eq!(
-        mcp.capabilities["extensions"]["io.modelcontextprotocol/ui"],
+        mcp.init["capabilities"]["extensions"]["io.modelcontextprotocol/ui"],
         json!({ "mimeTypes": [widget::MIME_TYPE] }),
         "{}",
-        mcp.capabilities
+        mcp.init["capabilities"]
     );
 
     let tools = mcp.tools();
@@ -91,14 +104,10 @@ fn every_cockpit_result_carries_the_card_and_the_view() {
 
 #[test]
 fn pasted_mode_embeds_the_view_so_no_state_string_ends_the_script() {
-    let (_dir, store) = demo_store("widget-pasted");
     let hostile = "</script><script>window.__pwned=1</script><!--\u{2028}\u{2029}&amp;";
-    // Another writer puts the hostile title in the store (one SQLite transaction).
-    let db = rusqlite::Connection::open(store.join(m1nd::store::DB_FILE)).expect("open state.db");
-    db.execute_batch("BEGIN IMMEDIATE").expect("begin");
-    db.execute("UPDATE missions SET title = ?1 WHERE seq = (SELECT min(seq) FROM missions)", [hostile]).expect("title");
-    db.execute_batch("UPDATE store SET store_version = store_version + 1; COMMIT").expect("commit");
-    drop(db);
+    let (_dir, store) = edited_demo_store("widget-pasted", |state| {
+        state["missions"][0]["title"] = json!(hostile);
+    });
 
     let page = cli(&store, &["3", "--html"]);
     let view: Value = serde_json::from_str(&cli(&store, &["3", "--json"])).expect("JSON view");
@@ -112,7 +121,7 @@ fn pasted_mode_embeds_the_view_so_no_state_string_ends_the_script() {
     assert_eq!(embedded, view);
 }
 
-fn cli(store: &std::path::Path, args: &[&str]) -> String {
+fn cli(store: &Path, args: &[&str]) -> String {
     let out = Command::new(BIN).arg("cockpit").args(args).arg("--store").arg(store).output().expect("run m1nd");
     assert!(out.status.success(), "m1nd cockpit {args:?}: {}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8(out.stdout).expect("UTF-8")

@@ -17,24 +17,26 @@ const BASE: [&str; 4] = [
     include_str!("../../tests/ui/policies/base/help_cards.toml"),
     include_str!("../../tests/ui/policies/base/cockpit.toml"),
 ];
-const REAL: [&str; 4] = [
+const REAL: [&str; 5] = [
     include_str!("../../policy/tools.toml"),
     include_str!("../../policy/read_only_denied.toml"),
     include_str!("../../policy/help_cards.toml"),
     include_str!("../../policy/cockpit.toml"),
+    include_str!("../../policy/human_only.toml"),
 ];
 
-fn sources(files: &[String; 4]) -> PolicySources {
-    PolicySources::from_bytes("bench", |f| Some(files[PolicyFile::ALL.iter().position(|x| *x == f)?].as_bytes()))
+/// `files` in [`PolicyFile::EVERY`] order; a policy of four leaves out the optional file.
+fn sources(files: &[String]) -> PolicySources {
+    PolicySources::from_bytes("bench", |f| Some(files.get(PolicyFile::EVERY.iter().position(|x| *x == f)?)?.as_bytes()))
 }
 
 /// The base policy plus `n` verbs, `n` overview cards, and every tenth verb denied.
 fn synthetic(n: usize) -> [String; 4] {
-    let mut tools = BASE[0].to_owned();
+    let mut verbs = String::new();
     let mut cards = BASE[2].to_owned();
     let mut denied = String::new();
     for i in 0..n {
-        tools.push_str(&format!("v{i:06} = {{ summary = \"synthetic verb number {i}\" }}\n"));
+        verbs.push_str(&format!("v{i:06} = {{ summary = \"synthetic verb number {i}\" }}\n"));
         cards.push_str(&format!(
             "\n[[card]]\nid = \"c{i:06}\"\ntitle = \"Synthetic card {i}\"\nwhy = \"Exercises the compiler at scale.\"\ntool = \"v{i:06}\"\noverview = true\n"
         ));
@@ -42,6 +44,7 @@ fn synthetic(n: usize) -> [String; 4] {
             denied.push_str(&format!("  \"v{i:06}\",\n"));
         }
     }
+    let tools = BASE[0].replacen("[verbs]\n", &format!("[verbs]\n{verbs}"), 1);
     let deny = BASE[1].replacen("tools = [\n", &format!("tools = [\n{denied}"), 1);
     [tools, deny, cards, BASE[3].to_owned()]
 }

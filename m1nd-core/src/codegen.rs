@@ -6,6 +6,7 @@
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
 
+use crate::arguments::Parameter;
 use crate::deny::{DenyList, StatusOnly};
 use crate::table::{
     Action, Argument, Binding, Card, Cockpit, Collection, HelpEntry, Label, ReadVerb, Slot, SlotKind, Str, Verb,
@@ -16,13 +17,20 @@ use crate::table::{
 pub struct Includes(pub Vec<String>);
 
 /// The table as a block expression of type `::m1nd_core::Cockpit`.
+///
+/// The table is built inside a `const` item and the block yields that
+/// constant: its borrowed slices (`&[...]` of `Cow`s, which are not
+/// promotable) then live for `'static`, so the expression works in a `let`
+/// or as an argument as well as in a `static` or `const`. A bare struct
+/// literal would make rustc's first error E0716 in those positions.
 pub fn expand(cockpit: &Cockpit, includes: &Includes) -> TokenStream {
     let tracked = includes.0.iter().map(|path| quote! { const _: &[u8] = ::core::include_bytes!(#path); });
     let body = cockpit_tokens(cockpit);
     quote! {
         {
             #(#tracked)*
-            #body
+            const TABLE: ::m1nd_core::Cockpit = #body;
+            TABLE
         }
     }
 }
@@ -67,6 +75,8 @@ fn cockpit_tokens(c: &Cockpit) -> TokenStream {
     let (schema, title, negative_default, digest) = (s(&c.schema), s(&c.title), s(&c.negative_default), s(&c.digest));
     let (root, drill) = (c.budget.root_tokens, c.budget.drill_tokens);
     let verbs = list(&c.verbs, verb);
+    let arguments = list(&c.arguments, parameter);
+    let common = strs(&c.common);
     let deny = deny(&c.deny);
     let cards = list(&c.cards, card);
     let slots = list(&c.slots, slot);
@@ -79,6 +89,8 @@ fn cockpit_tokens(c: &Cockpit) -> TokenStream {
             digest: #digest,
             budget: ::m1nd_core::Budget { root_tokens: #root, drill_tokens: #drill },
             verbs: #verbs,
+            arguments: #arguments,
+            common: #common,
             deny: #deny,
             cards: #cards,
             slots: #slots,
@@ -91,6 +103,12 @@ fn verb(v: &Verb) -> TokenStream {
     let (name, summary, requires, accepts, retired) =
         (s(&v.name), s(&v.summary), strs(&v.requires), strs(&v.accepts), v.retired);
     quote! { ::m1nd_core::Verb { name: #name, summary: #summary, requires: #requires, accepts: #accepts, retired: #retired } }
+}
+
+fn parameter(p: &Parameter) -> TokenStream {
+    let name = s(&p.name);
+    let kind = proc_macro2::Ident::new(p.kind.variant(), proc_macro2::Span::call_site());
+    quote! { ::m1nd_core::Parameter { name: #name, kind: ::m1nd_core::ArgKind::#kind } }
 }
 
 fn deny(d: &DenyList) -> TokenStream {

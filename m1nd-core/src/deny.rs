@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::table::{Argument, List, Str};
+use crate::primitives::{Argument, List, Str};
 
 /// The compiled deny list.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -53,8 +53,10 @@ impl std::fmt::Display for Refusal {
 }
 
 impl DenyList {
-    /// True when `verb` (canonical) is on the list outright.
-    pub fn lists(&self, verb: &str) -> bool {
+    /// True when `verb` (canonical) is denied outright: a read-only session
+    /// may never call it, with any arguments. A status-only verb is not denied
+    /// outright: it has a permitted form.
+    pub fn denies(&self, verb: &str) -> bool {
         self.tools.iter().any(|t| t == verb)
     }
 
@@ -63,17 +65,11 @@ impl DenyList {
         self.status_only.iter().find(|s| s.verb == verb)
     }
 
-    /// True when a read-only session may never call `verb` with any arguments.
-    /// Status-only verbs are not "always denied": they have a permitted form.
-    pub fn always_denies(&self, verb: &str) -> bool {
-        self.lists(verb)
-    }
-
     /// Whether a read-only session may call `verb` (canonical) with only these
     /// fixed arguments: the check behind the derived help overview and the
     /// composer's re-check of every read. Same rule as [`DenyList::check`].
     pub fn permits_fixed(&self, verb: &str, fixed: &[Argument]) -> bool {
-        !self.lists(verb) && self.status_pinned(verb, fixed)
+        !self.denies(verb) && self.status_pinned(verb, fixed)
     }
 
     /// False only for a status-only verb whose argument is not pinned, by
@@ -89,7 +85,7 @@ impl DenyList {
     /// refusal, and a string matches an allowed value only after trimming and
     /// ASCII case folding (`" Status "` is `status`).
     pub fn check(&self, verb: &str, args: Option<&Map<String, Value>>) -> Result<(), Refusal> {
-        if self.lists(verb) {
+        if self.denies(verb) {
             return Err(Refusal::Denied { verb: verb.to_owned() });
         }
         let Some(rule) = self.status_only(verb) else {
@@ -109,14 +105,10 @@ impl DenyList {
     }
 }
 
-/// A refused value as a refusal may echo it: short, whatever was sent.
+/// A refused value as a refusal may echo it: short and sanitised, whatever was sent.
 fn echo(value: &Value) -> String {
-    const MAX_CHARS: usize = 48;
     match value {
-        Value::String(s) if s.chars().count() > MAX_CHARS => {
-            format!("{}…", s.chars().take(MAX_CHARS).collect::<String>())
-        }
-        Value::String(s) => s.clone(),
+        Value::String(s) => crate::sanitize::display(s, crate::sanitize::cap::VALUE),
         Value::Array(_) => "an array".to_owned(),
         Value::Object(_) => "an object".to_owned(),
         short => short.to_string(),

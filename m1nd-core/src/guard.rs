@@ -95,7 +95,7 @@ impl<'a> Guard<'a> {
         if def.retired {
             return Err(Refused::Retired { verb: verb.to_owned() });
         }
-        if self.cockpit.human_only.lists(verb) {
+        if self.cockpit.human_only.contains(verb) {
             return Err(Refused::HumanOnly {
                 verb: verb.to_owned(),
                 acts_at: self.cockpit.human_only.acts_at.to_string(),
@@ -108,19 +108,16 @@ impl<'a> Guard<'a> {
     }
 
     /// Whether `tools/list` shows this verb to the session.
-    pub fn lists(&self, verb: &Verb) -> bool {
-        let hidden_by_read_only = self.read_only && self.cockpit.deny.always_denies(&verb.name);
-        !verb.retired && !hidden_by_read_only && !self.cockpit.human_only.lists(&verb.name)
+    pub fn shows(&self, verb: &Verb) -> bool {
+        let hidden_by_read_only = self.read_only && self.cockpit.deny.denies(&verb.name);
+        !verb.retired && !hidden_by_read_only && !self.cockpit.human_only.contains(&verb.name)
     }
 }
 
-/// A name echoed in a refusal: bounded, and without control characters.
+/// A name echoed in a refusal: sanitised and bounded, so it cannot forge a
+/// line, drive a terminal or hide text.
 fn printable(name: &str) -> String {
-    let mut out: String = name.chars().take(64).map(|c| if c.is_control() { '\u{FFFD}' } else { c }).collect();
-    if name.chars().count() > 64 {
-        out.push('…');
-    }
-    out
+    crate::sanitize::display(name, crate::sanitize::cap::NAME)
 }
 
 #[cfg(test)]
@@ -228,6 +225,22 @@ mod tests {
     }
 
     #[test]
+    fn a_refusal_echo_is_one_clean_line() {
+        let t = table();
+        let guard = Guard::new(&t, true);
+        let forged = "x\r\nerror: forged line\u{1b}[2J\u{1b}]0;title\u{7}\u{202E}\u{E0041}\u{200B}";
+        let refusals = [
+            guard.check(forged, None).unwrap_err(),
+            guard.check("persist", Some(&args(Value::from(forged)))).unwrap_err(),
+        ];
+        for refused in refusals {
+            let text = refused.to_string();
+            assert!(!text.chars().any(|c| c.is_control() || crate::sanitize::is_hidden(c)), "{text:?}");
+            assert!(text.contains("x error: forged line"), "{text:?}");
+        }
+    }
+
+    #[test]
     fn huge_names_are_refused_without_a_search() {
         let t = table();
         let name = "learn".repeat(2_000_000);
@@ -240,7 +253,7 @@ mod tests {
     fn listing_hides_what_the_session_may_not_call() {
         let t = table();
         let shown =
-            |ro| t.verbs.iter().filter(|v| Guard::new(&t, ro).lists(v)).map(|v| v.name.to_string()).collect::<Vec<_>>();
+            |ro| t.verbs.iter().filter(|v| Guard::new(&t, ro).shows(v)).map(|v| v.name.to_string()).collect::<Vec<_>>();
         assert_eq!(shown(true), ["doctor", "persist"]);
         assert_eq!(shown(false), ["doctor", "learn", "persist"]);
     }

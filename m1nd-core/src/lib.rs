@@ -4,6 +4,7 @@
 //! `m1nd policy check` CLI and the runtime re-check in tests all call the same
 //! [`policy::compile`], so a law is written once and enforced everywhere.
 
+pub mod arguments;
 #[cfg(feature = "codegen")]
 pub mod codegen;
 pub mod deny;
@@ -12,9 +13,12 @@ pub mod guard;
 pub mod links;
 pub mod names;
 pub mod policy;
+pub mod primitives;
 pub mod runtime;
+pub mod sanitize;
 pub mod table;
 
+pub use arguments::{ArgKind, Parameter};
 pub use deny::{DenyList, Refusal, StatusOnly};
 pub use facets::Facet;
 pub use policy::{Diagnostic, Law, PolicyFile, PolicySources, compile};

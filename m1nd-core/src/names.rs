@@ -99,6 +99,17 @@ impl<'a> NameIndex<'a> {
     }
 }
 
+/// The one wording of "did you mean" for every help line: `did you mean
+/// `best`? then` when there is a near miss (from [`suggest`] or a
+/// [`Resolution::Unknown`]), else `otherwise` on its own.
+pub fn did_you_mean(near_miss: Option<&str>, then: &str, otherwise: impl FnOnce() -> String) -> String {
+    match near_miss {
+        Some(best) if then.is_empty() => format!("did you mean `{best}`?"),
+        Some(best) => format!("did you mean `{best}`? {then}"),
+        None => otherwise(),
+    }
+}
+
 /// The closest candidate to `name`, if any is close enough to be a typo.
 pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
     let limit = (name.chars().count() / 3).max(1);
@@ -140,6 +151,17 @@ mod tests {
         let index = NameIndex::new(["doctor", "drift", "impact"]);
         assert_eq!(index.resolve("docter"), Resolution::Unknown { suggestion: Some("doctor") });
         assert_eq!(index.resolve("zzzzzzzz"), Resolution::Unknown { suggestion: None });
+    }
+
+    #[test]
+    fn did_you_mean_leads_only_when_a_candidate_is_near() {
+        let near = |name| suggest(name, ["doctor", "drift"]);
+        assert_eq!(
+            did_you_mean(near("docter"), "they are listed", String::new),
+            "did you mean `doctor`? they are listed"
+        );
+        assert_eq!(did_you_mean(near("docter"), "", String::new), "did you mean `doctor`?");
+        assert_eq!(did_you_mean(near("zzzzzzzz"), "they are listed", || "none".to_owned()), "none");
     }
 
     #[test]

@@ -15,16 +15,13 @@
 
 use std::borrow::Cow;
 
+use crate::arguments::Parameter;
 use crate::deny::DenyList;
 use crate::facets::Facet;
+pub use crate::primitives::{Argument, List, Str};
 
 /// The one schema this compiler reads and the JSON skin writes.
 pub const SCHEMA: &str = "m1nd-cockpit-v1";
-
-/// Static or owned text.
-pub type Str = Cow<'static, str>;
-/// Static or owned list.
-pub type List<T> = Cow<'static, [T]>;
 
 /// The whole compiled policy: what the server serves, guards with and lists.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,6 +34,10 @@ pub struct Cockpit {
     pub digest: Str,
     pub budget: Budget,
     pub verbs: List<Verb>,
+    /// The type of every argument a verb takes (see [`crate::arguments`]).
+    pub arguments: List<Parameter>,
+    /// Arguments every verb accepts besides its own, declared once.
+    pub common: List<Str>,
     pub deny: DenyList,
     pub cards: List<Card>,
     pub slots: List<Slot>,
@@ -56,7 +57,7 @@ pub struct HumanOnly {
 
 impl HumanOnly {
     /// Whether `verb` (canonical) is the human's alone.
-    pub fn lists(&self, verb: &str) -> bool {
+    pub fn contains(&self, verb: &str) -> bool {
         self.verbs.iter().any(|v| v == verb)
     }
 }
@@ -95,25 +96,19 @@ pub struct Card {
     pub overview: bool,
 }
 
-/// A fixed argument a card passes to its verb.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Argument {
-    pub name: Str,
-    pub value: Str,
-}
-
 /// A permission to call one read verb with fixed arguments.
 ///
-/// Its fields are private and its constructor is hidden: the values in a
+/// Its fields are private to this crate (the canonical encoding takes them
+/// apart) and its constructor is hidden: the values in a
 /// table were produced by the policy compiler after every law passed. Because
 /// a determined caller could still reach the hidden constructor, the composer
 /// does not take a `ReadVerb` on trust: it checks each one against the table's
 /// deny list before asking the [`crate::runtime::Reader`] (fail-closed).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReadVerb {
-    card: Str,
-    verb: Str,
-    arguments: List<Argument>,
+    pub(crate) card: Str,
+    pub(crate) verb: Str,
+    pub(crate) arguments: List<Argument>,
 }
 
 impl ReadVerb {
@@ -252,6 +247,8 @@ impl Cockpit {
         digest: Cow::Borrowed(""),
         budget: Budget { root_tokens: 0, drill_tokens: 0 },
         verbs: Cow::Borrowed(&[]),
+        arguments: Cow::Borrowed(&[]),
+        common: Cow::Borrowed(&[]),
         deny: DenyList { tools: Cow::Borrowed(&[]), status_only: Cow::Borrowed(&[]) },
         cards: Cow::Borrowed(&[]),
         slots: Cow::Borrowed(&[]),

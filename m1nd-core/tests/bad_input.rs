@@ -86,8 +86,10 @@ fn empty_strings_are_refused_where_text_is_required() {
 
 #[test]
 fn verbs_that_collide_after_folding_are_duplicates() {
-    let tools = format!(
-        "{TOOLS}\"m1nd_doctor\" = {{ summary = \"again\" }}\n\"d\u{043E}ctor\" = {{ summary = \"look-alike\" }}\n"
+    let tools = TOOLS.replacen(
+        "[verbs]\n",
+        "[verbs]\n\"m1nd_doctor\" = { summary = \"again\" }\n\"d\u{043E}ctor\" = { summary = \"look-alike\" }\n",
+        1,
     );
     let found = laws(&with(PolicyFile::Tools, tools.as_bytes()));
     assert!(found.iter().filter(|l| **l == Law::M003).count() >= 2, "{found:?}");
@@ -173,4 +175,45 @@ fn a_status_pin_compares_like_the_guard() {
         .replace("arguments = { action = \"list\" }", "arguments = { action = \" STATUS \" }")
         .replace("tool = \"boot_memory\"", "tool = \"persist\"");
     assert_eq!(laws(&with(PolicyFile::Cards, cards.as_bytes())), Vec::<Law>::new());
+}
+
+/// Argument types come from `[arguments]`: an unknown type, an argument
+/// without one and a verb repeating a `[common]` argument are each reported,
+/// and a typed common argument reaches every verb of the table.
+#[test]
+fn argument_types_are_declared_once_and_checked() {
+    let problems = |tools: &str| compile(&with(PolicyFile::Tools, tools.as_bytes())).unwrap_err();
+
+    let unknown = problems(&TOOLS.replace("scope = \"text\"", "scope = \"txet\""));
+    assert_eq!(unknown.iter().map(|d| d.law).collect::<Vec<_>>(), vec![Law::M001]);
+    assert!(unknown[0].help.contains("did you mean `text`?"), "{}", unknown[0].help);
+
+    let untyped = problems(&TOOLS.replace("scope = \"text\"\n", ""));
+    assert_eq!(untyped.iter().map(|d| d.law).collect::<Vec<_>>(), vec![Law::M002]);
+    assert!(untyped[0].title.contains("verb `audit` takes `scope`"), "{}", untyped[0].title);
+
+    let near = problems(&TOOLS.replace("accepts = [\"scope\"]", "accepts = [\"scopes\"]"));
+    assert!(near[0].help.contains("did you mean `scope`?"), "{}", near[0].help);
+
+    let common = format!("[common]\naccepts = [\"agent_id\"]\n{TOOLS}agent_id = \"id\"\n");
+    let table = compile(&with(PolicyFile::Tools, common.as_bytes())).expect("common arguments compile");
+    assert_eq!(table.argument_kind("agent_id"), Some(m1nd_core::ArgKind::Id));
+    for verb in table.verbs.iter() {
+        assert!(table.takes(verb).any(|t| t.name == "agent_id" && !t.required), "{}", verb.name);
+    }
+    let again = common.replace("accepts = [\"scope\"]", "accepts = [\"scope\", \"agent_id\"]");
+    let again = problems(&again);
+    assert_eq!(again.iter().map(|d| d.law).collect::<Vec<_>>(), vec![Law::M003]);
+    assert_eq!(again[0].related.len(), 1, "points back at `[common]`");
+
+    let fixed = problems(&TOOLS.replace("scope = \"text\"", "scope = \"integer\""));
+    assert_eq!(fixed.iter().map(|d| d.law).collect::<Vec<_>>(), vec![Law::M007]);
+    assert!(fixed[0].title.contains("card `audit_area` fixes `scope`"), "{}", fixed[0].title);
+    assert!(compile(&with(PolicyFile::Tools, TOOLS.replace("scope = \"text\"", "scope = \"id\"").as_bytes())).is_ok());
+
+    let bound = problems(&TOOLS.replace("node = \"text\"", "node = \"reference\""));
+    assert!(bound.iter().all(|d| d.law == Law::M007 && d.title.contains("binds `node`")), "{bound:?}");
+
+    let untyped_common = problems(&format!("[common]\naccepts = [\"agent_id\"]\n{TOOLS}"));
+    assert!(untyped_common[0].title.contains("`[common]` accepts `agent_id`"), "{}", untyped_common[0].title);
 }

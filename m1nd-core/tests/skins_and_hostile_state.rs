@@ -4,10 +4,13 @@
 //! level's JSON and text card carry the same numbers, labels, items, facts
 //! and sigs; entries expose only `select` references; no state string
 //! reaches a label or a payload; and displayed data is free of control
-//! characters and within its caps.
+//! characters and invisible characters (checked against ICU4X's Unicode
+//! data, not the sanitiser's own tables) and within its caps.
 
 mod support;
 
+use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory};
+use icu_properties::{CodePointMapData, CodePointSetData};
 use m1nd_core::runtime::json::to_value;
 use m1nd_core::runtime::text::{Charset, render};
 use m1nd_core::runtime::{EntryText, Item, Path, ReadError, Reading, Request, View, cockpit};
@@ -151,6 +154,11 @@ fn check_view(table: &Cockpit, view: &View, hostile: &[&str]) {
     }
     for line in card.lines() {
         assert!(!line.chars().any(char::is_control));
+    }
+    let format = |c: char| CodePointMapData::<GeneralCategory>::new().get(c) == GeneralCategory::Format;
+    let ignorable = |c: char| CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c);
+    for c in card.chars().chain(json.to_string().chars()) {
+        assert!(!format(c) && !ignorable(c), "invisible U+{:04X} reached the cockpit", c as u32);
     }
     // No entry, door or fact names a verb key; and every number offered
     // at the root is a slot of the table.

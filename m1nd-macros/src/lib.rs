@@ -18,6 +18,9 @@ mod locate;
 
 use proc_macro::TokenStream;
 
+const COMPILER_BUG: &str = "the m1nd policy compiler failed unexpectedly; this is a bug in m1nd-core, \
+                            please report it with the policy that caused it";
+
 /// Expand to a `const` expression of type `m1nd_core::Cockpit`.
 #[proc_macro]
 pub fn cockpit(input: TokenStream) -> TokenStream {
@@ -29,10 +32,7 @@ pub fn cockpit(input: TokenStream) -> TokenStream {
     let expanded = std::panic::catch_unwind(|| locate::expand(input, manifest, call_file)).unwrap_or_else(|_| {
         m1nd_core::codegen::stub(
             &m1nd_core::codegen::Includes(Vec::new()),
-            m1nd_core::codegen::compile_error(
-                "the m1nd policy compiler failed unexpectedly; this is a bug in m1nd-core, please report it with the policy that caused it",
-                proc_macro2::Span::call_site(),
-            ),
+            m1nd_core::codegen::compile_error(COMPILER_BUG, proc_macro2::Span::call_site()),
         )
     });
     expanded.into()

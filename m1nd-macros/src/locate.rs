@@ -3,17 +3,24 @@
 use std::path::{Component, Path, PathBuf};
 
 use m1nd_core::codegen::{Includes, compile_error, expand as emit, stub};
+use m1nd_core::names::did_you_mean;
 use m1nd_core::{PolicyFile, PolicySources, compile};
 use proc_macro2::TokenStream;
 use syn::LitStr;
+
+const LITERAL_HELP: &str = "write `cockpit!(\"policy\")`";
+
+const EMPTY_HELP: &str = "write the directory relative to the crate root, e.g. `cockpit!(\"policy\")`";
+
+const ABSOLUTE_HELP: &str = "write it relative to the crate root (CARGO_MANIFEST_DIR), e.g. `cockpit!(\"policy\")`, \
+                             so the build does not depend on where the repository is checked out";
 
 pub fn expand(input: TokenStream, manifest: Option<PathBuf>, call_file: Option<PathBuf>) -> TokenStream {
     let lit: LitStr = match syn::parse2(input) {
         Ok(lit) => lit,
         Err(e) => {
-            let message = format!(
-                "[M001] cockpit! takes one string literal, the policy directory: {e}\nhelp: write `cockpit!(\"policy\")`"
-            );
+            let message =
+                format!("[M001] cockpit! takes one string literal, the policy directory: {e}\nhelp: {LITERAL_HELP}");
             return stub(&Includes(Vec::new()), compile_error(&message, e.span()));
         }
     };
@@ -21,18 +28,17 @@ pub fn expand(input: TokenStream, manifest: Option<PathBuf>, call_file: Option<P
     let written = lit.value();
     let fail = |message: String| stub(&Includes(Vec::new()), compile_error(&message, span));
     if written.trim().is_empty() {
-        return fail("[M001] the policy directory is empty\nhelp: write the directory relative to the crate root, e.g. `cockpit!(\"policy\")`".into());
+        return fail(format!("[M001] the policy directory is empty\nhelp: {EMPTY_HELP}"));
     }
     if Path::new(&written).is_absolute() {
-        return fail(format!(
-            "[M001] the policy directory `{written}` is absolute\nhelp: write it relative to the crate root (CARGO_MANIFEST_DIR), e.g. `cockpit!(\"policy\")`, so the build does not depend on where the repository is checked out"
-        ));
+        return fail(format!("[M001] the policy directory `{written}` is absolute\nhelp: {ABSOLUTE_HELP}"));
     }
     let Some(dir) = locate(&written, manifest.as_deref(), call_file.as_deref()) else {
-        let help = match nearest_directory(&written, manifest.as_deref(), call_file.as_deref()) {
-            Some(near) => format!("did you mean `{near}`?"),
-            None => "create it next to Cargo.toml with tools.toml, read_only_denied.toml, help_cards.toml and cockpit.toml, or correct the path".to_owned(),
-        };
+        let near = nearest_directory(&written, manifest.as_deref(), call_file.as_deref());
+        let help = did_you_mean(near.as_deref(), "", || {
+            let files: Vec<&str> = PolicyFile::ALL.iter().map(|f| f.file_name()).collect();
+            format!("create it next to Cargo.toml with {}, or correct the path", files.join(", "))
+        });
         return fail(format!("[M001] the policy directory `{written}` does not exist\nhelp: {help}"));
     };
     let display = written.trim_end_matches('/');

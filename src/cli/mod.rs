@@ -6,6 +6,7 @@
 mod cockpit;
 mod init;
 mod policy;
+mod revision;
 mod serve;
 mod store;
 
@@ -53,6 +54,10 @@ enum PolicyCommand {
     Check(policy::CheckArgs),
     /// Print what `cockpit!` expands the policy to.
     Expand(policy::ExpandArgs),
+    /// Print the policy's digest (what `serve` attests and `--expect-digest` pins).
+    Digest(policy::DigestArgs),
+    /// Say what a policy change does to safety: loosened first, then tightened, verbs, menu, budget, digest.
+    Diff(policy::DiffArgs),
 }
 
 /// The store directory option shared by several commands.
@@ -83,8 +88,14 @@ fn store_failure(e: m1nd::store::StoreError) -> Failure {
 /// Output format of `policy check`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum Format {
+    /// As rustc shows it.
     Text,
+    /// An array of diagnostics, for tools.
     Json,
+    /// A SARIF 2.1.0 log, for code scanning and editors.
+    Sarif,
+    /// GitHub Actions workflow commands: an annotation per violation.
+    Github,
 }
 
 /// A command that did not succeed: what to print and how to exit.
@@ -146,6 +157,8 @@ pub fn main() -> ExitCode {
         Command::Cockpit(args) => cockpit::run(args),
         Command::Policy(PolicyCommand::Check(args)) => policy::check(args),
         Command::Policy(PolicyCommand::Expand(args)) => policy::expand(args),
+        Command::Policy(PolicyCommand::Digest(args)) => policy::digest(args),
+        Command::Policy(PolicyCommand::Diff(args)) => policy::diff(args),
         Command::Init(args) => init::run(args),
         Command::Serve(args) => serve::run(args),
         Command::Store(StoreCommand::Import(args)) => store::import(args),

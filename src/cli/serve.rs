@@ -6,6 +6,7 @@ use std::time::Duration;
 use clap::Args;
 
 use super::{Failure, StoreArg};
+use crate::server::attestation::{self, PinError};
 use crate::server::http::{self, HttpOptions, security};
 use crate::server::{self, Options};
 
@@ -19,6 +20,9 @@ pub struct ServeArgs {
     read_only: bool,
     #[command(flatten)]
     store: StoreArg,
+    /// Refuse to start unless the compiled-in policy has this digest (`m1nd policy digest`).
+    #[arg(long, value_name = "HEX")]
+    expect_digest: Option<String>,
     /// Serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio. A
     /// non-loopback ADDR also needs M1ND_HTTP_TOKEN.
     #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = http::DEFAULT_ADDR)]
@@ -39,6 +43,12 @@ pub struct ServeArgs {
 }
 
 pub fn run(args: ServeArgs) -> Result<(), Failure> {
+    if let Some(pin) = &args.expect_digest {
+        attestation::check_pin(pin).map_err(|e| match e {
+            PinError::Malformed(_) => Failure::usage(e.to_string()),
+            PinError::Mismatch { .. } => Failure::refused(e.to_string()),
+        })?;
+    }
     let from_env = read_only_from_env(std::env::var_os(READ_ONLY_ENV))?;
     let options = Options { read_only: args.read_only || from_env, store: args.store.store };
     let Some(addr) = args.http else {
@@ -77,7 +87,7 @@ pub fn read_only_from_env(value: Option<std::ffi::OsString>) -> Result<bool, Fai
         "" | "0" | "false" | "no" | "off" => Ok(false),
         _ => Err(Failure::usage(format!(
             "{READ_ONLY_ENV}={:?} is not understood; use 1 or true for read-only, 0 or false for read-write",
-            value.to_string_lossy().chars().take(32).collect::<String>()
+            m1nd_core::sanitize::display(&value.to_string_lossy(), m1nd_core::sanitize::cap::VALUE)
         ))),
     }
 }
@@ -97,5 +107,26 @@ mod tests {
             assert_eq!(parse(off), Ok(false), "{off}");
         }
         assert_eq!(parse("ture"), Err(2));
+    }
+
+    #[derive(Debug, clap::Parser)]
+    struct Cli {
+        #[command(flatten)]
+        serve: ServeArgs,
+    }
+
+    fn http(args: &[&str]) -> Option<SocketAddr> {
+        use clap::Parser;
+        Cli::try_parse_from(std::iter::once("serve").chain(args.iter().copied())).expect("parses").serve.http
+    }
+
+    #[test]
+    fn http_listens_on_loopback_1338_unless_told() {
+        assert_eq!(http(&[]), None, "stdio by default");
+        assert_eq!(http(&["--http"]), Some("127.0.0.1:1338".parse().expect("addr")));
+        assert_eq!(http(&["--http", "127.0.0.1:0"]), Some("127.0.0.1:0".parse().expect("addr")));
+        assert_eq!(http(&["--http", "--read-only"]), Some(http::DEFAULT_ADDR.parse().expect("addr")));
+        use clap::Parser;
+        assert!(Cli::try_parse_from(["serve", "--allow-origin", "http://localhost:5173"]).is_err(), "needs --http");
     }
 }

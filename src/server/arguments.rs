@@ -1,45 +1,27 @@
-//! Checking a call's arguments against the verb's `requires` and `accepts`.
+//! Checking a call's arguments against what the table says the verb takes.
 //!
-//! rmcp does not validate arguments against the input schema, so this does,
-//! with messages that name the argument, the type it takes and the value it
-//! got. A wrong value is echoed only as its JSON type plus a short,
+//! rmcp does not validate arguments against the input schema, so this does.
+//! The names a verb takes are its `requires` and `accepts` plus the policy's
+//! `[common]` arguments (such as `agent_id`), and each one's type is the one
+//! tools.toml declares in `[arguments]` ([`ArgKind`]); nothing here guesses a
+//! type from a name. Messages name the argument, the type it takes and the
+//! value it got. A wrong value is echoed only as its JSON type plus a short,
 //! sanitised preview, so an error stays one bounded line whatever was sent.
 
-use m1nd_core::Verb;
+use m1nd_core::arguments::{IdProblem, MAX_ID_CHARS, Takes, check_id};
 use m1nd_core::runtime::SEND_AS_TYPED;
-use m1nd_core::runtime::sanitize::display;
+use m1nd_core::sanitize::{cap, display};
+use m1nd_core::{ArgKind, Cockpit, Verb};
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
 /// The longest string argument accepted (the store's own limits are lower).
 pub const MAX_STRING_BYTES: usize = 64 * 1024;
 
-/// The most characters of a wrong value an error shows.
-const PREVIEW_CHARS: usize = 32;
-
-/// The JSON type an argument takes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    String,
-    /// A non-negative integer.
-    Integer,
-    /// A cockpit reference: a string as typed, or a non-negative integer,
-    /// which means exactly what its decimal string means.
-    Reference,
-}
-
-/// Store versions are counters, `select` is a reference; every other argument is text.
-pub fn kind(name: &str) -> Kind {
-    if name.ends_with("store_version") {
-        Kind::Integer
-    } else if name == "select" {
-        Kind::Reference
-    } else {
-        Kind::String
-    }
-}
-
 /// Arguments that passed the check: every key known, every value typed.
+///
+/// The common arguments arrive here checked like any other: the caller's
+/// `agent_id`, when sent, is `text("agent_id")`, already bounded and printable.
 #[derive(Debug, Default)]
 pub struct Checked {
     strings: Vec<(String, String)>,
@@ -68,27 +50,29 @@ enum Accepted {
     Integer(u64),
 }
 
-/// Check `args` for `verb`. A `null` value counts as absent.
-pub fn check(verb: &Verb, args: Option<&JsonObject>) -> Result<Checked, String> {
-    let known = || verb.requires.iter().chain(verb.accepts.iter());
+/// Check `args` for `verb` against `table`. A `null` value counts as absent.
+pub fn check(table: &Cockpit, verb: &Verb, args: Option<&JsonObject>) -> Result<Checked, String> {
     let mut checked = Checked::default();
     for (name, value) in args.into_iter().flatten() {
-        if !known().any(|k| k == name) {
-            let shown: String = name.chars().take(48).collect();
-            let takes: Vec<&str> = known().map(|k| &**k).collect();
+        let Some(takes) = table.takes(verb).find(|t| t.name == name) else {
+            let shown = display(name, cap::NAME);
+            let takes: Vec<&str> = table.takes(verb).map(|t| t.name).collect();
             let takes = if takes.is_empty() { "no arguments".to_owned() } else { takes.join(", ") };
             return Err(format!("`{}` has no argument `{shown}`; it takes {takes}", verb.name));
-        }
+        };
         if value.is_null() {
             continue;
         }
-        match accept(kind(name), value) {
+        let Some(kind) = takes.kind else {
+            return Err(format!("argument `{name}` of `{}` has no declared type, so it is refused", verb.name));
+        };
+        match accept(kind, value) {
             Ok(Accepted::Text(s)) => checked.strings.push((name.clone(), s)),
             Ok(Accepted::Integer(n)) => checked.integers.push((name.clone(), n)),
             Err(why) => return Err(format!("argument `{name}` of `{}` {why}", verb.name)),
         }
     }
-    for name in verb.requires.iter() {
+    for Takes { name, .. } in table.takes(verb).filter(|t| t.required) {
         if checked.text(name).is_none() && checked.integer(name).is_none() {
             return Err(format!("`{}` requires the argument `{name}`", verb.name));
         }
@@ -98,43 +82,60 @@ pub fn check(verb: &Verb, args: Option<&JsonObject>) -> Result<Checked, String> 
 
 /// One non-null value against its kind: what it is, or why it is refused
 /// (a clause that follows "argument `x` of `verb`").
-fn accept(kind: Kind, value: &Value) -> Result<Accepted, String> {
+fn accept(kind: ArgKind, value: &Value) -> Result<Accepted, String> {
+    let expected = kind.expected();
     match (kind, value) {
-        (Kind::String | Kind::Reference, Value::String(s)) if s.len() > MAX_STRING_BYTES => {
+        (ArgKind::Text | ArgKind::Reference | ArgKind::Id, Value::String(s)) if s.len() > MAX_STRING_BYTES => {
             Err(format!("is {} bytes; this server accepts at most {MAX_STRING_BYTES} bytes per argument", s.len()))
         }
-        (Kind::String | Kind::Reference, Value::String(s)) => Ok(Accepted::Text(s.clone())),
-        (Kind::Integer, Value::Number(n)) if n.is_u64() => Ok(Accepted::Integer(n.as_u64().unwrap_or_default())),
-        (Kind::Reference, Value::Number(n)) if n.is_u64() => Ok(Accepted::Text(n.to_string())),
-        (Kind::String, other) => Err(format!("must be a string, got {}", received(other))),
-        (Kind::Integer, other) => Err(format!("must be a non-negative integer, got {}", received(other))),
-        (Kind::Reference, other) => {
+        (ArgKind::Text | ArgKind::Reference, Value::String(s)) => Ok(Accepted::Text(s.clone())),
+        (ArgKind::Id, Value::String(s)) => id(s).map(Accepted::Text),
+        (ArgKind::Integer, Value::Number(n)) if n.is_u64() => Ok(Accepted::Integer(n.as_u64().unwrap_or_default())),
+        (ArgKind::Reference, Value::Number(n)) if n.is_u64() => Ok(Accepted::Text(n.to_string())),
+        (ArgKind::Reference, other) => {
             let why = match other {
-                Value::Number(n) if n.is_i64() => ", and a reference is never negative",
+                Value::Number(n) if n.as_i64().is_some_and(i64::is_negative) => ", and a reference is never negative",
                 _ => "",
             };
-            Err(format!(
-                "must be a reference (a string, or a non-negative integer naming a slot or `0`), got {}{why}. {SEND_AS_TYPED}",
-                received(other)
-            ))
+            Err(format!("must be {expected}, got {}{why}. {SEND_AS_TYPED}", received(other)))
         }
+        (_, other) => Err(format!("must be {expected}, got {}", received(other))),
+    }
+}
+
+/// An [`ArgKind::Id`], or why the string is not one.
+fn id(s: &str) -> Result<String, String> {
+    let expected = ArgKind::Id.expected();
+    match check_id(s) {
+        Ok(()) => Ok(s.to_owned()),
+        Err(IdProblem::Length(chars)) => {
+            Err(format!("must be {expected} of 1 to {MAX_ID_CHARS} characters, got {chars} characters"))
+        }
+        Err(IdProblem::Unprintable) => Err(format!(
+            "must be {expected}, got {}, which holds control, invisible or repeated space characters",
+            received(&Value::from(s))
+        )),
     }
 }
 
 /// A wrong value as an error shows it: its JSON type and a bounded,
 /// sanitised preview (control characters and escapes removed).
-pub fn received(value: &Value) -> String {
+fn received(value: &Value) -> String {
     match value {
         Value::Null => "null".to_owned(),
         Value::Bool(b) => format!("the boolean {b}"),
         Value::Number(n) if n.is_i64() || n.is_u64() => {
-            format!("the integer {}", display(&n.to_string(), PREVIEW_CHARS))
+            format!("the integer {}", display(&n.to_string(), cap::VALUE))
         }
-        Value::Number(n) => format!("the number {}", display(&n.to_string(), PREVIEW_CHARS)),
-        Value::String(s) => format!("the string \"{}\"", display(s, PREVIEW_CHARS)),
-        Value::Array(items) => format!("an array of {} items", items.len()),
-        Value::Object(keys) => format!("an object with {} keys", keys.len()),
+        Value::Number(n) => format!("the number {}", display(&n.to_string(), cap::VALUE)),
+        Value::String(s) => format!("the string \"{}\"", display(s, cap::VALUE)),
+        Value::Array(items) => format!("an array of {}", count(items.len(), "item")),
+        Value::Object(keys) => format!("an object with {}", count(keys.len(), "key")),
     }
+}
+
+fn count(n: usize, noun: &str) -> String {
+    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }
 
 #[cfg(test)]
@@ -155,7 +156,7 @@ mod tests {
     }
 
     fn call(name: &str, args: Value) -> Result<Checked, String> {
-        check(verb(name), Some(&object(args)))
+        check(&m1nd::COCKPIT, verb(name), Some(&object(args)))
     }
 
     #[test]
@@ -175,7 +176,10 @@ mod tests {
                 "must be a non-negative integer, got the string \"3\"",
             ),
             (json!({"claim": "c", "expected_store_version": -1}), "must be a non-negative integer, got the integer -1"),
-            (json!({"claim": "c", "bogus": 1}), "`memorize` has no argument `bogus`; it takes claim, source"),
+            (
+                json!({"claim": "c", "bogus": 1}),
+                "`memorize` has no argument `bogus`; it takes claim, source, expected_store_version, agent_id",
+            ),
             (json!({}), "`memorize` requires the argument `claim`"),
             (json!({"claim": null}), "`memorize` requires the argument `claim`"),
         ];
@@ -184,7 +188,7 @@ mod tests {
             assert!(err.contains(expected), "{args}: {err}");
         }
         let huge = object(json!({"claim": "x".repeat(MAX_STRING_BYTES + 1)}));
-        let err = check(verb("memorize"), Some(&huge)).expect_err("huge");
+        let err = check(&m1nd::COCKPIT, verb("memorize"), Some(&huge)).expect_err("huge");
         assert!(err.contains("argument `claim`") && err.contains("at most 65536 bytes"), "{err}");
         assert!(err.len() < 200);
     }
@@ -205,8 +209,8 @@ mod tests {
             (json!(3.0), "got the number 3.0."),
             (json!(-1), "got the integer -1, and a reference is never negative."),
             (json!(true), "got the boolean true."),
-            (json!([3]), "got an array of 1 items."),
-            (json!({"n": 3}), "got an object with 1 keys."),
+            (json!([3]), "got an array of 1 item."),
+            (json!({"n": 3}), "got an object with 1 key."),
         ];
         for (value, why) in refused {
             let err = select(value.clone()).expect_err("refused");
@@ -239,6 +243,64 @@ mod tests {
                 format!("argument `seen_store_version` of `cockpit` must be a non-negative integer, got {got}"),
                 "{value}"
             );
+        }
+    }
+
+    /// A value of each declared type that the check accepts.
+    fn plausible(kind: Option<ArgKind>) -> Value {
+        match kind {
+            Some(ArgKind::Integer) => json!(1),
+            _ => json!("x"),
+        }
+    }
+
+    /// Every verb takes the common `agent_id`, and the check hands it on.
+    #[test]
+    fn every_verb_takes_the_common_agent_id() {
+        assert!(!m1nd::COCKPIT.common.is_empty(), "tools.toml declares common arguments");
+        for verb in m1nd::COCKPIT.verbs.iter() {
+            let mut args: JsonObject =
+                m1nd::COCKPIT.takes(verb).filter(|t| t.required).map(|t| (t.name.into(), plausible(t.kind))).collect();
+            args.insert("agent_id".into(), json!("agent-7"));
+            let checked = check(&m1nd::COCKPIT, verb, Some(&args)).unwrap_or_else(|e| panic!("{}: {e}", verb.name));
+            assert_eq!(checked.text("agent_id"), Some("agent-7"), "{}", verb.name);
+        }
+    }
+
+    /// `agent_id` under every JSON type: a short printable string, nothing else.
+    #[test]
+    fn agent_id_under_every_json_type() {
+        let agent = |v: Value| {
+            call("memorize", json!({ "claim": "c", "agent_id": v })).map(|c| c.text("agent_id").map(str::to_owned))
+        };
+        let longest = "a".repeat(MAX_ID_CHARS);
+        for ok in ["agent-7", "Agent 7", "é-agent", longest.as_str()] {
+            assert_eq!(agent(json!(ok)), Ok(Some(ok.to_owned())), "{ok:?}");
+        }
+        assert_eq!(agent(json!(null)), Ok(None));
+        let too_long = "a".repeat(MAX_ID_CHARS + 1);
+        let refused = [
+            (json!(""), "of 1 to 64 characters, got 0 characters"),
+            (json!(too_long), "of 1 to 64 characters, got 65 characters"),
+            (json!("a\u{7}b"), "holds control, invisible or repeated space characters"),
+            (json!("a\u{200B}b"), "holds control, invisible or repeated space characters"),
+            (json!("\u{1b}[31mred"), "holds control, invisible or repeated space characters"),
+            (json!(" a"), "holds control, invisible or repeated space characters"),
+            (json!("a  b"), "holds control, invisible or repeated space characters"),
+            (json!(7), "got the integer 7"),
+            (json!(7.5), "got the number 7.5"),
+            (json!(true), "got the boolean true"),
+            (json!(["a"]), "got an array of 1 item"),
+            (json!({"id": "a"}), "got an object with 1 key"),
+        ];
+        for (value, why) in refused {
+            let err = agent(value.clone()).expect_err("refused");
+            assert!(
+                err.starts_with("argument `agent_id` of `memorize` must be a short printable string"),
+                "{value}: {err}"
+            );
+            assert!(err.contains(why), "{value}: {err}");
+            assert!(!err.chars().any(char::is_control) && err.len() < 200, "{value}: {err:?}");
         }
     }
 

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use m1nd::COCKPIT;
-use m1nd::store::{Counts, Op, PersistOutcome, Read, Store, StoreError, Write};
+use m1nd::store::{Counts, Op, PersistOutcome, Read, StoreError, Write};
 use m1nd_core::Verb;
 use m1nd_core::guard::Guard;
 use m1nd_core::runtime::{self, Charset, Reading, Request, json, text};
@@ -13,6 +13,7 @@ use serde_json::{Map, Value, json};
 use super::answers::Answers;
 use super::arguments::{self, Checked};
 use super::catalog::{self, Handler};
+use super::held::Held;
 use super::{help, reply};
 
 /// Where `memorize` records a claim as coming from when no source is given.
@@ -24,13 +25,13 @@ const AGENT_ID: &str = "agent_id";
 /// One session's view of the table and the store.
 pub struct Session {
     guard: Guard<'static>,
-    store: PathBuf,
+    store: Held,
     cockpit: Answers,
 }
 
 impl Session {
     pub fn new(read_only: bool, store: PathBuf) -> Self {
-        Self { guard: Guard::new(&COCKPIT, read_only), store, cockpit: Answers::default() }
+        Self { guard: Guard::new(&COCKPIT, read_only), store: Held::new(store), cockpit: Answers::default() }
     }
 
     pub fn guard(&self) -> &Guard<'static> {
@@ -44,14 +45,14 @@ impl Session {
             Err(refused) => return reply::error(refused.to_string()),
         };
         let Some(handler) = catalog::handler(verb) else {
-            let served: Vec<&str> = catalog::served_verbs().filter(|v| self.guard.lists(v)).map(|v| &*v.name).collect();
+            let served: Vec<&str> = catalog::served_verbs().filter(|v| self.guard.shows(v)).map(|v| &*v.name).collect();
             return reply::error(format!(
                 "`{}` is a known verb, but this server does not implement it; it serves {}",
                 verb.name,
                 served.join(", ")
             ));
         };
-        let checked = match arguments::check(verb, args) {
+        let checked = match arguments::check(&COCKPIT, verb, args) {
             Ok(checked) => checked,
             Err(why) => return reply::error(why),
         };
@@ -69,49 +70,46 @@ impl Session {
         answer.unwrap_or_else(reply::error)
     }
 
-    /// Open the store for this call (never creates one). Each call opens it
-    /// afresh, so a store replaced or removed between calls is seen at once,
-    /// and each write checks the file it commits to is still the store's.
-    fn open(&self) -> Result<Store, String> {
-        Store::open(&self.store).map_err(|e| e.to_string())
-    }
-
     fn cockpit(&self, args: &Checked) -> Result<CallToolResult, String> {
-        let store = self.open()?;
-        let snapshot = store.snapshot().map_err(|e| e.to_string())?;
         let request = Request {
             select: args.text("select").map(str::to_owned),
             seen_store_version: args.integer("seen_store_version"),
         };
-        self.cockpit.get_or_compose(snapshot.stamp(), request, |request| {
-            let view = runtime::cockpit(&COCKPIT, &snapshot, request).map_err(|e| format!("cockpit: {e}"))?;
-            Ok(reply::text_and_value(text::render(&view, Charset::Unicode), json::to_value(&view)))
+        self.store.with(|store| {
+            let snapshot = store.snapshot().map_err(|e| e.to_string())?;
+            self.cockpit.get_or_compose(snapshot.stamp(), request, |request| {
+                let view = runtime::cockpit(&COCKPIT, &snapshot, request).map_err(|e| format!("cockpit: {e}"))?;
+                Ok(reply::text_and_value(text::render(&view, Charset::Unicode), json::to_value(&view)))
+            })
         })
     }
 
     fn read(&self, verb: &Verb, read: Read, args: &Checked) -> Result<CallToolResult, String> {
-        let store = self.open()?;
-        let snapshot = store.snapshot().map_err(|e| e.to_string())?;
-        let reading = snapshot.read(read, &args.pairs()).map_err(|e| format!("{}: {}", verb.name, e.0))?;
-        Ok(reply::value(reading_json(&verb.name, snapshot.version(), &reading)))
+        self.store.with(|store| {
+            let snapshot = store.snapshot().map_err(|e| e.to_string())?;
+            let reading = snapshot.read(read, &args.pairs()).map_err(|e| format!("{}: {}", verb.name, e.0))?;
+            Ok(reply::value(reading_json(&verb.name, snapshot.version(), &reading)))
+        })
     }
 
     fn memorize(&self, args: &Checked) -> Result<CallToolResult, String> {
-        let mut store = self.open()?;
         let claim = args.text("claim").unwrap_or_default();
         let source = args.text("source").unwrap_or(DEFAULT_SOURCE);
-        let version = store
-            .memorize(claim, source, args.text(AGENT_ID), args.integer("expected_store_version"))
-            .map_err(|e| write_failed("memorize", &e))?;
+        let version = self.store.with(|store| {
+            store
+                .memorize(claim, source, args.text(AGENT_ID), args.integer("expected_store_version"))
+                .map_err(|e| write_failed("memorize", &e))
+        })?;
         Ok(reply::value(json!({ "verb": "memorize", "memorized": true, "store_version": version })))
     }
 
     fn persist(&self, args: &Checked) -> Result<CallToolResult, String> {
-        let mut store = self.open()?;
         let action = args.text("action").map(|a| a.trim().to_ascii_lowercase()).unwrap_or_else(|| "status".into());
-        let outcome = store
-            .persist(&action, args.text(AGENT_ID), args.integer("expected_store_version"))
-            .map_err(|e| write_failed("persist", &e))?;
+        let outcome = self.store.with(|store| {
+            store
+                .persist(&action, args.text(AGENT_ID), args.integer("expected_store_version"))
+                .map_err(|e| write_failed("persist", &e))
+        })?;
         Ok(reply::value(persist_json(&outcome)))
     }
 }
@@ -120,12 +118,15 @@ fn write_failed(verb: &str, e: &StoreError) -> String {
     format!("`{verb}` changed nothing: {e}")
 }
 
+/// A read's answer. Its fields come from state, so they are shown sanitised
+/// (no field the store accepts is longer than a claim).
 fn reading_json(verb: &str, store_version: u64, reading: &Reading) -> Value {
     let numbers: Map<String, Value> = reading.numbers.iter().map(|(n, v)| (n.clone(), Value::from(*v))).collect();
+    let shown = |v: &str| Value::from(m1nd_core::sanitize::display(v, m1nd::store::MAX_CLAIM_CHARS));
     let items: Vec<Value> = reading
         .items
         .iter()
-        .map(|item| Value::Object(item.fields.iter().map(|(k, v)| (k.clone(), Value::from(v.as_str()))).collect()))
+        .map(|item| Value::Object(item.fields.iter().map(|(k, v)| (k.clone(), shown(v))).collect()))
         .collect();
     json!({ "verb": verb, "store_version": store_version, "numbers": numbers, "items": items })
 }

@@ -13,14 +13,14 @@ use std::sync::{Arc, LazyLock};
 
 use m1nd::COCKPIT;
 use m1nd::store::{self, Op};
-use m1nd_core::Verb;
+use m1nd_core::arguments::MAX_ID_CHARS;
 use m1nd_core::guard::Guard;
 use m1nd_core::runtime::SEND_AS_TYPED;
+use m1nd_core::{ArgKind, Verb};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
 use super::app;
-use super::arguments::{Kind, kind};
 
 /// What answers a served verb.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -77,12 +77,12 @@ pub fn served_verbs() -> impl Iterator<Item = &'static Verb> {
 
 /// The `tools/list` of a session.
 pub fn tools(guard: &Guard<'_>) -> Vec<Tool> {
-    served_verbs().filter(|v| guard.lists(v)).map(|v| tool(v, guard.read_only())).collect()
+    served_verbs().filter(|v| guard.shows(v)).map(|v| tool(v, guard.read_only())).collect()
 }
 
 /// `readOnlyHint`: no argument can make the verb write.
 pub fn read_only_hint(verb: &str) -> bool {
-    !COCKPIT.deny.lists(verb) && COCKPIT.deny.status_only(verb).is_none()
+    !COCKPIT.deny.denies(verb) && COCKPIT.deny.status_only(verb).is_none()
 }
 
 /// `destructiveHint`: the table knows only that a verb writes, not that the
@@ -100,29 +100,26 @@ fn tool(verb: &Verb, read_only: bool) -> Tool {
     if handler(verb) == Some(Handler::Cockpit) { tool.with_meta(app::tool_meta()) } else { tool }
 }
 
-/// A JSON Schema object for the verb's arguments, from `requires`/`accepts`.
+/// A JSON Schema object for the verb's arguments: its `requires` and
+/// `accepts` and the common arguments, each typed as tools.toml declares.
 /// In a read-only session a status-only verb's pinned argument is required
 /// and limited to its allowed values.
 pub fn input_schema(verb: &Verb, read_only: bool) -> JsonObject {
     let rule = if read_only { COCKPIT.deny.status_only(&verb.name) } else { None };
     let mut properties = JsonObject::new();
-    for name in verb.requires.iter().chain(verb.accepts.iter()) {
-        let mut property = match kind(name) {
-            Kind::String => json!({ "type": "string" }),
-            Kind::Integer => json!({ "type": "integer", "minimum": 0 }),
-            Kind::Reference => json!({
-                "oneOf": [{ "type": "string" }, { "type": "integer", "minimum": 0 }],
-                "description": SEND_AS_TYPED,
-            }),
-        };
+    let mut required: Vec<Value> = Vec::new();
+    for takes in COCKPIT.takes(verb) {
+        let mut property = property(takes.kind);
         if let (Some(rule), Value::Object(p)) = (rule, &mut property)
-            && rule.argument == *name
+            && rule.argument == takes.name
         {
             p.insert("enum".into(), rule.allowed.iter().map(|a| Value::from(a.to_string())).collect());
         }
-        properties.insert(name.to_string(), property);
+        properties.insert(takes.name.to_owned(), property);
+        if takes.required {
+            required.push(Value::from(takes.name));
+        }
     }
-    let mut required: Vec<Value> = verb.requires.iter().map(|r| Value::from(r.to_string())).collect();
     if let Some(rule) = rule
         && !verb.requires.contains(&rule.argument)
     {
@@ -136,6 +133,22 @@ pub fn input_schema(verb: &Verb, read_only: bool) -> JsonObject {
     }
     schema.insert("additionalProperties".into(), json!(false));
     schema
+}
+
+/// The schema of one argument type. An argument without a declared type
+/// (no lawful policy has one) gets `false`: no value is valid, as the
+/// argument check refuses every value.
+fn property(kind: Option<ArgKind>) -> Value {
+    match kind {
+        Some(ArgKind::Text) => json!({ "type": "string" }),
+        Some(ArgKind::Integer) => json!({ "type": "integer", "minimum": 0 }),
+        Some(ArgKind::Reference) => json!({
+            "oneOf": [{ "type": "string" }, { "type": "integer", "minimum": 0 }],
+            "description": SEND_AS_TYPED,
+        }),
+        Some(ArgKind::Id) => json!({ "type": "string", "minLength": 1, "maxLength": MAX_ID_CHARS }),
+        None => json!(false),
+    }
 }
 
 #[cfg(test)]
@@ -165,13 +178,13 @@ mod tests {
     #[test]
     fn the_deny_list_covers_exactly_the_served_writes() {
         for (name, handler) in registry() {
-            let kept_from_read_only = COCKPIT.deny.lists(name) || COCKPIT.deny.status_only(name).is_some();
+            let kept_from_read_only = COCKPIT.deny.denies(name) || COCKPIT.deny.status_only(name).is_some();
             if writes(handler) {
                 assert!(kept_from_read_only, "`{name}` writes, but a read-only session may call it freely");
                 assert!(!read_only_hint(name), "`{name}` writes but is hinted read-only");
             } else {
                 assert!(
-                    !COCKPIT.deny.lists(name) && COCKPIT.deny.status_only(name).is_none(),
+                    !COCKPIT.deny.denies(name) && COCKPIT.deny.status_only(name).is_none(),
                     "`{name}` only reads, but the deny list keeps it from read-only sessions"
                 );
                 assert!(read_only_hint(name), "`{name}` only reads but is not hinted read-only");
@@ -187,16 +200,16 @@ mod tests {
     fn no_human_only_verb_is_registered_for_mcp() {
         assert!(!COCKPIT.human_only.verbs.is_empty(), "the policy declares no human-only verb");
         for (name, _) in registry() {
-            assert!(!COCKPIT.human_only.lists(name), "`{name}` is the human's alone but registered for MCP");
+            assert!(!COCKPIT.human_only.contains(name), "`{name}` is the human's alone but registered for MCP");
         }
         for read_only in [false, true] {
             let guard = Guard::new(&COCKPIT, read_only);
             for verb in COCKPIT.human_only.verbs.iter() {
                 let table_verb = COCKPIT.verb(verb).expect("a table verb");
-                assert!(!guard.lists(table_verb), "`{verb}` is listed");
+                assert!(!guard.shows(table_verb), "`{verb}` is listed");
                 assert!(matches!(guard.check(verb, None), Err(m1nd_core::guard::Refused::HumanOnly { .. })), "{verb}");
             }
-            assert!(tools(&guard).iter().all(|t| !COCKPIT.human_only.lists(&t.name)));
+            assert!(tools(&guard).iter().all(|t| !COCKPIT.human_only.contains(&t.name)));
         }
     }
 
@@ -243,7 +256,7 @@ mod tests {
                 let verb = COCKPIT.verb(&tool.name).expect("table verb");
                 assert!(served(&verb.name));
                 if read_only {
-                    assert!(!COCKPIT.deny.lists(&verb.name), "{}", verb.name);
+                    assert!(!COCKPIT.deny.denies(&verb.name), "{}", verb.name);
                 }
                 let hints = tool.annotations.expect("annotations");
                 assert_eq!(hints.read_only_hint, Some(read_only_hint(&verb.name)));
@@ -267,6 +280,25 @@ mod tests {
         let closed = Value::Object(input_schema(persist, true));
         assert_eq!(closed["required"], json!(["action"]));
         assert_eq!(closed["properties"]["action"]["enum"], json!(["status"]));
+    }
+
+    /// Every listed tool takes the common `agent_id`, typed as the policy declares.
+    #[test]
+    fn every_listed_schema_has_the_common_arguments() {
+        for read_only in [false, true] {
+            for tool in tools(&Guard::new(&COCKPIT, read_only)) {
+                let properties = &tool.input_schema["properties"];
+                for name in COCKPIT.common.iter() {
+                    assert_eq!(
+                        properties[&**name],
+                        property(COCKPIT.argument_kind(name)),
+                        "{}: `{name}` is not in its schema as declared",
+                        tool.name
+                    );
+                }
+                assert_eq!(properties["agent_id"], json!({ "type": "string", "minLength": 1, "maxLength": 64 }));
+            }
+        }
     }
 
     /// Strict clients need `type: object` at the top; `select` is a string or

@@ -1,8 +1,11 @@
 //! The rmcp `ServerHandler`: initialize, tools/list, tools/call, and the
 //! widget's resources/list and resources/read.
 
+use std::sync::Arc;
+
 use m1nd::COCKPIT;
 use m1nd_core::runtime::SEND_AS_TYPED;
+use m1nd_core::sanitize::{cap, display};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode, Implementation,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
@@ -12,24 +15,27 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use super::Options;
+use super::attestation;
 use super::call::Session;
-use super::transport::shape_of;
+use super::request::shape_of;
+use super::worker::Calls;
 use super::{app, catalog};
 
 /// The m1nd MCP server: one per process, shared by every session of every
 /// transport (it holds no per-session state).
 pub struct Server {
-    session: Session,
+    calls: Calls,
     tools: Vec<Tool>,
     instructions: String,
 }
 
 impl Server {
-    pub fn new(options: Options) -> Self {
+    pub fn new(options: Options) -> Result<Self, String> {
         let session = Session::new(options.read_only, options.store);
         let tools = catalog::tools(session.guard());
         let instructions = instructions(options.read_only);
-        Self { session, tools, instructions }
+        let calls = Calls::start(Arc::new(session)).map_err(|e| format!("cannot start the call thread: {e}"))?;
+        Ok(Self { calls, tools, instructions })
     }
 }
 
@@ -42,25 +48,35 @@ pub fn instructions(read_only: bool) -> String {
         "The writes (`memorize`, `persist`) take `expected_store_version`; if the store moved since you read it, \
          the write is refused with both versions named and nothing changes."
     };
+    let common: Vec<String> = COCKPIT.common.iter().map(|a| format!("`{a}`")).collect();
+    let common = if common.is_empty() {
+        String::new()
+    } else {
+        format!(" Every tool also takes {}; pass the same values on every call.", common.join(", "))
+    };
     format!(
         "{}\n\nm1nd serves a shared store of missions, ratified system blocks, memories, alerts and presences. \
          `cockpit` is the human's numbered menu over that state: call it with the reference they chose (for \
          example `3.2@mc_1a2b3c4d`, keeping the sig they saw) and show the card it returns. {SEND_AS_TYPED} `help` \
-         lists overview cards for common needs, and the read tools answer the facts the menu is built from. {mode}",
+         lists overview cards for common needs, and the read tools answer the facts the menu is built from. {mode}\
+         {common}",
         COCKPIT.negative_default
     )
 }
 
 impl ServerHandler for Server {
+    /// Also what rmcp answers `server/discover` with, attestation included.
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder()
             .enable_extensions_with(app::extensions())
             .enable_resources()
             .enable_tools()
             .build();
-        ServerConfig::new(capabilities)
+        let mut config = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("m1nd", env!("CARGO_PKG_VERSION")))
-            .with_instructions(self.instructions.clone())
+            .with_instructions(self.instructions.clone());
+        config.meta = Some(attestation::meta());
+        config
     }
 
     async fn list_tools(
@@ -80,7 +96,7 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        Ok(self.session.call(&request.name, request.arguments.as_ref()).into())
+        Ok(self.calls.call(request.name.into_owned(), request.arguments).await.into())
     }
 
     async fn list_resources(
@@ -104,7 +120,7 @@ impl ServerHandler for Server {
         request: CustomRequest,
         _context: RequestContext<RoleServer>,
     ) -> Result<CustomResult, McpError> {
-        let method: String = request.method.chars().take(64).collect();
+        let method = display(&request.method, cap::NAME);
         // rmcp routes a known method whose params do not parse here too.
         if let Some(shape) = shape_of(&method) {
             return Err(McpError::invalid_params(format!("invalid params for `{method}`: expected {shape}"), None));

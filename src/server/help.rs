@@ -99,7 +99,7 @@ mod tests {
         assert!(!ro.contains(&"load_repository".to_owned()));
         assert!(ro.contains(&"store_status".to_owned()));
         for card in callable(&COCKPIT.cards, &Guard::new(&COCKPIT, true), |_| true) {
-            assert!(!COCKPIT.deny.lists(&card.tool), "{}", card.id);
+            assert!(!COCKPIT.deny.denies(&card.tool), "{}", card.id);
         }
     }
 

@@ -19,12 +19,16 @@
 //!    implement (it has no entry in [`catalog::registry`]) is refused, naming
 //!    the tools it does serve. The same entry says what answers the verb.
 //! 3. **Arguments** ([`arguments`]): only the names the table lists in the
-//!    verb's `requires`/`accepts`, each of the right JSON type and at most
-//!    [`arguments::MAX_STRING_BYTES`] long; every `requires` present.
+//!    verb's `requires`/`accepts` and the policy's `[common]` arguments
+//!    (`agent_id`), each of the JSON type tools.toml declares for it and at
+//!    most [`arguments::MAX_STRING_BYTES`] long; every `requires` present.
+//!    The checked values, the caller's `agent_id` among them, are what
+//!    dispatch receives.
 //! 4. **Dispatch** ([`call`]): only now is the store touched, through the
 //!    handler the registry gave for the verb the guard resolved (no second
-//!    lookup by name). Reads and the cockpit open the store and read in one
-//!    read transaction (reusing the cockpit answers already composed over the
+//!    lookup by name), on the session's store connection (checked against
+//!    the files before every call; see [`held`]). Reads and the cockpit read
+//!    in one read transaction (reusing the cockpit answers already composed over the
 //!    same state; see [`answers`]) and never write; `memorize` and `persist`
 //!    are each one write transaction with optimistic concurrency
 //!    (`expected_store_version`): writers, in this process or another, take
@@ -34,9 +38,10 @@
 //!
 //! The tools are the verbs this server implements ([`catalog::registry`]: the
 //! cockpit, help, and the store's reads and writes, each named once) intersected
-//! with the table's verbs, minus what [`Guard::lists`](m1nd_core::guard::Guard::lists)
+//! with the table's verbs, minus what [`Guard::shows`](m1nd_core::guard::Guard::shows)
 //! hides from the session. Descriptions are the table's summaries; input
-//! schemas come from each verb's `requires` and `accepts`.
+//! schemas come from each verb's `requires` and `accepts`, the `[common]`
+//! arguments and the types tools.toml declares for them.
 //!
 //! Annotations are derived from the deny list, never written by hand:
 //!
@@ -54,13 +59,17 @@
 mod answers;
 mod app;
 pub mod arguments;
+pub mod attestation;
 pub mod call;
 pub mod catalog;
 mod handler;
+mod held;
 mod help;
 pub mod http;
 mod reply;
+mod request;
 mod transport;
+mod worker;
 
 use std::path::PathBuf;
 
@@ -83,7 +92,7 @@ pub fn run(options: Options) -> Result<(), String> {
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
     runtime.block_on(async move {
         use rmcp::ServiceExt;
-        let service = Server::new(options)
+        let service = Server::new(options)?
             .serve(transport::Stdio::new())
             .await
             .map_err(|e| format!("the MCP session did not start: {e}"))?;

@@ -1,22 +1,15 @@
 //! Building tool results.
 
+use m1nd_core::sanitize::{cap, display};
 use rmcp::model::{CallToolResult, ContentBlock};
 use serde_json::Value;
 
-/// The longest error text sent back; longer text is cut at a character boundary.
-const MAX_ERROR_CHARS: usize = 2_000;
-
 /// A failure the caller should read: `isError: true` and one text block.
+/// Every error a call answers passes here, so whatever it echoes (a name, a
+/// value, a path) reaches the caller sanitised, on one line, at most
+/// [`cap::MESSAGE`] characters.
 pub fn error(text: impl Into<String>) -> CallToolResult {
-    let text: String = text.into();
-    let text = if text.chars().count() > MAX_ERROR_CHARS {
-        let mut cut: String = text.chars().take(MAX_ERROR_CHARS).collect();
-        cut.push('…');
-        cut
-    } else {
-        text
-    };
-    CallToolResult::error(vec![ContentBlock::text(text)])
+    CallToolResult::error(vec![ContentBlock::text(display(&text.into(), cap::MESSAGE))])
 }
 
 /// A success with a human-readable text and the same facts as structured content.

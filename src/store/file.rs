@@ -40,12 +40,13 @@ impl FileId {
         FileId { dev: meta.dev(), ino: meta.ino() }
     }
 
-    /// Without inode numbers a replaced file cannot be told apart; the
-    /// length and modification time are the best available stand-in.
+    /// Without inode numbers a replaced file cannot be told apart from the
+    /// original (length and times change with every write), so every file
+    /// is the same file: the identity checks pass and only the type and
+    /// header checks protect a store there.
     #[cfg(not(unix))]
-    fn of(meta: &Metadata) -> FileId {
-        let modified = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
-        FileId { dev: meta.len(), ino: modified.map_or(0, |d| d.as_nanos() as u64) }
+    fn of(_meta: &Metadata) -> FileId {
+        FileId { dev: 0, ino: 0 }
     }
 }
 

@@ -63,7 +63,8 @@ pub fn load(conn: &Connection, state: &State, max_bytes: u64) -> rusqlite::Resul
     Ok(())
 }
 
-/// SQLite integers are signed; counters past `i64::MAX` are not reachable.
+/// SQLite integers are signed; `Store::create` refuses versions past
+/// `i64::MAX`, and a size limit past it means no limit.
 fn clamp(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }

@@ -18,10 +18,12 @@
 //!   write (a conflict, a bad argument, the size limit) rolls back before
 //!   the journal is created or restores every page it touched.
 //! - **At rest the directory holds one file.** `DELETE` removes
-//!   `state.db-journal` when a write commits; after a crash the journal left
-//!   behind is "hot" and the next opener rolls it back and deletes it, so
-//!   nothing accumulates (`TRUNCATE` and `PERSIST` would keep a journal file
-//!   around for good).
+//!   `state.db-journal` when a write commits. After a crash the journal left
+//!   behind is "hot" and the next opener rolls it back and deletes it; a
+//!   journal the crash left before anything was in it is ignored and taken
+//!   over (then deleted) by the next write. So at most one journal is ever
+//!   there and nothing accumulates (`TRUNCATE` and `PERSIST` would keep a
+//!   journal file around for good).
 //! - **An acknowledged write survives power loss.** With `DELETE`, deleting
 //!   the journal is the commit; `EXTRA` also syncs the directory after the
 //!   delete, so the commit cannot be undone by a journal that reappears.
@@ -162,6 +164,14 @@ impl Store {
             )));
         }
         state.validate().map_err(|reason| StoreError::corrupt(&path, reason))?;
+        if i64::try_from(state.store_version.max(state.checkpoints)).is_err() {
+            return Err(StoreError::BadArgument(format!(
+                "store_version {} or checkpoints {} is past what the store can hold ({})",
+                state.store_version,
+                state.checkpoints,
+                i64::MAX
+            )));
+        }
         fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, "create directory", e))?;
         if fs::symlink_metadata(&path).is_ok() {
             return Err(StoreError::AlreadyExists { path });
@@ -194,6 +204,14 @@ impl Store {
     /// The size limit this store declares.
     pub fn max_bytes(&self) -> u64 {
         self.max_bytes
+    }
+
+    /// Whether this connection may still be used for the store at its path:
+    /// the journal is absent or regular, and the path names the very file
+    /// the connection opened, still a SQLite database in rollback mode.
+    pub fn still_at_path(&self) -> Result<(), StoreError> {
+        file::check_journal(&self.dir)?;
+        if file::probe(&self.path)? == self.file { Ok(()) } else { Err(StoreError::Moved { path: self.path.clone() }) }
     }
 
     /// The current `store_version`.
@@ -394,6 +412,34 @@ mod tests {
         assert_eq!(names(dir.path()), [DB_FILE], "init left a temp file behind");
     }
 
+    /// Inits racing on one directory: exactly one creates the store, the
+    /// others are refused, and no temp file is left.
+    #[test]
+    fn racing_inits_create_one_store() {
+        const RACERS: usize = 4;
+        let dir = test_dir("init-race");
+        let start = std::sync::Barrier::new(RACERS);
+        let created: Vec<bool> = std::thread::scope(|scope| {
+            let racers: Vec<_> = (0..RACERS)
+                .map(|n| {
+                    let (dir, start) = (dir.path(), &start);
+                    scope.spawn(move || {
+                        start.wait();
+                        match Store::init(dir, n % 2 == 0) {
+                            Ok(_) => true,
+                            Err(StoreError::AlreadyExists { .. }) => false,
+                            Err(e) => panic!("init failed: {e}"),
+                        }
+                    })
+                })
+                .collect();
+            racers.into_iter().map(|r| r.join().expect("racer")).collect()
+        });
+        assert_eq!(created.iter().filter(|c| **c).count(), 1, "{created:?}");
+        assert_eq!(names(dir.path()), [DB_FILE]);
+        assert_eq!(Store::open(dir.path()).expect("open").version().expect("version"), 1);
+    }
+
     #[test]
     fn corrupt_files_are_reported_with_their_path_and_kept() {
         let dir = test_dir("corrupt");
@@ -461,6 +507,10 @@ mod tests {
         assert!(matches!(again, StoreError::AlreadyExists { .. }));
         let small = Store::import(dir.path().join("u"), &json, 10).expect_err("tiny limit");
         assert!(matches!(small, StoreError::BadArgument(_)));
+        let mut huge = state.clone();
+        huge.store_version = u64::MAX;
+        let err = Store::create(dir.path().join("v"), &huge, DEFAULT_MAX_BYTES).expect_err("too large");
+        assert!(matches!(err, StoreError::BadArgument(_)), "{err:?}");
         fs::write(&json, b"{").expect("corrupt");
         let err = Store::import(dir.path().join("t"), &json, DEFAULT_MAX_BYTES).expect_err("corrupt");
         assert!(matches!(err, StoreError::Corrupt { line: 1, .. }), "{err:?}");

@@ -19,6 +19,7 @@
 //! between, the act is judged again on the new state, a bounded number of
 //! times. So two people acting at once get one act and one "already".
 
+use m1nd_core::sanitize::{cap, display};
 use rusqlite::{OptionalExtension, Transaction, params};
 
 use super::error::StoreError;
@@ -67,7 +68,8 @@ impl Act {
     }
 }
 
-/// A mission waiting for the human's stamp, with its receipt.
+/// A mission waiting for the human's stamp, with its receipt. Its text is
+/// shown through the one sanitiser; the receipt hash is over the stored text.
 #[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
 pub struct WaitingMission {
     pub id: String,
@@ -201,6 +203,7 @@ impl Store {
                     let (id, title, agent): (String, String, String) = (r.get(0)?, r.get(1)?, r.get(2)?);
                     let phase = Phase::MergeWait.as_str();
                     let receipt_hash = receipt_hash(&id, &title, phase, &agent);
+                    let (title, agent) = (display(&title, cap::TRAY_FIELD), display(&agent, cap::NAME));
                     Ok(WaitingMission { id, title, agent, phase, receipt_hash })
                 })?
                 .collect::<rusqlite::Result<Vec<_>>>()
@@ -223,6 +226,9 @@ impl Store {
                         receipt_hash: String::new(),
                     };
                     block.receipt_hash = block_receipt_hash(&block, candidate);
+                    for field in [&mut block.title, &mut block.receipt, &mut block.hash, &mut block.node] {
+                        *field = display(field, cap::TRAY_FIELD);
+                    }
                     Ok(block)
                 })?
                 .collect::<rusqlite::Result<Vec<_>>>()
@@ -397,6 +403,21 @@ mod tests {
         let after = store.tray().expect("tray");
         assert_eq!(after.waiting, tray.waiting - 1);
         assert!(!after.missions.iter().any(|m| m.id == first.id));
+    }
+
+    #[test]
+    fn the_tray_shows_state_text_sanitised_and_a_stamp_still_lands() {
+        let dir = test_dir("tray-sanitised");
+        let mut store = Store::init(dir.path(), true).expect("init");
+        let id = store.tray().expect("tray").missions[0].id.clone();
+        let hostile = "\u{202e}evil\u{202c} \u{1b}[31mmission\u{200b}\nforged line";
+        store.conn.execute("UPDATE missions SET title = ?1 WHERE id = ?2", [hostile, &id]).expect("title");
+        let tray = store.tray().expect("tray");
+        let shown = tray.missions.iter().find(|m| m.id == id).expect("still waiting");
+        assert_eq!(shown.title, "evil mission forged line");
+        assert_eq!(shown.receipt_hash, receipt_hash(&id, hostile, Phase::MergeWait.as_str(), &shown.agent));
+        let stamped = store.act(Act::Stamp, &id, &shown.receipt_hash, tray.store_version).expect("stamp");
+        assert_eq!(stamped, Acted::Now { store_version: tray.store_version + 1 });
     }
 
     #[test]

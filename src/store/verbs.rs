@@ -129,7 +129,7 @@ mod tests {
             let verb = COCKPIT.verb(name).unwrap_or_else(|| panic!("`{name}` is implemented but not in tools.toml"));
             assert!(!verb.retired, "`{name}` is retired");
             assert_eq!(&*verb.name, name, "`{name}` is not the canonical name");
-            let denied = COCKPIT.deny.lists(name) || COCKPIT.deny.status_only(name).is_some();
+            let denied = COCKPIT.deny.denies(name) || COCKPIT.deny.status_only(name).is_some();
             if op.writes() {
                 assert!(denied, "`{name}` writes but a read-only session could call it");
             } else {

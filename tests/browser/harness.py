@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
 ROOT = HERE.parent.parent
 HOST_PAGE = (HERE / "host.html").read_bytes()
 CORPUS = json.loads((ROOT / "tests" / "widget" / "references.json").read_text())
@@ -45,17 +47,19 @@ def init_store(path: Path, demo: bool = True) -> Path:
 
 
 def edit_state(store: Path, change) -> None:
-    """Give a fresh demo store the demo state rewritten by `change(state)` (hostile
-    and odd states): the changed state goes in through `m1nd store import`, the
-    store's own reader and loader, in place of the demo's."""
-    state = json.loads((ROOT / "src" / "store" / "demo.json").read_text())
+    """Remake `store` from the demo seed as `change(state)` edits it, through
+    `m1nd store import` (hostile and odd states reach a real store this way)."""
+    state = json.loads((REPO / "src/store/demo.json").read_text())
     change(state)
-    source = store.parent / f"{store.name}-state.json"
-    source.write_text(json.dumps(state))
-    for leftover in store.iterdir():
-        leftover.unlink()
-    args = [binary(), "store", "import", str(source), "--store", str(store)]
-    subprocess.run(args, check=True, capture_output=True, timeout=TIMEOUT_S)
+    seed = store.parent / f"{store.name}.state.json"
+    seed.write_text(json.dumps(state))
+    shutil.rmtree(store, ignore_errors=True)
+    subprocess.run(
+        [binary(), "store", "import", str(seed), "--store", str(store)],
+        check=True,
+        capture_output=True,
+        timeout=TIMEOUT_S,
+    )
 
 
 class Mcp:

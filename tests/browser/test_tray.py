@@ -267,7 +267,8 @@ def test_hostile_titles_render_as_text(browser, server, store):
     context, page = login(browser, server)
     titles = page.locator("#missions .title").all_inner_texts()
     assert titles[:2] == HOSTILE[:2]
-    assert page.locator("#candidates .title").first.inner_text() == HOSTILE[2]
+    # Bidi controls are state text the one sanitiser removes, so the title cannot reorder what is read.
+    assert page.locator("#candidates .title").first.inner_text() == "evil mission"
     assert page.locator("img").count() == 0
     assert page.evaluate("window.__m1nd_trap") is None
     context.close()

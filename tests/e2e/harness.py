@@ -61,6 +61,20 @@ def human_only_tools() -> list[str]:
     return list(_toml("human_only.toml")["verbs"])
 
 
+def policy_digest() -> str:
+    """The repository policy's digest, as `m1nd policy digest` computes it from policy/."""
+    done = subprocess.run(
+        [str(m1nd_bin()), "policy", "digest", str(POLICY)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"m1nd policy digest failed ({done.returncode}):\n{done.stderr}")
+    return done.stdout.strip()
+
+
 def init_store(store: Path) -> Path:
     """Seed a demo store with `m1nd init --demo --store DIR`."""
     done = subprocess.run(
@@ -103,6 +117,7 @@ class Server:
     session: ClientSession
     instructions: str | None
     stderr_path: Path
+    meta: dict[str, Any] | None = None
 
 
 @asynccontextmanager
@@ -125,7 +140,7 @@ async def serve(
             async with stdio_client(params, errlog=errlog) as (read, write):
                 async with ClientSession(read, write) as session:
                     init = await session.initialize()
-                    yield Server(session, init.instructions, stderr_path)
+                    yield Server(session, init.instructions, stderr_path, init.meta)
         except BaseException as e:
             errlog.flush()
             tail = stderr_path.read_text(errors="replace")[-4000:]

@@ -6,6 +6,7 @@
 #   tests/e2e/run.sh -k moves         extra arguments go to pytest
 #   tests/e2e/run.sh bench            the stdio latency bench (bench_stdio.py) on the debug build
 #   tests/e2e/run.sh bench --release  the same on a release build (built here if needed)
+#   tests/e2e/run.sh bench-http [--release]  the HTTP bench (bench_http.py), with stdio's ratio
 #
 # The venv lives in target/e2e-venv and is reused while requirements.txt is unchanged.
 # M1ND_BIN names the server binary and skips the build; by default it is built with cargo.
@@ -17,8 +18,8 @@ cd "$root"
 
 mode=test
 profile=debug
-if [[ "${1:-}" == "bench" ]]; then
-  mode=bench
+if [[ "${1:-}" == "bench" || "${1:-}" == "bench-http" ]]; then
+  mode="$1"
   shift
   if [[ "${1:-}" == "--release" ]]; then
     profile=release
@@ -58,6 +59,9 @@ fi
 
 if [[ "$mode" == bench ]]; then
   exec "$venv/bin/python" "$here/bench_stdio.py" "$@"
+fi
+if [[ "$mode" == bench-http ]]; then
+  exec "$venv/bin/python" "$here/bench_http.py" "$@"
 fi
 
 set +e

@@ -171,7 +171,9 @@ def test_bad_input_gets_clear_answers(store: Path) -> None:
     body, headers = stateless_call("memorize", {"claim": "x"})
     with running(store) as server:
         status, _, text = server.post(b"{not json", headers)
-        assert 400 <= status < 500 and text, (status, text)
+        assert status == 400 and json.loads(text)["error"]["code"] == -32700, (status, text)
+        status, _, text = server.post(b'{"jsonrpc":"2.0","id":5,"method":"tools/call","params":5}', headers)
+        assert status == 400 and json.loads(text)["error"]["code"] == -32600 and json.loads(text)["id"] == 5, text
         status, _, _ = server.post(body, {**headers, "Content-Type": "text/plain"})
         assert status == 415
         for bad in ({"Mcp-Method": "tools/list"}, {"Mcp-Name": "cockpit"}):

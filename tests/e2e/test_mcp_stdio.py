@@ -51,6 +51,20 @@ def _check_view(view: dict[str, Any], level: str) -> None:
 
 
 @pytest.mark.parametrize("read_only", [False, True], ids=["normal", "read-only"])
+async def test_initialize_attests_the_repository_policy_digest(store: Path, read_only: bool) -> None:
+    expected = harness.policy_digest()
+    assert len(expected) == 64, expected
+    async with serve(store, read_only=read_only) as server:
+        assert server.meta, "initialize returned no _meta"
+        attestation = server.meta.get("io.m1nd/attestation")
+        assert isinstance(attestation, dict), f"no io.m1nd/attestation object in _meta: {server.meta}"
+        assert attestation.get("policy") == expected, (
+            f"the served policy digest is not the repository's: served {attestation.get('policy')}, "
+            f"`m1nd policy digest policy` says {expected}"
+        )
+
+
+@pytest.mark.parametrize("read_only", [False, True], ids=["normal", "read-only"])
 async def test_initialize_instructions_carry_negative_default(store: Path, read_only: bool) -> None:
     sentence = harness.negative_default()
     async with serve(store, read_only=read_only) as server:

@@ -6,14 +6,14 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
     const _: &[u8] = ::core::include_bytes!("../../policy/help_cards.toml");
     const _: &[u8] = ::core::include_bytes!("../../policy/cockpit.toml");
     const _: &[u8] = ::core::include_bytes!("../../policy/human_only.toml");
-    ::m1nd_core::Cockpit {
+    const TABLE: ::m1nd_core::Cockpit = ::m1nd_core::Cockpit {
         schema: ::std::borrow::Cow::Borrowed("m1nd-cockpit-v1"),
         title: ::std::borrow::Cow::Borrowed("m1nd cockpit"),
         negative_default: ::std::borrow::Cow::Borrowed(
             "Serve this cockpit only when the human types ? or explicitly asks for it, never on your own initiative and never at landing.",
         ),
         digest: ::std::borrow::Cow::Borrowed(
-            "dc07492ab4f6145873b9eea0d14d0173f03b8fc568b5cc4a7346623018ca12fc",
+            "825a463b8a631dbad5f3d3f26fe1a1a5d06477e4d0a75d30655eb973f225c6ce",
         ),
         budget: ::m1nd_core::Budget {
             root_tokens: 800u32,
@@ -47,7 +47,6 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(
                         &[
-                            ::std::borrow::Cow::Borrowed("agent_id"),
                             ::std::borrow::Cow::Borrowed("select"),
                             ::std::borrow::Cow::Borrowed("seen_store_version"),
                         ],
@@ -1376,6 +1375,85 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                 },
             ],
         ),
+        arguments: ::std::borrow::Cow::Borrowed(
+            &[
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("agent_id"),
+                    kind: ::m1nd_core::ArgKind::Id,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("mission"),
+                    kind: ::m1nd_core::ArgKind::Id,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("receipt_hash"),
+                    kind: ::m1nd_core::ArgKind::Id,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("select"),
+                    kind: ::m1nd_core::ArgKind::Reference,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("seen_store_version"),
+                    kind: ::m1nd_core::ArgKind::Integer,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("expected_store_version"),
+                    kind: ::m1nd_core::ArgKind::Integer,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("limit"),
+                    kind: ::m1nd_core::ArgKind::Integer,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("action"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("claim"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("error_text"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("file"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("label"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("node"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("plan"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("query"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("scope"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("source"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("target"),
+                    kind: ::m1nd_core::ArgKind::Text,
+                },
+            ],
+        ),
+        common: ::std::borrow::Cow::Borrowed(
+            &[::std::borrow::Cow::Borrowed("agent_id")],
+        ),
         deny: ::m1nd_core::DenyList {
             tools: ::std::borrow::Cow::Borrowed(
                 &[
@@ -2273,7 +2351,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                 "the tray: the page `m1nd serve --http` serves at /tray, opened with the one-time login link it prints",
             ),
         },
-    }
+    };
+    TABLE
 };
 fn main() {
     assert_eq!(COCKPIT.digest.len(), 64);

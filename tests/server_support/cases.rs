@@ -4,6 +4,7 @@
 //! the transport parity matrix attack with the same inputs.
 
 use m1nd::COCKPIT;
+use m1nd_core::ArgKind;
 use serde_json::{Map, Value, json};
 
 use super::Mcp;
@@ -26,11 +27,9 @@ pub fn aliases(verb: &str) -> Vec<String> {
 /// Arguments that would satisfy the verb, so only the guard can refuse it.
 pub fn plausible_arguments(verb: &str) -> Value {
     let def = COCKPIT.verb(verb).expect("table verb");
-    let args: Map<String, Value> = def
-        .requires
-        .iter()
-        .chain(def.accepts.iter())
-        .map(|a| (a.to_string(), if a.ends_with("store_version") { json!(1) } else { json!("x") }))
+    let args: Map<String, Value> = COCKPIT
+        .takes(def)
+        .map(|t| (t.name.to_owned(), if t.kind == Some(ArgKind::Integer) { json!(1) } else { json!("x") }))
         .collect();
     Value::Object(args)
 }

@@ -36,6 +36,22 @@ pub fn demo_store(name: &str) -> (TempDir, PathBuf) {
     (dir, store)
 }
 
+/// A temp dir holding a store at `<dir>/store` made from the demo seed as
+/// `change` edits it, through `m1nd store import`: the way a hostile or odd
+/// state reaches a real store.
+pub fn edited_demo_store(name: &str, change: impl FnOnce(&mut Value)) -> (TempDir, PathBuf) {
+    let dir = temp_dir(name);
+    let seed = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store/demo.json");
+    let mut state: Value = serde_json::from_slice(&std::fs::read(seed).expect("read the demo seed")).expect("seed");
+    change(&mut state);
+    let file = dir.path().join(m1nd::store::STATE_JSON);
+    std::fs::write(&file, serde_json::to_vec_pretty(&state).expect("encode")).expect("write state");
+    let store = dir.path().join("store");
+    let out = Command::new(BIN).args(["store", "import"]).arg(&file).arg("--store").arg(&store).output().expect("run");
+    assert!(out.status.success(), "m1nd store import: {}", String::from_utf8_lossy(&out.stderr));
+    (dir, store)
+}
+
 /// Every claim stored, oldest first, read from `store`'s `state.db` with a
 /// read-only connection of its own (so it sees what is durable at the path).
 pub fn claims(store: &Path) -> Vec<String> {
@@ -82,8 +98,8 @@ pub struct Mcp {
     without_id: Vec<Value>,
     next: u64,
     pub instructions: String,
-    /// The `initialize` result's `capabilities`.
-    pub capabilities: Value,
+    /// The whole `initialize` result.
+    pub init: Value,
 }
 
 impl Mcp {
@@ -130,7 +146,7 @@ impl Mcp {
             without_id: Vec::new(),
             next: 1,
             instructions: String::new(),
-            capabilities: Value::Null,
+            init: Value::Null,
         };
         let init = mcp.request(
             "initialize",
@@ -138,7 +154,7 @@ impl Mcp {
         );
         assert_eq!(init["result"]["protocolVersion"], "2025-06-18", "{init}");
         mcp.instructions = init["result"]["instructions"].as_str().unwrap_or_default().to_owned();
-        mcp.capabilities = init["result"]["capabilities"].clone();
+        mcp.init = init["result"].clone();
         mcp.send_value(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
         mcp
     }

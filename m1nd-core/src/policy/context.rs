@@ -10,6 +10,7 @@ use toml::Spanned;
 
 use super::raw::{CardDef, RawPolicy, SlotDef, StatusOnlyDef, Text, in_source_order};
 use super::source::{Loc, PolicyFile};
+use crate::arguments::ArgKind;
 use crate::facets::Facet;
 use crate::names::{NameIndex, Resolution, canonical};
 
@@ -27,6 +28,8 @@ pub struct Context<'p> {
     pub card_ids: NameIndex<'p>,
     /// Canonical verb name → definition.
     verb_defs: HashMap<&'p str, &'p super::raw::VerbDef>,
+    /// Argument name → the type its declaration in `[arguments]` names.
+    argument_types: HashMap<&'p str, &'p Spanned<String>>,
     /// What the menu reads, collected once (see [`Context::menu_reads`]).
     menu: Vec<MenuRead<'p>>,
 }
@@ -83,7 +86,19 @@ impl<'p> Context<'p> {
         }
         let card_ids = NameIndex::new(raw.cards.card.iter().map(|c| c.get_ref().id.get_ref().as_str()));
         let verb_defs = raw.tools.verbs.get_ref().iter().map(|(k, v)| (k.get_ref().as_str(), v.get_ref())).collect();
-        let mut cx = Self { raw, names, denied, human_only, status_only, cards, card_ids, verb_defs, menu: Vec::new() };
+        let argument_types = raw.tools.arguments.iter().map(|(k, v)| (k.get_ref().as_str(), v)).collect();
+        let mut cx = Self {
+            raw,
+            names,
+            denied,
+            human_only,
+            status_only,
+            cards,
+            card_ids,
+            verb_defs,
+            argument_types,
+            menu: Vec::new(),
+        };
         cx.menu = cx.collect_menu_reads();
         cx
     }
@@ -102,6 +117,21 @@ impl<'p> Context<'p> {
 
     pub fn verb_def(&self, canonical: &str) -> Option<&'p super::raw::VerbDef> {
         self.verb_defs.get(canonical).copied()
+    }
+
+    /// The type declared for an argument in `[arguments]`, as written.
+    pub fn argument_type(&self, name: &str) -> Option<&'p Spanned<String>> {
+        self.argument_types.get(name).copied()
+    }
+
+    /// The declared type of an argument, when it names a known one.
+    pub fn argument_kind(&self, name: &str) -> Option<ArgKind> {
+        self.argument_type(name).and_then(|k| ArgKind::from_key(k.get_ref()))
+    }
+
+    /// The arguments `[common]` says every verb accepts.
+    pub fn common_arguments(&self) -> &'p [Text] {
+        self.raw.tools.common.as_ref().map_or(&[], |c| c.get_ref().accepts.as_slice())
     }
 
     /// The deny-list entry that denies this canonical verb, if any.

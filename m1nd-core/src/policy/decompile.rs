@@ -37,7 +37,10 @@ fn array<'a>(items: impl Iterator<Item = &'a str>) -> String {
 }
 
 fn tools(c: &Cockpit) -> String {
-    let mut out = String::new();
+    let mut out = format!("[common]\naccepts = {}\n[arguments]\n", array(c.common.iter().map(|s| &**s)));
+    for p in c.arguments.iter() {
+        let _ = writeln!(out, "{} = {}", q(&p.name), q(p.kind.key()));
+    }
     for v in c.verbs.iter() {
         let _ = writeln!(out, "[verbs.{}]\nsummary = {}", v.name, q(&v.summary));
         let _ = writeln!(

@@ -10,32 +10,21 @@ use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 
 use super::source::{Loc, PolicySources, line_col};
 
-/// The laws a policy must satisfy. See the README's table.
+/// The laws a policy must satisfy: [`Law::summary`] says each in one line;
+/// the README's table says more.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Law {
-    /// Files are readable, valid TOML, with known keys and right types.
     M001,
-    /// Every verb or card named is defined.
     M002,
-    /// Nothing is defined twice.
     M003,
-    /// No denied verb is reachable from the menu.
     M004,
-    /// A status-only verb appears only with its argument pinned to an allowed value.
     M005,
-    /// A door carries no executable field.
     M006,
-    /// Root entries are argument-less reads; actions bind every required argument.
     M007,
-    /// At most three levels: root, collection, item.
     M008,
-    /// Slot 0 is reserved; exactly three pinned slots hold 1–3.
     M009,
-    /// Labels are static text with only the facet's numeric placeholders.
     M010,
-    /// A budget is declared and the worst case fits it.
     M011,
-    /// `negative_default` is present and non-empty.
     M012,
     /// A human-only verb is denied, reachable from no menu entry, and served over MCP in no session.
     M013,
@@ -57,6 +46,27 @@ impl Law {
         Law::M012,
         Law::M013,
     ];
+
+    /// The law in one line, as SARIF's rule description shows it.
+    pub const fn summary(self) -> &'static str {
+        match self {
+            Law::M001 => "Files are readable, valid TOML, with known keys and right types.",
+            Law::M002 => "Every verb or card named is defined.",
+            Law::M003 => "Nothing is defined twice.",
+            Law::M004 => "No denied verb is reachable from the menu.",
+            Law::M005 => "A status-only verb appears only with its argument pinned to an allowed value.",
+            Law::M006 => "A door carries no executable field.",
+            Law::M007 => "Root entries are argument-less reads; actions bind every required argument.",
+            Law::M008 => "At most three levels: root, collection, item.",
+            Law::M009 => "Slot 0 is reserved; exactly three pinned slots hold 1–3.",
+            Law::M010 => {
+                "Labels are static text with only the facet's numeric placeholders; door text and links are static."
+            }
+            Law::M011 => "A budget is declared and the worst case fits it.",
+            Law::M012 => "`negative_default` is present and non-empty.",
+            Law::M013 => "A human-only verb is denied, reached by no menu entry, and served over MCP in no session.",
+        }
+    }
 
     pub fn code(self) -> &'static str {
         match self {

@@ -6,7 +6,12 @@
 //! length-prefixed, little-endian) rather than `Debug` or serde output, so it
 //! is stable across platforms, Rust versions and dependency upgrades.
 
-use crate::table::{Cockpit, ReadVerb, SlotKind};
+use crate::arguments::Parameter;
+use crate::deny::{DenyList, StatusOnly};
+use crate::table::{
+    Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, HumanOnly, Label, ReadVerb, Slot,
+    SlotKind, Verb,
+};
 
 /// 64 lowercase hex digits of blake3 over [`encode`].
 pub fn digest(cockpit: &Cockpit) -> String {
@@ -14,88 +19,170 @@ pub fn digest(cockpit: &Cockpit) -> String {
 }
 
 /// The canonical bytes of everything in the table except its digest.
+///
+/// Every table type is taken apart with an exhaustive pattern (never `..`):
+/// a field added to any of them does not compile until it is encoded here,
+/// so no part of the table can change without changing the digest.
 pub fn encode(c: &Cockpit) -> Vec<u8> {
     let mut e = Encoder(Vec::with_capacity(16 * 1024));
+    let Cockpit {
+        schema,
+        title,
+        negative_default,
+        digest: _,
+        budget,
+        verbs,
+        arguments,
+        common,
+        deny,
+        cards,
+        slots,
+        human_only,
+    } = c;
     e.str("m1nd-policy-encoding-v1");
-    e.str(&c.schema);
-    e.str(&c.title);
-    e.str(&c.negative_default);
-    e.u64(c.budget.root_tokens.into());
-    e.u64(c.budget.drill_tokens.into());
-    e.len(c.verbs.len());
-    for v in c.verbs.iter() {
-        e.str(&v.name);
-        e.str(&v.summary);
-        e.strs(v.requires.iter().map(|s| &**s));
-        e.strs(v.accepts.iter().map(|s| &**s));
-        e.bool(v.retired);
+    e.str(schema);
+    e.str(title);
+    e.str(negative_default);
+    e.budget(budget);
+    e.each(verbs, Encoder::verb);
+    e.each(arguments, Encoder::parameter);
+    e.strs(common);
+    e.deny(deny);
+    e.each(cards, Encoder::card);
+    e.each(slots, Encoder::slot);
+    e.human_only(human_only);
+    e.0
+}
+
+impl Encoder {
+    fn budget(&mut self, b: &Budget) {
+        let Budget { root_tokens, drill_tokens } = *b;
+        self.u64(root_tokens.into());
+        self.u64(drill_tokens.into());
     }
-    e.strs(c.deny.tools.iter().map(|s| &**s));
-    e.len(c.deny.status_only.len());
-    for s in c.deny.status_only.iter() {
-        e.str(&s.verb);
-        e.str(&s.argument);
-        e.strs(s.allowed.iter().map(|a| &**a));
+
+    fn verb(&mut self, v: &Verb) {
+        let Verb { name, summary, requires, accepts, retired } = v;
+        self.str(name);
+        self.str(summary);
+        self.strs(requires);
+        self.strs(accepts);
+        self.bool(*retired);
     }
-    e.len(c.cards.len());
-    for card in c.cards.iter() {
-        e.str(&card.id);
-        e.str(&card.title);
-        e.str(&card.why);
-        e.str(&card.tool);
-        e.pairs(card.arguments.iter().map(|a| (&*a.name, &*a.value)));
-        e.opt(card.reject_tool.as_deref());
-        e.opt(card.reject_reason.as_deref());
-        e.bool(card.overview);
+
+    fn parameter(&mut self, p: &Parameter) {
+        let Parameter { name, kind } = p;
+        self.str(name);
+        self.str(kind.key());
     }
-    e.len(c.slots.len());
-    for slot in c.slots.iter() {
-        e.u64(slot.n.into());
-        e.str(slot.facet.key());
-        e.bool(slot.pinned);
-        match &slot.kind {
+
+    fn deny(&mut self, d: &DenyList) {
+        let DenyList { tools, status_only } = d;
+        self.strs(tools);
+        self.each(status_only, |e, rule| {
+            let StatusOnly { verb, argument, allowed } = rule;
+            e.str(verb);
+            e.str(argument);
+            e.strs(allowed);
+        });
+    }
+
+    fn human_only(&mut self, h: &HumanOnly) {
+        let HumanOnly { verbs, acts_at } = h;
+        self.strs(verbs);
+        self.str(acts_at);
+    }
+
+    fn card(&mut self, card: &Card) {
+        let Card { id, title, why, tool, arguments, reject_tool, reject_reason, overview } = card;
+        self.str(id);
+        self.str(title);
+        self.str(why);
+        self.str(tool);
+        self.each(arguments, Encoder::argument);
+        self.opt(reject_tool.as_deref());
+        self.opt(reject_reason.as_deref());
+        self.bool(*overview);
+    }
+
+    fn argument(&mut self, a: &Argument) {
+        let Argument { name, value } = a;
+        self.str(name);
+        self.str(value);
+    }
+
+    fn slot(&mut self, slot: &Slot) {
+        let Slot { n, facet, pinned, kind, labels, collection, link } = slot;
+        self.u64((*n).into());
+        self.str(facet.key());
+        self.bool(*pinned);
+        self.kind(kind);
+        self.each(labels, |e, label| {
+            let Label { condition, text } = label;
+            e.str(condition);
+            e.str(text);
+        });
+        match collection {
+            None => self.tag(0),
+            Some(col) => {
+                self.tag(1);
+                self.collection(col);
+            }
+        }
+        self.opt(link.as_deref());
+    }
+
+    fn kind(&mut self, kind: &SlotKind) {
+        match kind {
             SlotKind::Door { text, source } => {
-                e.tag(1);
-                e.str(text);
+                self.tag(1);
+                self.str(text);
                 match source {
                     Some(r) => {
-                        e.tag(1);
-                        e.read(r);
+                        self.tag(1);
+                        self.read(r);
                     }
-                    None => e.tag(0),
+                    None => self.tag(0),
                 }
             }
             SlotKind::Read { read } => {
-                e.tag(2);
-                e.read(read);
+                self.tag(2);
+                self.read(read);
             }
             SlotKind::Help { cards } => {
-                e.tag(3);
-                e.strs(cards.iter().map(|h| &*h.card));
-            }
-        }
-        e.pairs(slot.labels.iter().map(|l| (&*l.condition, &*l.text)));
-        match &slot.collection {
-            None => e.tag(0),
-            Some(col) => {
-                e.tag(1);
-                e.str(&col.items);
-                e.u64(col.limit.into());
-                e.len(col.actions.len());
-                for a in col.actions.iter() {
-                    e.read(&a.read);
-                    e.pairs(a.bind.iter().map(|b| (&*b.argument, &*b.field)));
-                }
+                self.tag(3);
+                self.each(cards, |e, entry| {
+                    let HelpEntry { card, title, why, tool } = entry;
+                    e.str(card);
+                    e.str(title);
+                    e.str(why);
+                    e.str(tool);
+                });
             }
         }
     }
-    e.strs(c.human_only.verbs.iter().map(|s| &**s));
-    e.str(&c.human_only.acts_at);
-    e.len(c.slots.len());
-    for slot in c.slots.iter() {
-        e.opt(slot.link.as_deref());
+
+    fn collection(&mut self, col: &Collection) {
+        let Collection { items, limit, actions } = col;
+        self.str(items);
+        self.u64((*limit).into());
+        self.each(actions, |e, action| {
+            let Action { read, bind } = action;
+            e.read(read);
+            e.each(bind, |e, binding| {
+                let Binding { argument, field } = binding;
+                e.str(argument);
+                e.str(field);
+            });
+        });
     }
-    e.0
+
+    fn read(&mut self, r: &ReadVerb) {
+        let ReadVerb { card, verb, arguments } = r;
+        self.str(card);
+        self.str(verb);
+        self.each(arguments, Encoder::argument);
+    }
 }
 
 struct Encoder(Vec<u8>);
@@ -126,22 +213,17 @@ impl Encoder {
             None => self.tag(0),
         }
     }
-    fn strs<'a>(&mut self, items: impl ExactSizeIterator<Item = &'a str>) {
+    /// A length, then each item.
+    fn each<T>(&mut self, items: &[T], mut one: impl FnMut(&mut Self, &T)) {
         self.len(items.len());
-        for s in items {
-            self.str(s);
+        for item in items {
+            one(self, item);
         }
     }
-    fn pairs<'a>(&mut self, items: impl ExactSizeIterator<Item = (&'a str, &'a str)>) {
-        self.len(items.len());
-        for (a, b) in items {
-            self.str(a);
-            self.str(b);
-        }
-    }
-    fn read(&mut self, r: &ReadVerb) {
-        self.str(r.card());
-        self.str(r.verb());
-        self.pairs(r.arguments().iter().map(|a| (&*a.name, &*a.value)));
+    fn strs(&mut self, items: &[crate::table::Str]) {
+        self.each(items, |e, s| e.str(s));
     }
 }
+
+#[cfg(test)]
+mod completeness;

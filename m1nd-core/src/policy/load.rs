@@ -5,7 +5,7 @@ use serde::de::DeserializeOwned;
 use super::diagnostic::{Diagnostic, Law};
 use super::raw::RawPolicy;
 use super::source::{Loc, PolicyFile, PolicySources, ReadProblem};
-use crate::names::suggest;
+use crate::names::{did_you_mean, suggest};
 
 /// Parse every file, reporting every file that fails, not just the first.
 /// An optional file that is missing declares nothing; one that is present is
@@ -27,6 +27,9 @@ pub fn load(sources: &PolicySources) -> Result<RawPolicy, Vec<Diagnostic>> {
         _ => Err(problems),
     }
 }
+
+/// Why a pipe, device or socket is refused as a policy file.
+const ONLY_REGULAR_FILES: &str = "policy files are never read from pipes, devices or sockets";
 
 fn parse<T: DeserializeOwned>(sources: &PolicySources, file: PolicyFile, out: &mut Vec<Diagnostic>) -> Option<T> {
     let name = file.file_name();
@@ -50,15 +53,15 @@ fn parse<T: DeserializeOwned>(sources: &PolicySources, file: PolicyFile, out: &m
                     "a policy is small by design: remove what does not belong in {name} (generated data, pasted logs)"
                 ),
                 ReadProblem::Unreadable(_) => format!("make {name} readable by the user running the build"),
-                ReadProblem::Missing => match suggest(name, sources.other_files().iter().map(String::as_str)) {
-                    Some(near) => format!("`{near}` is in the directory: did you mean to name it `{name}`?"),
-                    None => format!(
-                        "a policy directory holds four files: tools.toml, read_only_denied.toml, help_cards.toml and cockpit.toml (and human_only.toml when some verb is the human's alone); put {name} there as a regular UTF-8 file"
-                    ),
-                },
-                _ => format!(
-                    "a policy directory holds four files: tools.toml, read_only_denied.toml, help_cards.toml and cockpit.toml (and human_only.toml when some verb is the human's alone); put {name} there as a regular UTF-8 file"
+                ReadProblem::NotAFile { kind } if *kind != "a directory" => {
+                    format!("replace {kind} with a regular UTF-8 file named {name}: {ONLY_REGULAR_FILES}")
+                }
+                ReadProblem::Missing => did_you_mean(
+                    suggest(name, sources.other_files().iter().map(String::as_str)),
+                    &format!("it is in the directory; rename it to `{name}`"),
+                    || put_it_there(name),
                 ),
+                _ => put_it_there(name),
             };
             out.push(Diagnostic::whole_file(Law::M001, file, format!("{name} cannot be used: {problem}")).help(help));
             return None;
@@ -107,17 +110,35 @@ fn toml_diagnostic(file: PolicyFile, text: &str, error: &toml::de::Error) -> Dia
     Diagnostic::new(Law::M001, Loc::new(file, span), title).help(help)
 }
 
+/// The files a policy directory holds, named from [`PolicyFile::EVERY`]:
+/// the required ones, then the optional ones with when they are needed.
+fn put_it_there(name: &str) -> String {
+    let required: Vec<&str> = PolicyFile::ALL.iter().map(|f| f.file_name()).collect();
+    let optional: Vec<String> = PolicyFile::EVERY
+        .iter()
+        .filter(|f| f.optional())
+        .map(|f| format!(" (and {} when {})", f.file_name(), f.needed_when()))
+        .collect();
+    format!(
+        "a policy directory holds exactly these files: {}{}; put {name} there as a regular UTF-8 file",
+        required.join(", "),
+        optional.concat()
+    )
+}
+
 /// serde says "unknown field `x`, expected one of `a`, `b`": offer the closest.
 fn unknown_field_help(message: &str) -> Option<String> {
     let rest = message.strip_prefix("unknown field `")?;
     let (field, rest) = rest.split_once('`')?;
     let expected: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
     let listed = expected.iter().map(|e| format!("`{e}`")).collect::<Vec<_>>().join(", ");
-    Some(match suggest(field, expected.iter().copied()) {
-        Some(best) => format!("did you mean `{best}`? the keys allowed here are {listed}"),
-        None if expected.is_empty() => format!("remove `{field}`: no keys are allowed here"),
-        None => format!("remove `{field}`; the keys allowed here are {listed}"),
-    })
+    Some(did_you_mean(suggest(field, expected.iter().copied()), &format!("the keys allowed here are {listed}"), || {
+        if expected.is_empty() {
+            format!("remove `{field}`: no keys are allowed here")
+        } else {
+            format!("remove `{field}`; the keys allowed here are {listed}")
+        }
+    }))
 }
 
 /// serde names Rust types (`i64`, `a sequence`); a policy author thinks in TOML.

@@ -10,6 +10,7 @@ use std::collections::HashSet;
 use super::context::Context;
 use super::encode::digest;
 use super::raw::{CardDef, SlotDef, Table, in_source_order};
+use crate::arguments::{ArgKind, Parameter};
 use crate::deny::{DenyList, StatusOnly};
 use crate::facets::Facet;
 use crate::names::canonical;
@@ -35,6 +36,10 @@ pub fn lower(cx: &Context<'_>) -> Cockpit {
             }
         })
         .collect();
+    let arguments = list(in_source_order(&raw.tools.arguments).into_iter().filter_map(|(name, kind)| {
+        Some(Parameter { name: owned(name.get_ref()), kind: ArgKind::from_key(kind.get_ref())? })
+    }));
+    let common = list(cx.common_arguments().iter().map(|a| owned(a.get_ref())));
     let deny = DenyList {
         tools: list(raw.deny.tools.get_ref().iter().map(|t| Cow::Owned(canonical(t.get_ref())))),
         status_only: list(in_source_order(&raw.deny.status_only).into_iter().map(|(verb, rule)| {
@@ -61,6 +66,8 @@ pub fn lower(cx: &Context<'_>) -> Cockpit {
         digest: Cow::Borrowed(""),
         budget,
         verbs: Cow::Owned(verbs),
+        arguments,
+        common,
         deny,
         cards: Cow::Owned(cards),
         slots: Cow::Owned(slots),

@@ -6,11 +6,13 @@
 mod context;
 mod decompile;
 mod diagnostic;
+pub mod diff;
 mod encode;
 mod laws;
 mod load;
 mod lower;
 mod raw;
+pub mod report;
 mod source;
 
 pub use crate::runtime::{WorstCase, worst_case};

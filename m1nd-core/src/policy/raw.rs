@@ -18,7 +18,20 @@ pub type Table<V> = BTreeMap<Text, Spanned<V>>;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ToolsFile {
+    /// Arguments every verb accepts, declared once.
+    #[serde(default)]
+    pub common: Option<Spanned<CommonDef>>,
+    /// Argument name → its type's key (see [`crate::arguments::ArgKind`]).
+    #[serde(default)]
+    pub arguments: Table<String>,
     pub verbs: Spanned<Table<VerbDef>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommonDef {
+    #[serde(default)]
+    pub accepts: Vec<Text>,
 }
 
 #[derive(Debug, Deserialize)]

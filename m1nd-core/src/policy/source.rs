@@ -4,8 +4,15 @@
 //! benches can all hand bytes to the same compiler, and so that a file that
 //! cannot be read at all (missing, a directory, too large, not UTF-8) becomes a
 //! positioned M001 instead of a panic.
+//!
+//! The macro and the CLI read through the same [`PolicySources::read_dir`].
+//! Only regular files are opened (a FIFO would block the build, a device never
+//! ends), and no file is read past [`MAX_FILE_BYTES`] plus one byte: the size
+//! a file reports is not trusted, since `/proc` files report 0 and go on.
 
 use std::fmt;
+use std::fs::{File, Metadata};
+use std::io::Read;
 use std::ops::Range;
 use std::path::Path;
 
@@ -38,6 +45,14 @@ impl PolicyFile {
         matches!(self, PolicyFile::HumanOnly)
     }
 
+    /// When an optional file is needed, for messages that list the files.
+    pub const fn needed_when(self) -> &'static str {
+        match self {
+            PolicyFile::HumanOnly => "some verb is the human's alone",
+            PolicyFile::Tools | PolicyFile::Deny | PolicyFile::Cards | PolicyFile::Cockpit => "always",
+        }
+    }
+
     pub const fn file_name(self) -> &'static str {
         match self {
             PolicyFile::Tools => "tools.toml",
@@ -57,20 +72,32 @@ impl PolicyFile {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ReadProblem {
     Missing,
-    NotAFile,
+    /// Something other than a regular file: what it is, e.g. "a FIFO".
+    NotAFile {
+        kind: &'static str,
+    },
     Unreadable(String),
-    TooLarge { bytes: usize },
-    NotUtf8 { valid_up_to: usize },
+    /// Over [`MAX_FILE_BYTES`]; `bytes` when the size is known, `None` when
+    /// reading stopped at the cap.
+    TooLarge {
+        bytes: Option<u64>,
+    },
+    NotUtf8 {
+        valid_up_to: usize,
+    },
 }
 
 impl fmt::Display for ReadProblem {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             ReadProblem::Missing => f.write_str("the file is missing"),
-            ReadProblem::NotAFile => f.write_str("a directory (or other non-file) stands where the file should be"),
+            ReadProblem::NotAFile { kind } => write!(f, "{kind} stands where the file should be"),
             ReadProblem::Unreadable(e) => write!(f, "the file cannot be read: {e}"),
-            ReadProblem::TooLarge { bytes } => {
+            ReadProblem::TooLarge { bytes: Some(bytes) } => {
                 write!(f, "the file is {bytes} bytes; a policy file may hold at most {MAX_FILE_BYTES}")
+            }
+            ReadProblem::TooLarge { bytes: None } => {
+                write!(f, "the file holds more than {MAX_FILE_BYTES} bytes, the most a policy file may hold")
             }
             ReadProblem::NotUtf8 { .. } => f.write_str("the file is not valid UTF-8"),
         }
@@ -153,21 +180,72 @@ fn join_display(dir: &str, file: &str) -> String {
     if dir.is_empty() || dir == "." { file.to_owned() } else { format!("{dir}/{file}") }
 }
 
+/// Refuse anything but a regular file before opening it, check the opened
+/// handle again (the name may have been swapped in between), then read at
+/// most the cap plus one byte.
 fn read_file(path: &Path) -> Result<Vec<u8>, ReadProblem> {
+    let unreadable = |e: std::io::Error| ReadProblem::Unreadable(e.to_string());
     match std::fs::metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Err(ReadProblem::Missing),
-        Err(e) => return Err(ReadProblem::Unreadable(e.to_string())),
-        Ok(meta) if !meta.is_file() => return Err(ReadProblem::NotAFile),
-        Ok(meta) if meta.len() > MAX_FILE_BYTES as u64 => {
-            return Err(ReadProblem::TooLarge { bytes: usize::try_from(meta.len()).unwrap_or(usize::MAX) });
-        }
-        Ok(_) => {}
+        Err(e) => return Err(unreadable(e)),
+        Ok(meta) => regular(&meta)?,
     }
-    std::fs::read(path).map_err(|e| ReadProblem::Unreadable(e.to_string()))
+    let file = File::open(path).map_err(unreadable)?;
+    regular(&file.metadata().map_err(unreadable)?)?;
+    read_capped(file)
+}
+
+/// A regular file no larger than the cap, by what its metadata says.
+fn regular(meta: &Metadata) -> Result<(), ReadProblem> {
+    if !meta.is_file() {
+        return Err(ReadProblem::NotAFile { kind: kind_of(meta) });
+    }
+    if meta.len() > MAX_FILE_BYTES as u64 {
+        return Err(ReadProblem::TooLarge { bytes: Some(meta.len()) });
+    }
+    Ok(())
+}
+
+/// At most `MAX_FILE_BYTES + 1` bytes: one byte past the cap proves the file too large.
+fn read_capped(reader: impl Read) -> Result<Vec<u8>, ReadProblem> {
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_FILE_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| ReadProblem::Unreadable(e.to_string()))?;
+    if bytes.len() > MAX_FILE_BYTES { Err(ReadProblem::TooLarge { bytes: None }) } else { Ok(bytes) }
+}
+
+fn kind_of(meta: &Metadata) -> &'static str {
+    let kind = meta.file_type();
+    if kind.is_dir() {
+        return "a directory";
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if kind.is_fifo() {
+            return "a FIFO";
+        }
+        if kind.is_char_device() {
+            return "a character device";
+        }
+        if kind.is_block_device() {
+            return "a block device";
+        }
+        if kind.is_socket() {
+            return "a socket";
+        }
+    }
+    "something other than a regular file"
 }
 
 fn check_size(bytes: Vec<u8>) -> Result<Vec<u8>, ReadProblem> {
-    if bytes.len() > MAX_FILE_BYTES { Err(ReadProblem::TooLarge { bytes: bytes.len() }) } else { Ok(bytes) }
+    if bytes.len() > MAX_FILE_BYTES {
+        Err(ReadProblem::TooLarge { bytes: Some(bytes.len() as u64) })
+    } else {
+        Ok(bytes)
+    }
 }
 
 fn decode(bytes: Vec<u8>) -> (Result<String, ReadProblem>, String) {
@@ -221,6 +299,30 @@ mod tests {
         assert_eq!(line_col(text, 0), (1, 1));
         let x = text.find('x').unwrap();
         assert_eq!(line_col(text, x), (2, 7));
+    }
+
+    #[test]
+    fn reading_stops_one_byte_past_the_cap() {
+        // An endless reader, as a `/proc` file or a device is: the cap ends it.
+        assert_eq!(read_capped(std::io::repeat(b'a')), Err(ReadProblem::TooLarge { bytes: None }));
+        let at_cap = vec![b'a'; MAX_FILE_BYTES];
+        assert_eq!(read_capped(at_cap.as_slice()).map(|b| b.len()), Ok(MAX_FILE_BYTES));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn non_regular_files_are_refused_before_they_are_opened() {
+        let dir = std::env::temp_dir().join(format!("m1nd-source-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let fifo = dir.join("tools.toml");
+        let _ = std::fs::remove_file(&fifo);
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status().expect("mkfifo runs");
+        assert!(made.success());
+        // Opening a FIFO blocks until a writer comes; refusing first never opens it.
+        assert_eq!(read_file(&fifo), Err(ReadProblem::NotAFile { kind: "a FIFO" }));
+        assert_eq!(read_file(Path::new("/dev/zero")), Err(ReadProblem::NotAFile { kind: "a character device" }));
+        assert_eq!(read_file(&dir), Err(ReadProblem::NotAFile { kind: "a directory" }));
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]

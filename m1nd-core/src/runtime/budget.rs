@@ -10,7 +10,7 @@
 
 use std::collections::HashMap;
 
-use super::compose::{Composer, LEVEL_NOTES, RESULT_LINE_CHARS, RESULT_LINES, sig_moved_note, version_moved_note};
+use super::compose::{Composer, LEVEL_NOTES, RESULT_LINES, sig_moved_note, version_moved_note};
 use super::json::{to_pretty, tokens};
 use super::reader::{Item, MemoryReader, ReadError, Reading};
 use super::reading_set::Snapshot;
@@ -18,6 +18,7 @@ use super::reference::Path;
 use super::sig::state_sig;
 use super::view::View;
 use crate::facets::{Facet, UNAVAILABLE};
+use crate::sanitize::cap;
 use crate::table::{Cockpit, Slot, SlotKind};
 
 /// The largest root and drill responses, in tokens, which drill it was, and
@@ -173,7 +174,7 @@ fn loud_reader(table: &Cockpit) -> MemoryReader {
         }
         reader.by_card.insert(read.card().to_owned(), Ok(reading));
     }
-    let line = Item::new([("x", "\"".repeat(RESULT_LINE_CHARS))]);
+    let line = Item::new([("x", "\"".repeat(cap::RESULT_LINE))]);
     reader.action = Reading::listing(vec![line; RESULT_LINES]);
     reader
 }

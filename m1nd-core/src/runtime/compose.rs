@@ -9,10 +9,10 @@ use super::digits::push_u64;
 use super::reader::{Item, Reader, Reading};
 use super::reading_set::{Snapshot, checked_read};
 use super::reference::{self, Path, Reference};
-use super::sanitize::display;
 use super::sig::{menu_sig, state_sig};
 use super::view::{Entry, EntryText, View};
 use crate::facets::{Facet, UNAVAILABLE};
+use crate::sanitize::{cap, display};
 use crate::table::{Cockpit, Slot, SlotKind};
 
 /// What the `cockpit` verb was asked.
@@ -43,13 +43,10 @@ impl std::fmt::Display for CockpitError {
 
 impl std::error::Error for CockpitError {}
 
-/// The width of an item's headline in a listing (level 2) and as the subject
-/// of its item view; the item's facts carry each field up to its own cap.
-pub const HEADLINE_CHARS: usize = 40;
-
-/// Most lines an action result shows, and their width.
+/// Most lines an action result shows; their width is [`cap::RESULT_LINE`].
+/// An item's headline, in a listing and as the subject of its item view, is
+/// at most [`cap::HEADLINE`]; its facts carry each field up to its own cap.
 pub const RESULT_LINES: usize = 8;
-pub const RESULT_LINE_CHARS: usize = 80;
 
 const NOTE_UNAVAILABLE: &str = "this fact cannot be read right now; the rest of the menu is unaffected";
 const NOTE_READ_FAILED: &str = "this read failed; nothing was changed";
@@ -329,18 +326,18 @@ fn fill(label: &str, reading: &Reading) -> String {
     out
 }
 
-/// The item's headline field, sanitised, at most [`HEADLINE_CHARS`].
+/// The item's headline field, sanitised, at most [`cap::HEADLINE`].
 fn headline_of(facet: Facet, item: &Item, headline: &str) -> String {
-    let cap = facet.items().and_then(|i| i.field(headline)).map_or(HEADLINE_CHARS, |f| f.cap);
-    display(item.field(headline).unwrap_or_default(), cap.min(HEADLINE_CHARS))
+    let field_cap = facet.items().and_then(|i| i.field(headline)).map_or(cap::HEADLINE, |f| f.cap);
+    display(item.field(headline).unwrap_or_default(), field_cap.min(cap::HEADLINE))
 }
 
 /// An action result as facts: numbers first, then one line per item.
 fn result_facts(result: &Reading) -> Vec<(String, String)> {
-    let numbers = result.numbers.iter().map(|(k, v)| (display(k, 24), v.to_string()));
+    let numbers = result.numbers.iter().map(|(k, v)| (display(k, cap::KEY), v.to_string()));
     let lines = result.items.iter().enumerate().map(|(i, item)| {
         let line: Vec<String> = item.fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        (format!("{}", i + 1), display(&line.join(" "), RESULT_LINE_CHARS))
+        (format!("{}", i + 1), display(&line.join(" "), cap::RESULT_LINE))
     });
     numbers.chain(lines).take(RESULT_LINES).collect()
 }

@@ -7,13 +7,12 @@ pub mod json;
 pub mod reader;
 mod reading_set;
 pub mod reference;
-pub mod sanitize;
 mod sig;
 pub mod text;
 pub mod view;
 
 pub use budget::{WorstCase, worst_case};
-pub use compose::{CockpitError, RESULT_LINE_CHARS, RESULT_LINES, Request, cockpit};
+pub use compose::{CockpitError, RESULT_LINES, Request, cockpit};
 pub use reader::{Item, MemoryReader, ReadError, Reader, Reading};
 pub use reference::{Path, Reference, ReferenceError, SEND_AS_TYPED, parse as parse_reference};
 pub use text::Charset;

@@ -53,7 +53,9 @@ pub struct ReferenceError {
     pub reason: String,
 }
 
-pub const VALID_FORMS: &str = "valid forms: `?` or nothing (root), `0` (back to root), `N` (a slot), `N.M` (item M of slot N), `N.M.K` (action K on that item), each optionally followed by `@mc_` and 8 hex digits";
+pub const VALID_FORMS: &str = "valid forms: `?` or nothing (root), `0` (back to root), `N` (a slot), \
+                               `N.M` (item M of slot N), `N.M.K` (action K on that item), \
+                               each optionally followed by `@mc_` and 8 hex digits";
 
 impl fmt::Display for ReferenceError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

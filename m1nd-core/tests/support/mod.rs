@@ -33,6 +33,12 @@ pub const HOSTILE: &[&str] = &[
     "bidi \u{202E}esrever\u{202C}",
     "{count} {blocks}",
     "\"quoted\" \\ backslash",
+    // Invisible carriers: TAG characters spelling an instruction, the Arabic
+    // letter mark, a soft hyphen, a word joiner, Hangul fillers, a variation selector.
+    "ok\u{E0049}\u{E0047}\u{E004E}\u{E004F}\u{E0052}\u{E0045}",
+    "a\u{061C}b\u{00AD}c\u{2060}d",
+    "\u{115F}\u{1160}\u{3164}\u{FFA0}hangul",
+    "x\u{FE0F}\u{200D}\u{FEFF}y",
 ];
 
 /// A long hostile string: `n` characters of `seed` repeated.

@@ -15,6 +15,8 @@
 //!
 //! - [`security`]: the loopback-or-token rule for the listening address, the
 //!   bearer token, rmcp's `Host` and `Origin` allow-lists, no CORS.
+//! - [`bad_body`]: a body rmcp cannot parse as a message gets a JSON-RPC
+//!   error (400) instead of rmcp's 415.
 //! - Limits: a request body over [`MAX_BODY_BYTES`] gets 413 (rmcp counts
 //!   while it reads, whatever `Content-Length` claims); headers over
 //!   [`MAX_HEADER_BYTES`] get 431; a client that has not sent its headers
@@ -39,6 +41,7 @@
 //! statelessly, checking `Mcp-Method`/`Mcp-Name` against the body as that
 //! revision requires.
 
+mod bad_body;
 pub mod human;
 pub mod security;
 
@@ -106,10 +109,11 @@ pub fn run(options: Options, http: HttpOptions) -> Result<(), String> {
             TcpListener::bind(http.addr).await.map_err(|e| format!("cannot listen on {}: {e}", http.addr))?;
         let bound = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?;
         let authority = human::authority::Authority::new(format!("http://{bound}"), http.session_lifetime)?;
-        eprintln!("m1nd: serving MCP on http://{bound}{MCP_PATH}");
-        eprintln!("m1nd: the tray: open {} (the link works once)", authority.login_link());
+        let login_link = authority.login_link();
         let human = human::Human { authority, store: options.store.clone(), hosts: http.allowed_hosts.clone() };
-        let app = router(Arc::new(Server::new(options)), &http, Arc::new(human));
+        let app = router(Arc::new(Server::new(options)?), &http, Arc::new(human));
+        eprintln!("m1nd: serving MCP on http://{bound}{MCP_PATH}");
+        eprintln!("m1nd: the tray: open {login_link} (the link works once)");
         accept(listener, app, http.request_timeout).await
     })
 }
@@ -122,7 +126,7 @@ fn router(server: Arc<Server>, http: &HttpOptions, human: Arc<human::Human>) -> 
         Arc::new(LocalSessionManager::default()),
         security::rmcp_config(http),
     );
-    let mut app = Router::new().route_service(MCP_PATH, mcp);
+    let mut app = Router::new().route_service(MCP_PATH, mcp).layer(axum::middleware::from_fn(bad_body::explain));
     if let Some(token) = &http.token {
         app = app.layer(axum::middleware::from_fn_with_state(token.clone(), security::require_token));
     }

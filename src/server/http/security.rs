@@ -31,6 +31,9 @@ pub const TOKEN_ENV: &str = "M1ND_HTTP_TOKEN";
 /// The shortest token accepted: a guessable secret protects nothing.
 pub const MIN_TOKEN_BYTES: usize = 16;
 
+/// The authorization scheme the token travels in, with its separating space.
+const BEARER: &[u8] = b"Bearer ";
+
 /// The `Host` names always admitted (any port): the loopback names.
 pub const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
@@ -66,9 +69,12 @@ impl Token {
 
     /// Whether an `Authorization` header carries this token.
     fn admits(&self, authorization: Option<&HeaderValue>) -> bool {
+        // The scheme is case-insensitive (RFC 9110); the token is not.
         let presented = authorization
-            .and_then(|value| value.as_bytes().strip_prefix(b"Bearer "))
-            .map(<[u8]>::trim_ascii)
+            .map(HeaderValue::as_bytes)
+            .and_then(|value| value.split_at_checked(BEARER.len()))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case(BEARER))
+            .map(|(_, token)| token.trim_ascii())
             .unwrap_or_default();
         constant_time_eq::constant_time_eq(presented, &self.0)
     }
@@ -160,6 +166,9 @@ mod tests {
         let t = token("0123456789abcdef").expect("ok").expect("set");
         let header = |v: &str| HeaderValue::from_str(v).expect("header");
         assert!(t.admits(Some(&header("Bearer 0123456789abcdef"))));
+        assert!(t.admits(Some(&header("bearer 0123456789abcdef"))));
+        assert!(!t.admits(Some(&header("Bearer 0123456789ABCDEF"))));
+        assert!(!t.admits(Some(&header("Bearer"))));
         assert!(!t.admits(Some(&header("Bearer 0123456789abcde"))));
         assert!(!t.admits(Some(&header("Bearer 0123456789abcdefg"))));
         assert!(!t.admits(Some(&header("Basic 0123456789abcdef"))));

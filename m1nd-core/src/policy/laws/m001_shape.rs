@@ -2,7 +2,10 @@
 
 use super::super::context::{Context, loc};
 use super::super::diagnostic::{Diagnostic, Law};
+use super::super::raw::{Text, in_source_order};
 use super::super::source::PolicyFile;
+use super::near_name;
+use crate::arguments::ArgKind;
 use crate::names::{canonical, is_canonical_spelling};
 
 use crate::table::SCHEMA;
@@ -50,18 +53,10 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             );
         }
         for arg in def.requires.iter().chain(&def.accepts) {
-            if !is_canonical_spelling(arg.get_ref()) {
-                out.push(
-                    Diagnostic::new(
-                        Law::M001,
-                        loc(PolicyFile::Tools, arg),
-                        format!("argument name `{}` is not snake_case", arg.get_ref()),
-                    )
-                    .help("argument names are lower-case ASCII snake_case, starting with a letter"),
-                );
-            }
+            argument_name(arg, out);
         }
     }
+    argument_types(cx, out);
     for card in &cx.raw.cards.card {
         let card = card.get_ref();
         for (field, value) in [("id", &card.id), ("title", &card.title), ("why", &card.why)] {
@@ -85,6 +80,42 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     format!("card `{}` has only one of `reject_tool` and `reject_reason`", card.id.get_ref()),
                 )
                 .help("a rejected tool needs its reason, and a reason needs its tool: give both or neither"),
+            );
+        }
+    }
+}
+
+fn argument_name(arg: &Text, out: &mut Vec<Diagnostic>) {
+    if !is_canonical_spelling(arg.get_ref()) {
+        out.push(
+            Diagnostic::new(
+                Law::M001,
+                loc(PolicyFile::Tools, arg),
+                format!("argument name `{}` is not snake_case", arg.get_ref()),
+            )
+            .help("argument names are lower-case ASCII snake_case, starting with a letter"),
+        );
+    }
+}
+
+/// `[common]` and `[arguments]` name arguments in snake_case, and every
+/// declared type is one the server can check.
+fn argument_types(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    for arg in cx.common_arguments() {
+        argument_name(arg, out);
+    }
+    let types: Vec<&str> = ArgKind::ALL.iter().map(|k| k.key()).collect();
+    for (name, kind) in in_source_order(&cx.raw.tools.arguments) {
+        argument_name(name, out);
+        if ArgKind::from_key(kind.get_ref()).is_none() {
+            out.push(
+                Diagnostic::new(
+                    Law::M001,
+                    loc(PolicyFile::Tools, kind),
+                    format!("argument `{}` has the unknown type `{}`", name.get_ref(), kind.get_ref()),
+                )
+                .label("not an argument type")
+                .help(near_name(kind.get_ref(), &types, "types")),
             );
         }
     }

@@ -1,13 +1,16 @@
-//! M002: every verb named anywhere (human_only.toml included) is declared in tools.toml, and every card
-//! the menu names is declared in help_cards.toml.
+//! M002: every verb named anywhere (human_only.toml included) is declared in
+//! tools.toml, every argument a verb takes has a type in its `[arguments]`,
+//! and every card the menu names is declared in help_cards.toml.
 
 use super::super::context::{Context, loc};
 use super::super::diagnostic::{Diagnostic, Law};
 use super::super::raw::Text;
 use super::super::source::PolicyFile;
-use crate::names::Resolution;
+use crate::arguments::ArgKind;
+use crate::names::{Resolution, did_you_mean, suggest};
 
 pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    argument_types(cx, out);
     for entry in cx.raw.deny.tools.get_ref() {
         verb(cx, PolicyFile::Deny, entry, "the deny list names", out);
     }
@@ -41,10 +44,11 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 format!("{} is not a card in help_cards.toml", read.describe()),
             )
             .label("no card has this id");
-            d = d.help(match cx.card_ids.suggest(written) {
-                Some(best) => format!("did you mean `{best}`? or declare a `[[card]]` with id = \"{written}\""),
-                None => format!("declare a `[[card]]` with id = \"{written}\" in help_cards.toml"),
-            });
+            d = d.help(did_you_mean(
+                cx.card_ids.suggest(written),
+                &format!("or declare a `[[card]]` with id = \"{written}\""),
+                || format!("declare a `[[card]]` with id = \"{written}\" in help_cards.toml"),
+            ));
             out.push(d);
         }
     }
@@ -70,12 +74,46 @@ fn verb(cx: &Context<'_>, file: PolicyFile, written: &Text, what: &str, out: &mu
                 format!("{what} `{name}`, which tools.toml does not declare"),
             )
             .label("unknown verb")
-            .help(match suggestion {
-                Some(best) => {
-                    format!("did you mean `{best}`? every verb must be declared as `[verbs.NAME]` in tools.toml")
-                }
-                None => "declare it as `[verbs.NAME]` in tools.toml, or name a verb that is declared there".to_owned(),
-            }),
+            .help(did_you_mean(
+                suggestion,
+                "every verb must be declared as `[verbs.NAME]` in tools.toml",
+                || "declare it as `[verbs.NAME]` in tools.toml, or name a verb that is declared there".to_owned(),
+            )),
         ),
+    }
+}
+
+/// Every argument named by a verb or by `[common]` has a declared type.
+fn argument_types(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    let types = ArgKind::ALL.iter().map(|k| format!("`{}`", k.key())).collect::<Vec<_>>().join(", ");
+    let declared: Vec<&str> = cx.raw.tools.arguments.keys().map(|k| k.get_ref().as_str()).collect();
+    let common = cx.common_arguments().iter().map(|a| ("`[common]` accepts".to_owned(), a));
+    let verbs = cx.verbs_in_order().into_iter().flat_map(|(name, def)| {
+        let def = def.get_ref();
+        def.requires.iter().chain(&def.accepts).map(move |a| (format!("verb `{}` takes", name.get_ref()), a))
+    });
+    for (what, arg) in common.chain(verbs) {
+        let name = arg.get_ref();
+        if cx.argument_type(name).is_none() {
+            let help = did_you_mean(
+                suggest(name, declared.iter().copied()),
+                &format!("or give `{name}` a type under `[arguments]`"),
+                || {
+                    format!(
+                        "give it a type under `[arguments]`, such as `{name} = \"{}\"`; the types are {types}",
+                        ArgKind::Text.key()
+                    )
+                },
+            );
+            out.push(
+                Diagnostic::new(
+                    Law::M002,
+                    loc(PolicyFile::Tools, arg),
+                    format!("{what} `{name}`, which has no type in `[arguments]`"),
+                )
+                .label("no declared type")
+                .help(help),
+            );
+        }
     }
 }

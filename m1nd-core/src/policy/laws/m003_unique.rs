@@ -1,5 +1,6 @@
 //! M003: nothing is defined twice — verbs (up to aliasing and look-alikes),
-//! deny entries, human-only entries, card ids, slot numbers and slot keys.
+//! a verb's arguments (its own and the `[common]` ones), deny entries,
+//! human-only entries, card ids, slot numbers and slot keys.
 
 use std::collections::HashMap;
 
@@ -9,6 +10,9 @@ use super::super::context::{Context, loc};
 use super::super::diagnostic::{Diagnostic, Law};
 use super::super::source::PolicyFile;
 use crate::names::{canonical, skeleton_of};
+
+const BOTH_HELP: &str = "choose one: keep it in `tools` to deny every call, \
+                         or keep the status-only rule to allow its status form";
 
 pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let verbs = cx.verbs_in_order();
@@ -38,14 +42,43 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for (key, _) in cx.raw.deny.status_only.iter() {
         if let Some(entry) = cx.denial(&canonical(key.get_ref())) {
             out.push(
-                Diagnostic::new(Law::M003, loc(PolicyFile::Deny, key), format!("`{}` is both denied outright and status-only", key.get_ref()))
-                    .related(loc(PolicyFile::Deny, entry), "denied outright here")
-                    .help("choose one: keep it in `tools` to deny every call, or keep the status-only rule to allow its status form"),
+                Diagnostic::new(
+                    Law::M003,
+                    loc(PolicyFile::Deny, key),
+                    format!("`{}` is both denied outright and status-only", key.get_ref()),
+                )
+                .related(loc(PolicyFile::Deny, entry), "denied outright here")
+                .help(BOTH_HELP),
             );
         }
     }
+    first_wins(
+        PolicyFile::Tools,
+        cx.common_arguments().iter().map(|a| (a.get_ref().clone(), a)),
+        |arg, _| format!("`[common]` lists argument `{arg}` twice"),
+        "list each common argument once",
+        out,
+    );
     for (name, verb) in &verbs {
         let def = verb.get_ref();
+        for arg in def.requires.iter().chain(&def.accepts) {
+            if let Some(common) = cx.common_arguments().iter().find(|c| c.get_ref() == arg.get_ref()) {
+                out.push(
+                    Diagnostic::new(
+                        Law::M003,
+                        loc(PolicyFile::Tools, arg),
+                        format!(
+                            "verb `{}` lists argument `{}`, which every verb already accepts",
+                            name.get_ref(),
+                            arg.get_ref()
+                        ),
+                    )
+                    .label("listed again here")
+                    .related(loc(PolicyFile::Tools, common), "`[common]` gives it to every verb here")
+                    .help("remove it from the verb: a `[common]` argument is declared once, for all verbs"),
+                );
+            }
+        }
         first_wins(
             PolicyFile::Tools,
             def.requires.iter().chain(&def.accepts).map(|a| (a.get_ref().clone(), a)),

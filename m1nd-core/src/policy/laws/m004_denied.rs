@@ -10,7 +10,11 @@ use super::super::diagnostic::{Diagnostic, Law};
 use super::super::source::PolicyFile;
 use crate::names::{Resolution, canonical};
 
-const HELP: &str = "the cockpit is read-only: use a door with text that points to where the human acts, or a card whose tool is a read verb";
+const HELP: &str = "the cockpit is read-only: use a door with text that points to where the human acts, \
+                    or a card whose tool is a read verb";
+
+const RETIRED_HELP: &str = "a retired verb is refused forever: read a live verb here, \
+                            and keep the tombstone on READ_ONLY_DENIED_TOOLS";
 
 pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for read in cx.menu_reads() {
@@ -43,7 +47,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     )
                     .label("the menu reaches a verb every session refuses")
                     .related(loc(PolicyFile::Cards, tool), format!("card `{card_id}` calls it here"))
-                    .help("a retired verb is refused forever: read a live verb here, and keep the tombstone on READ_ONLY_DENIED_TOOLS"),
+                    .help(RETIRED_HELP),
                 );
             }
             continue;

@@ -9,6 +9,12 @@ use super::super::raw::SlotDef;
 use super::super::source::{Loc, PolicyFile};
 use crate::facets::Facet;
 
+const DOOR_HELP: &str = "a door is a pointer: keep only its text (and a `source` card for its label), \
+                         and move any read to a slot of its own";
+
+const CARD_HELP: &str = "a slot reads only through a card: put the tool and its arguments on a `[[card]]` \
+                         and name it with `card = \"…\"`";
+
 pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for slot in cx.slots() {
         let n = *slot.n.get_ref();
@@ -19,7 +25,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     Diagnostic::new(Law::M006, at.clone(), format!("slot {n} is a door but carries `{field}`"))
                         .label("a door executes nothing")
                         .related(loc(PolicyFile::Cockpit, door), "the door")
-                        .help("a door is a pointer: keep only its text (and a `source` card for its label), and move any read to a slot of its own"),
+                        .help(DOOR_HELP),
                 );
             }
             if door.get_ref().trim().is_empty() {
@@ -36,8 +42,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         }
         for (field, at) in executable.iter().filter(|(f, _)| !matches!(*f, "card" | "actions")) {
             out.push(
-                Diagnostic::new(Law::M006, at.clone(), format!("slot {n} carries `{field}` directly"))
-                    .help("a slot reads only through a card: put the tool and its arguments on a `[[card]]` and name it with `card = \"…\"`"),
+                Diagnostic::new(Law::M006, at.clone(), format!("slot {n} carries `{field}` directly")).help(CARD_HELP),
             );
         }
         if let Some(source) = &slot.source {

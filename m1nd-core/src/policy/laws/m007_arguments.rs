@@ -1,12 +1,15 @@
 //! M007: a root entry is an argument-less read; a verb that requires
 //! arguments appears only as an item action whose `bind` supplies every one
-//! of them from fields the item has. Cards pass only arguments their verb takes.
+//! of them from fields the item has. Cards pass only arguments their verb
+//! takes, each fixed to a value its declared type admits; a `bind` fills
+//! only `text` arguments, since an item field is free text.
 
 use super::super::context::{Context, Role, loc};
 use super::super::diagnostic::{Diagnostic, Law};
 use super::super::source::PolicyFile;
+use super::{list, near_name};
+use crate::arguments::ArgKind;
 use crate::facets::Facet;
-use crate::names::suggest;
 
 pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     card_arguments(cx, out);
@@ -24,9 +27,16 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             Role::SlotCard | Role::DoorSource => {
                 if !required.is_empty() {
                     out.push(
-                        Diagnostic::new(Law::M007, loc(PolicyFile::Cockpit, read.card_ref), format!("{} calls `{verb}`, which needs {}", read.describe(), list(&required)))
-                            .label("a root entry must be an argument-less read")
-                            .help(format!("offer `{verb}` as an item action (`[[slot.actions]]` with `bind`) so a selected item supplies its target, or read an argument-less verb here")),
+                        Diagnostic::new(
+                            Law::M007,
+                            loc(PolicyFile::Cockpit, read.card_ref),
+                            format!("{} calls `{verb}`, which needs {}", read.describe(), list(&required)),
+                        )
+                        .label("a root entry must be an argument-less read")
+                        .help(format!(
+                            "offer `{verb}` as an item action (`[[slot.actions]]` with `bind`) \
+                                 so a selected item supplies its target, or read an argument-less verb here"
+                        )),
                     );
                 }
             }
@@ -49,6 +59,27 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 }
                 let fields = Context::facet(read.slot).and_then(Facet::items);
                 for (argument, field) in &action.bind {
+                    if let Some(kind) = cx.argument_kind(argument.get_ref())
+                        && kind != ArgKind::Text
+                    {
+                        out.push(
+                            Diagnostic::new(
+                                Law::M007,
+                                loc(PolicyFile::Cockpit, argument),
+                                format!(
+                                    "{} binds `{}`, whose type is `{}`, to an item field",
+                                    read.describe(),
+                                    argument.get_ref(),
+                                    kind.key()
+                                ),
+                            )
+                            .label("item fields are free text")
+                            .help(format!(
+                                "bind only `{}` arguments; fix this one on the card instead",
+                                ArgKind::Text.key()
+                            )),
+                        );
+                    }
                     if !takes.contains(&argument.get_ref().as_str()) {
                         out.push(
                             Diagnostic::new(
@@ -60,7 +91,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                                     argument.get_ref()
                                 ),
                             )
-                            .help(did_you_mean(argument.get_ref(), &takes, "arguments")),
+                            .help(near_name(argument.get_ref(), &takes, "arguments")),
                         );
                     }
                     if card.arguments.keys().any(|a| a.get_ref() == argument.get_ref()) {
@@ -93,7 +124,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                                         items.name
                                     ),
                                 )
-                                .help(did_you_mean(field.get_ref(), &names, "fields")),
+                                .help(near_name(field.get_ref(), &names, "fields")),
                             );
                         }
                     }
@@ -124,21 +155,34 @@ fn card_arguments(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                             card.tool.get_ref()
                         ),
                     )
-                    .help(did_you_mean(argument.get_ref(), &takes, "arguments")),
+                    .help(near_name(argument.get_ref(), &takes, "arguments")),
                 );
             }
         }
-    }
-}
-
-fn list(names: &[&str]) -> String {
-    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
-}
-
-fn did_you_mean(name: &str, candidates: &[&str], what: &str) -> String {
-    match suggest(name, candidates.iter().copied()) {
-        Some(best) => format!("did you mean `{best}`? the {what} here are {}", list(candidates)),
-        None if candidates.is_empty() => format!("there are no {what} here"),
-        None => format!("the {what} here are {}", list(candidates)),
+        for (argument, value) in &card.arguments {
+            let Some(kind) = cx.argument_kind(argument.get_ref()) else {
+                continue;
+            };
+            if let Some(why) = kind.fixed_problem(value.get_ref()) {
+                out.push(
+                    Diagnostic::new(
+                        Law::M007,
+                        loc(PolicyFile::Cards, value),
+                        format!(
+                            "card `{}` fixes `{}` to a value that is not {}",
+                            card.id.get_ref(),
+                            argument.get_ref(),
+                            kind.expected()
+                        ),
+                    )
+                    .label(why)
+                    .help(format!(
+                        "tools.toml declares `{}` as `{}`: fix it to a value of that type",
+                        argument.get_ref(),
+                        kind.key()
+                    )),
+                );
+            }
+        }
     }
 }

@@ -5,10 +5,16 @@ use super::super::context::{Context, loc};
 use super::super::diagnostic::{Diagnostic, Law};
 use super::super::source::PolicyFile;
 use crate::facets::Facet;
-use crate::names::suggest;
+use crate::names::{did_you_mean, suggest};
 
 /// The most items a collection may project; item numbers stay short to type.
 pub const MAX_LIMIT: i64 = 20;
+
+const NO_COLLECTION_HELP: &str = "add `collection = { items = \"…\", limit = N }` so actions apply to an item, \
+                                  or remove the actions";
+
+const TOO_DEEP_HELP: &str = "the cockpit has three levels (root → collection → item); \
+                             show what you need inside the item view";
 
 pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for slot in cx.slots() {
@@ -16,9 +22,13 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let facet = Context::facet(slot);
         if let (Some(actions), None, None) = (&slot.actions, &slot.collection, &slot.door) {
             out.push(
-                Diagnostic::new(Law::M008, loc(PolicyFile::Cockpit, actions), format!("slot {n} has actions but no collection"))
-                    .label("an action runs on a selected item, and the root has none")
-                    .help("add `collection = { items = \"…\", limit = N }` so actions apply to an item, or remove the actions"),
+                Diagnostic::new(
+                    Law::M008,
+                    loc(PolicyFile::Cockpit, actions),
+                    format!("slot {n} has actions but no collection"),
+                )
+                .label("an action runs on a selected item, and the root has none")
+                .help(NO_COLLECTION_HELP),
             );
         }
         if let Some(actions) = &slot.actions {
@@ -27,9 +37,13 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 for (field, at) in [("collection", &action.collection), ("actions", &action.actions)] {
                     if let Some(at) = at {
                         out.push(
-                            Diagnostic::new(Law::M008, loc(PolicyFile::Cockpit, at), format!("slot {n}'s action `{}` opens a level below the item", action.card.get_ref()))
-                                .label(format!("`{field}` inside an action"))
-                                .help("the cockpit has three levels (root → collection → item); show what you need inside the item view"),
+                            Diagnostic::new(
+                                Law::M008,
+                                loc(PolicyFile::Cockpit, at),
+                                format!("slot {n}'s action `{}` opens a level below the item", action.card.get_ref()),
+                            )
+                            .label(format!("`{field}` inside an action"))
+                            .help(TOO_DEEP_HELP),
                         );
                     }
                 }
@@ -86,10 +100,9 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     loc(PolicyFile::Cockpit, &def.items),
                     format!("slot {n}'s facet `{}` lists `{}`, not `{}`", facet.key(), items.name, def.items.get_ref()),
                 )
-                .help(match suggest(def.items.get_ref(), [items.name]) {
-                    Some(best) => format!("did you mean `{best}`?"),
-                    None => format!("write `items = \"{}\"`", items.name),
-                }),
+                .help(did_you_mean(suggest(def.items.get_ref(), [items.name]), "", || {
+                    format!("write `items = \"{}\"`", items.name)
+                })),
             ),
             Some(_) => {}
         }

@@ -9,7 +9,7 @@ use super::super::diagnostic::{Diagnostic, Law};
 use super::super::raw::Text;
 use super::super::source::PolicyFile;
 use crate::facets::Facet;
-use crate::names::suggest;
+use crate::names::{did_you_mean, suggest};
 
 /// The longest label, in characters, before placeholders are filled.
 pub const MAX_LABEL_CHARS: usize = 64;
@@ -31,11 +31,9 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     loc(PolicyFile::Cockpit, &slot.key),
                     format!("slot {n} shows `{}`, which is not a facet", slot.key.get_ref()),
                 )
-                .help(match suggest(slot.key.get_ref(), keys) {
-                    Some(best) => {
-                        format!("did you mean `{best}`? the facets are {}", keys.join(", "))
-                    }
-                    None => format!("the facets are {}", keys.join(", ")),
+                .help({
+                    let listed = format!("the facets are {}", keys.join(", "));
+                    did_you_mean(suggest(slot.key.get_ref(), keys), &listed, || listed.clone())
                 }),
             );
             continue;
@@ -80,9 +78,11 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                             loc(PolicyFile::Cockpit, condition),
                             format!("`{}` is not a condition of facet `{}`", condition.get_ref(), facet.key()),
                         )
-                        .help(match suggest(condition.get_ref(), names.iter().copied()) {
-                            Some(best) => format!("did you mean `{best}`? its conditions are {}", names.join(", ")),
-                            None => format!("its conditions are {}", names.join(", ")),
+                        .help({
+                            let listed = format!("its conditions are {}", names.join(", "));
+                            did_you_mean(suggest(condition.get_ref(), names.iter().copied()), &listed, || {
+                                listed.clone()
+                            })
                         }),
                     );
                 }
@@ -151,13 +151,13 @@ fn static_text(text: &Text, allowed: &[&str], what: &str, out: &mut Vec<Diagnost
             let help = if allowed.is_empty() {
                 "this text is static: it may not interpolate anything".to_owned()
             } else {
-                let listed = allowed.iter().map(|a| format!("{{{a}}}")).collect::<Vec<_>>().join(", ");
-                match suggest(name, allowed.iter().copied()) {
-                    Some(best) => format!("did you mean `{{{best}}}`? the placeholders here are {listed}, all numbers"),
-                    None => {
-                        format!("the placeholders here are {listed}, all numbers; state strings never reach a label")
-                    }
-                }
+                let braced: Vec<String> = allowed.iter().map(|a| format!("{{{a}}}")).collect();
+                let listed = braced.join(", ");
+                did_you_mean(
+                    suggest(&format!("{{{name}}}"), braced.iter().map(String::as_str)),
+                    &format!("the placeholders here are {listed}, all numbers"),
+                    || format!("the placeholders here are {listed}, all numbers; state strings never reach a label"),
+                )
             };
             out.push(
                 Diagnostic::new(

@@ -11,12 +11,22 @@ use crate::table::Cockpit;
 /// A ceiling beyond which a "budget" no longer constrains anything.
 pub const MAX_TOKENS: i64 = 100_000;
 
+const DECLARE_HELP: &str = "add `[budget]` with `root_tokens` and `drill_tokens` \
+                            (tokens = characters / 4 of the pretty JSON), e.g. 800 each";
+
+const DRILL_HELP: &str = "lower that slot's collection `limit`, shorten its labels, \
+                          or raise `drill_tokens` if the growth is deliberate";
+
 pub fn check_declared(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let Some(budget) = &cx.raw.cockpit.budget else {
         out.push(
-            Diagnostic::new(Law::M011, loc(PolicyFile::Cockpit, &cx.raw.cockpit.schema), "cockpit.toml declares no [budget]")
-                .label("the cockpit needs its own pinned budget")
-                .help("add `[budget]` with `root_tokens` and `drill_tokens` (tokens = characters / 4 of the pretty JSON), e.g. 800 each"),
+            Diagnostic::new(
+                Law::M011,
+                loc(PolicyFile::Cockpit, &cx.raw.cockpit.schema),
+                "cockpit.toml declares no [budget]",
+            )
+            .label("the cockpit needs its own pinned budget")
+            .help(DECLARE_HELP),
         );
         return;
     };
@@ -58,9 +68,16 @@ pub fn check_worst_case(cx: &Context<'_>, cockpit: &Cockpit, out: &mut Vec<Diagn
     }
     if worst.drill_tokens > cockpit.budget.drill_tokens as usize {
         out.push(
-            Diagnostic::new(Law::M011, loc(PolicyFile::Cockpit, &b.drill_tokens), format!("the worst-case drill response ({}) is {} tokens, over its budget of {}", worst.drill_level, worst.drill_tokens, cockpit.budget.drill_tokens))
-                .label("measured on the loudest state this policy admits")
-                .help("lower that slot's collection `limit`, shorten its labels, or raise `drill_tokens` if the growth is deliberate"),
+            Diagnostic::new(
+                Law::M011,
+                loc(PolicyFile::Cockpit, &b.drill_tokens),
+                format!(
+                    "the worst-case drill response ({}) is {} tokens, over its budget of {}",
+                    worst.drill_level, worst.drill_tokens, cockpit.budget.drill_tokens
+                ),
+            )
+            .label("measured on the loudest state this policy admits")
+            .help(DRILL_HELP),
         );
     }
 }

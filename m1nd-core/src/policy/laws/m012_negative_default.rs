@@ -5,7 +5,8 @@ use super::super::context::{Context, loc};
 use super::super::diagnostic::{Diagnostic, Law};
 use super::super::source::PolicyFile;
 
-const HELP: &str = "say in one sentence that the cockpit is served only when the human types `?` or asks for it, e.g. negative_default = \"Serve the cockpit only when the human asks for it.\"";
+const HELP: &str = "say in one sentence that the cockpit is served only when the human types `?` or asks for it, \
+                    e.g. negative_default = \"Serve the cockpit only when the human asks for it.\"";
 
 pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     match &cx.raw.cockpit.negative_default {

@@ -21,6 +21,7 @@ mod m013_human_only;
 
 use super::context::Context;
 use super::diagnostic::Diagnostic;
+use crate::names::{did_you_mean, suggest};
 
 /// Run every law that works on the parsed policy.
 pub fn check(cx: &Context<'_>) -> Vec<Diagnostic> {
@@ -39,4 +40,19 @@ pub fn check(cx: &Context<'_>) -> Vec<Diagnostic> {
     m012_negative_default::check(cx, &mut out);
     m013_human_only::check(cx, &mut out);
     out
+}
+
+/// Names as a message lists them: `a`, `b`, `c`.
+fn list(names: &[&str]) -> String {
+    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+}
+
+/// A `help:` for a name that is not one of `candidates`, in the one
+/// did-you-mean wording: the nearest one if it is close enough to be a typo,
+/// and always the whole list.
+fn near_name(name: &str, candidates: &[&str], what: &str) -> String {
+    let listed = format!("the {what} here are {}", list(candidates));
+    did_you_mean(suggest(name, candidates.iter().copied()), &listed, || {
+        if candidates.is_empty() { format!("there are no {what} here") } else { listed.clone() }
+    })
 }

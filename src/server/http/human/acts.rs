@@ -12,6 +12,7 @@ use axum::response::{IntoResponse, Response};
 use m1nd::COCKPIT;
 use m1nd::store::Store;
 use m1nd::store::tray::{Act, ActRefused, Acted, RECEIPT_HASH_LEN};
+use m1nd_core::sanitize::{cap, display};
 use serde_json::json;
 
 use super::checks::check_write;
@@ -56,7 +57,7 @@ pub(super) async fn ratify(State(human): State<Arc<Human>>, request: Request) ->
 
 /// `(target, receipt_hash, store_version)` from the act's JSON body.
 fn form(act: Act, bytes: &[u8]) -> Result<(String, String, u64), String> {
-    let shown = |e: serde_json::Error| e.to_string().chars().take(160).collect::<String>();
+    let shown = |e: serde_json::Error| display(&e.to_string(), cap::DETAIL);
     match act {
         Act::Stamp => serde_json::from_slice::<StampForm>(bytes)
             .map(|f| (f.mission, f.receipt_hash, f.store_version))
@@ -72,7 +73,7 @@ async fn act(human: Arc<Human>, request: Request, act: Act) -> Response {
     if let Err(refused) = check_write(&human, &parts.headers) {
         return refused.into_response();
     }
-    if !COCKPIT.human_only.lists(verb(act)) {
+    if !COCKPIT.human_only.contains(verb(act)) {
         return problem(
             StatusCode::FORBIDDEN,
             "policy",
@@ -146,8 +147,8 @@ mod tests {
     #[test]
     fn every_act_is_a_human_only_verb() {
         for act in [Act::Stamp, Act::Ratify] {
-            assert!(COCKPIT.human_only.lists(verb(act)), "`{}` is not human-only", verb(act));
-            assert!(COCKPIT.deny.lists(verb(act)), "`{}` is not denied", verb(act));
+            assert!(COCKPIT.human_only.contains(verb(act)), "`{}` is not human-only", verb(act));
+            assert!(COCKPIT.deny.denies(verb(act)), "`{}` is not denied", verb(act));
         }
     }
 }

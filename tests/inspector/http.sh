@@ -2,27 +2,16 @@
 # The MCP Inspector's CLI mode against `m1nd serve --http`: list the tools, call the cockpit,
 # and see a foreign Origin refused.
 #
-#   tests/e2e/inspector.sh        install the Inspector under target/ if needed, build, check
+#   tests/inspector/http.sh    install the Inspector under target/ if needed, build, check
 #
-# The Inspector (npm, version pinned below) lives in target/inspector. M1ND_BIN names the server
-# binary and skips the build. Needs node and npm.
+# install.sh puts Node.js and the pinned Inspector under target/. M1ND_BIN names the server
+# binary and skips the build.
 set -euo pipefail
-
-INSPECTOR_VERSION=2.12.0
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(cd "$here/../.." && pwd)"
 cd "$root"
-
-prefix="$root/target/inspector"
-inspector="$prefix/node_modules/.bin/mcp-inspector"
-stamp="$prefix/.version"
-if [[ ! -x "$inspector" || "$(cat "$stamp" 2>/dev/null)" != "$INSPECTOR_VERSION" ]]; then
-  echo "inspector: installing @modelcontextprotocol/inspector@$INSPECTOR_VERSION into $prefix" >&2
-  mkdir -p "$prefix"
-  npm install --prefix "$prefix" --no-audit --no-fund --silent "@modelcontextprotocol/inspector@$INSPECTOR_VERSION"
-  echo "$INSPECTOR_VERSION" >"$stamp"
-fi
+source "$here/install.sh"
 
 if [[ -z "${M1ND_BIN:-}" ]]; then
   cargo build --quiet -p m1nd
