@@ -13,7 +13,8 @@ fn read_only_refuses_every_denied_verb_in_every_alias_form_and_changes_nothing()
     let (_dir, store) = demo_store("guard-denied");
     let before = snapshot(&store);
     let mut mcp = Mcp::read_only(&store);
-    assert_eq!(COCKPIT.deny.tools.len(), 29, "the deny list is upstream's 29 verbs");
+    let upstream = COCKPIT.deny.tools.iter().filter(|v| **v != "mission_stamp").count();
+    assert_eq!(upstream, 29, "the deny list is upstream's 29 verbs, and the tray's stamp");
     let mut refused = 0;
     for verb in COCKPIT.deny.tools.iter() {
         for name in aliases(verb) {
@@ -25,14 +26,19 @@ fn read_only_refuses_every_denied_verb_in_every_alias_form_and_changes_nothing()
                     message.contains(&format!("`{verb}`")),
                     "{name:?}: the refusal does not name the verb: {message}"
                 );
-                let rule =
-                    if COCKPIT.verb(verb).is_some_and(|v| v.retired) { "retired" } else { "READ_ONLY_DENIED_TOOLS" };
+                let rule = if COCKPIT.verb(verb).is_some_and(|v| v.retired) {
+                    "retired"
+                } else if COCKPIT.human_only.contains(verb) {
+                    "the human performs it on"
+                } else {
+                    "READ_ONLY_DENIED_TOOLS"
+                };
                 assert!(message.contains(rule), "{name:?}: the refusal does not name the rule: {message}");
                 refused += 1;
             }
         }
     }
-    assert_eq!(refused, 29 * 8 * 3);
+    assert_eq!(refused, COCKPIT.deny.tools.len() * 8 * 3);
     mcp.assert_alive();
     assert_eq!(mcp.finish(), Some(0));
     assert_eq!(snapshot(&store), before, "a refused call changed the store");
@@ -96,6 +102,34 @@ fn unknown_look_alike_retired_and_unserved_verbs_are_refused() {
         mcp.assert_alive();
     }
     assert_eq!(snapshot(&store), before);
+}
+
+/// M013 at run time: a human-only verb is listed in no session and refused
+/// in every one, in every alias form, with the place where the human acts.
+#[test]
+fn human_only_verbs_are_never_served_over_mcp() {
+    assert!(COCKPIT.human_only.contains("mission_stamp") && COCKPIT.human_only.contains("system_blocks_ratify"));
+    let (_dir, store) = demo_store("guard-human-only");
+    let before = snapshot(&store);
+    for read_only in [true, false] {
+        let mut mcp = if read_only { Mcp::read_only(&store) } else { Mcp::writable(&store) };
+        let tools = mcp.tools();
+        for verb in COCKPIT.human_only.verbs.iter() {
+            assert!(!tools.iter().any(|t| t["name"] == json!(verb)), "read_only={read_only}: `{verb}` is listed");
+            for name in aliases(verb) {
+                for args in denied_shapes(verb) {
+                    let result = mcp.call(&name, args.clone());
+                    assert!(is_error(&result), "{name:?} {args}: {result}");
+                    let message = text(&result);
+                    assert!(message.contains(&format!("`{verb}`")), "{message}");
+                    assert!(message.ends_with(&*COCKPIT.human_only.acts_at), "{message}");
+                }
+            }
+        }
+        mcp.assert_alive();
+        assert_eq!(mcp.finish(), Some(0));
+    }
+    assert_eq!(snapshot(&store), before, "a refused human-only call changed the store");
 }
 
 #[test]

@@ -49,7 +49,7 @@ fn read_only_refusals_are_the_same_on_every_transport_and_change_nothing() {
             cases += 1;
         }
     }
-    assert_eq!(cases, 29 * 8 * 3 + 8 * 10);
+    assert_eq!(cases, COCKPIT.deny.tools.len() * 8 * 3 + 8 * 10);
     for client in &mut clients {
         client.assert_alive();
     }
@@ -72,6 +72,18 @@ fn names_refused_in_every_session_are_refused_alike() {
         // Known to the table, not implemented here.
         let answer = same_answer(&mut clients, "audit", &json!({"scope": "repo"}));
         assert!(is_error(&answer), "{answer}");
+        // The human's alone (M013): refused alike, saying where the human acts.
+        for verb in COCKPIT.human_only.verbs.iter() {
+            for name in aliases(verb) {
+                for args in denied_shapes(verb) {
+                    let answer = same_answer(&mut clients, &name, &args);
+                    assert!(
+                        is_error(&answer) && text(&answer).contains("the human performs it on"),
+                        "{name:?}: {answer}"
+                    );
+                }
+            }
+        }
     }
     assert_eq!(snapshot(&store), before);
 }

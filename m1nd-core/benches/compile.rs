@@ -17,15 +17,17 @@ const BASE: [&str; 4] = [
     include_str!("../../tests/ui/policies/base/help_cards.toml"),
     include_str!("../../tests/ui/policies/base/cockpit.toml"),
 ];
-const REAL: [&str; 4] = [
+const REAL: [&str; 5] = [
     include_str!("../../policy/tools.toml"),
     include_str!("../../policy/read_only_denied.toml"),
     include_str!("../../policy/help_cards.toml"),
     include_str!("../../policy/cockpit.toml"),
+    include_str!("../../policy/human_only.toml"),
 ];
 
-fn sources(files: &[String; 4]) -> PolicySources {
-    PolicySources::from_bytes("bench", |f| Some(files[PolicyFile::ALL.iter().position(|x| *x == f)?].as_bytes()))
+/// `files` in [`PolicyFile::EVERY`] order; a policy of four leaves out the optional file.
+fn sources(files: &[String]) -> PolicySources {
+    PolicySources::from_bytes("bench", |f| Some(files.get(PolicyFile::EVERY.iter().position(|x| *x == f)?)?.as_bytes()))
 }
 
 /// The base policy plus `n` verbs, `n` overview cards, and every tenth verb denied.

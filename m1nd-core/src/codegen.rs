@@ -80,6 +80,7 @@ fn cockpit_tokens(c: &Cockpit) -> TokenStream {
     let deny = deny(&c.deny);
     let cards = list(&c.cards, card);
     let slots = list(&c.slots, slot);
+    let (human_only, acts_at) = (strs(&c.human_only.verbs), s(&c.human_only.acts_at));
     quote! {
         ::m1nd_core::Cockpit {
             schema: #schema,
@@ -93,6 +94,7 @@ fn cockpit_tokens(c: &Cockpit) -> TokenStream {
             deny: #deny,
             cards: #cards,
             slots: #slots,
+            human_only: ::m1nd_core::HumanOnly { verbs: #human_only, acts_at: #acts_at },
         }
     }
 }
@@ -181,10 +183,11 @@ fn slot(slot: &Slot) -> TokenStream {
             quote! { ::core::option::Option::Some(#c) }
         }
     };
+    let link = opt(slot.link.as_ref());
     quote! {
         ::m1nd_core::Slot {
             n: #n, facet: ::m1nd_core::Facet::#facet, pinned: #pinned, kind: #kind,
-            labels: #labels, collection: #collection,
+            labels: #labels, collection: #collection, link: #link,
         }
     }
 }

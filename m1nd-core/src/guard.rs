@@ -2,7 +2,7 @@
 //!
 //! It normalises the requested name with the same rule the policy compiler
 //! uses ([`crate::names::canonical`]), then refuses — before any side effect —
-//! retired verbs always, and in a read-only session every denied verb, every
+//! retired and human-only verbs always, and in a read-only session every denied verb, every
 //! status-only verb outside its allowed argument, and every name it does not
 //! know (fail-closed, unlike upstream).
 
@@ -23,6 +23,8 @@ pub enum Refused {
     TooLong { bytes: usize },
     /// A tombstone: refused in every session.
     Retired { verb: String },
+    /// Only the human performs it, at `acts_at`; refused in every session (M013).
+    HumanOnly { verb: String, acts_at: String },
     /// Read-only session and the verb writes.
     ReadOnly(Refusal),
 }
@@ -44,6 +46,10 @@ impl std::fmt::Display for Refused {
                 )
             }
             Refused::Retired { verb } => write!(f, "`{verb}` is retired and refused in every session"),
+            Refused::HumanOnly { verb, acts_at } => write!(
+                f,
+                "`{verb}` is the human's alone and refused over MCP in every session; the human performs it on {acts_at}"
+            ),
             Refused::ReadOnly(refusal) => write!(f, "{refusal}; this session is attached read-only"),
         }
     }
@@ -89,6 +95,12 @@ impl<'a> Guard<'a> {
         if def.retired {
             return Err(Refused::Retired { verb: verb.to_owned() });
         }
+        if self.cockpit.human_only.contains(verb) {
+            return Err(Refused::HumanOnly {
+                verb: verb.to_owned(),
+                acts_at: self.cockpit.human_only.acts_at.to_string(),
+            });
+        }
         if self.read_only {
             self.cockpit.deny.check(verb, args).map_err(Refused::ReadOnly)?;
         }
@@ -98,7 +110,7 @@ impl<'a> Guard<'a> {
     /// Whether `tools/list` shows this verb to the session.
     pub fn shows(&self, verb: &Verb) -> bool {
         let hidden_by_read_only = self.read_only && self.cockpit.deny.denies(&verb.name);
-        !verb.retired && !hidden_by_read_only
+        !verb.retired && !hidden_by_read_only && !self.cockpit.human_only.contains(&verb.name)
     }
 }
 
@@ -131,9 +143,18 @@ mod tests {
             verb("learn", false),
             verb("persist", false),
             verb("mission_post", true),
+            verb("mission_stamp", false),
         ]);
+        c.human_only = crate::table::HumanOnly {
+            verbs: Cow::Owned(vec![Cow::Borrowed("mission_stamp")]),
+            acts_at: Cow::Borrowed("the tray"),
+        };
         c.deny = DenyList {
-            tools: Cow::Owned(vec![Cow::Borrowed("learn"), Cow::Borrowed("mission_post")]),
+            tools: Cow::Owned(vec![
+                Cow::Borrowed("learn"),
+                Cow::Borrowed("mission_post"),
+                Cow::Borrowed("mission_stamp"),
+            ]),
             status_only: Cow::Owned(vec![crate::deny::StatusOnly {
                 verb: Cow::Borrowed("persist"),
                 argument: Cow::Borrowed("action"),
@@ -177,6 +198,19 @@ mod tests {
             assert!(matches!(guard.check("docter", None), Err(Refused::Unknown { suggestion: Some(_), .. })));
             assert!(matches!(guard.check("l\u{0435}arn", None), Err(Refused::LookAlike { .. })));
             assert!(matches!(guard.check("mission_post", None), Err(Refused::Retired { .. })));
+        }
+    }
+
+    #[test]
+    fn human_only_verbs_are_refused_in_every_session_saying_where_the_human_acts() {
+        let t = table();
+        for read_only in [true, false] {
+            let guard = Guard::new(&t, read_only);
+            for name in ["mission_stamp", "M1ND.Mission_Stamp", " m1nd_mission_stamp "] {
+                let refused = guard.check(name, None).unwrap_err();
+                assert!(matches!(&refused, Refused::HumanOnly { verb, .. } if verb == "mission_stamp"), "{name}");
+                assert!(refused.to_string().ends_with("the human performs it on the tray"), "{refused}");
+            }
         }
     }
 

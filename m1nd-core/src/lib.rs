@@ -13,6 +13,7 @@ pub mod gateway;
 #[cfg(feature = "codegen")]
 pub mod gateway_codegen;
 pub mod guard;
+pub mod links;
 pub mod names;
 pub mod policy;
 pub mod primitives;
@@ -25,5 +26,6 @@ pub use deny::{DenyList, Refusal, StatusOnly};
 pub use facets::Facet;
 pub use policy::{Diagnostic, Law, PolicyFile, PolicySources, compile, compile_gateway};
 pub use table::{
-    Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, Label, ReadVerb, Slot, SlotKind, Verb,
+    Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, HumanOnly, Label, ReadVerb, Slot,
+    SlotKind, Verb,
 };

@@ -41,6 +41,8 @@ pub mod cap {
     pub const DETAIL: usize = 300;
     /// A whole error text sent back.
     pub const MESSAGE: usize = 2_000;
+    /// A field the tray shows the human: a title, a receipt, a node.
+    pub const TRAY_FIELD: usize = 300;
 }
 
 /// Default-ignorable code points that are not format characters

@@ -41,6 +41,25 @@ pub struct Cockpit {
     pub deny: DenyList,
     pub cards: List<Card>,
     pub slots: List<Slot>,
+    /// Verbs only the human performs, never served over MCP (M013).
+    pub human_only: HumanOnly,
+}
+
+/// The verbs of `human_only.toml`: refused over MCP in every session and
+/// listed in none, performed only on the human's own pages.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HumanOnly {
+    /// Canonical verb names, in policy order.
+    pub verbs: List<Str>,
+    /// Where the human performs them (static text; empty when there are none).
+    pub acts_at: Str,
+}
+
+impl HumanOnly {
+    /// Whether `verb` (canonical) is the human's alone.
+    pub fn contains(&self, verb: &str) -> bool {
+        self.verbs.iter().any(|v| v == verb)
+    }
 }
 
 /// Response ceilings, in tokens (characters / 4 of the pretty JSON).
@@ -127,6 +146,8 @@ pub struct Slot {
     /// One label per facet condition.
     pub labels: List<Label>,
     pub collection: Option<Collection>,
+    /// A door's static link to where the human acts (a path or a loopback URL).
+    pub link: Option<Str>,
 }
 
 impl Slot {
@@ -246,5 +267,6 @@ impl Cockpit {
         deny: DenyList { tools: Cow::Borrowed(&[]), status_only: Cow::Borrowed(&[]) },
         cards: Cow::Borrowed(&[]),
         slots: Cow::Borrowed(&[]),
+        human_only: HumanOnly { verbs: Cow::Borrowed(&[]), acts_at: Cow::Borrowed("") },
     };
 }

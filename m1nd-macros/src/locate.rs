@@ -113,7 +113,7 @@ fn package_root(file: &Path) -> Option<PathBuf> {
 fn includes(dir: &Path, call_file: Option<&Path>) -> Includes {
     let base = call_file.and_then(|f| std::fs::canonicalize(f).ok()).and_then(|f| f.parent().map(Path::to_path_buf));
     let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let paths = PolicyFile::ALL
+    let paths = PolicyFile::EVERY
         .iter()
         .map(|f| dir.join(f.file_name()))
         .filter(|p| p.is_file())

@@ -69,7 +69,7 @@ enum DiffFormat {
 /// What makes `policy diff --fail-on` exit 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 enum FailOn {
-    /// A read-only session can reach more than before.
+    /// A session can reach more than before (the deny list or the human-only verbs).
     Loosened,
     /// Any change to the policy's meaning (the digests differ).
     Any,
@@ -187,7 +187,7 @@ pub fn diff(args: DiffArgs) -> Result<(), Failure> {
     let loosened = d.of(Category::Loosened).count();
     match args.fail_on {
         Some(FailOn::Loosened) if loosened > 0 => Err(Failure::refused(format!(
-            "{b} loosens the read-only guard for {loosened} verb{} (--fail-on loosened)",
+            "{b} loosens the guard for {loosened} verb{} (--fail-on loosened)",
             if loosened == 1 { "" } else { "s" }
         ))),
         Some(FailOn::Any) if !d.is_empty() => Err(Failure::refused(format!("{b} changes the policy (--fail-on any)"))),

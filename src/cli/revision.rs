@@ -3,8 +3,9 @@
 //!
 //! A revision is read with the git CLI (`git show REV:DIR/FILE`, one call per
 //! policy file) straight into memory, so nothing is checked out and the work
-//! tree is never touched. A file missing at that revision is reported by the
-//! compiler as M001, like a missing file on disk.
+//! tree is never touched. Every file a policy directory may hold is asked
+//! for, optional ones too (`human_only.toml`). A required file missing at that
+//! revision is reported by the compiler as M001, like a missing file on disk.
 
 use std::path::Path;
 use std::process::Command;
@@ -45,7 +46,7 @@ pub fn read(spec: &str) -> Result<Side, Failure> {
             ))
         })?;
     let commit = String::from_utf8_lossy(&commit).trim().to_owned();
-    let files: Vec<(PolicyFile, Option<Vec<u8>>)> = PolicyFile::ALL
+    let files: Vec<(PolicyFile, Option<Vec<u8>>)> = PolicyFile::EVERY
         .iter()
         .map(|&file| (file, git(&["show", &format!("{commit}:{dir}/{}", file.file_name())])))
         .collect();

@@ -25,6 +25,9 @@ pub struct ServeArgs {
     expect_digest: Option<String>,
     #[command(flatten)]
     http: HttpArgs,
+    /// Seconds a tray session lasts after its login link is opened.
+    #[arg(long, value_name = "SECONDS", requires = "http", default_value_t = http::human::authority::DEFAULT_SESSION.as_secs_f64())]
+    tray_session: f64,
 }
 
 /// Serving over Streamable HTTP instead of stdio (`serve` and `gateway`).
@@ -53,18 +56,24 @@ impl HttpArgs {
         for origin in &self.allow_origin {
             security::check_origin(origin).map_err(Failure::usage)?;
         }
-        let request_timeout = Duration::try_from_secs_f64(self.request_timeout)
-            .ok()
-            .filter(|t| !t.is_zero())
-            .ok_or_else(|| Failure::usage("--request-timeout must be a positive number of seconds"))?;
+        let request_timeout = positive_seconds(self.request_timeout, "--request-timeout")?;
         Ok(Some(HttpOptions {
             addr,
             allowed_origins: self.allow_origin,
             allowed_hosts: self.allow_host,
             token: security::Token::from_env(std::env::var_os(security::TOKEN_ENV)).map_err(Failure::usage)?,
             request_timeout,
+            session_lifetime: http::human::authority::DEFAULT_SESSION,
         }))
     }
+}
+
+/// A flag's number of seconds, refused unless it is finite and positive.
+fn positive_seconds(seconds: f64, flag: &str) -> Result<Duration, Failure> {
+    Duration::try_from_secs_f64(seconds)
+        .ok()
+        .filter(|t| !t.is_zero())
+        .ok_or_else(|| Failure::usage(format!("{flag} must be a positive number of seconds")))
 }
 
 pub fn run(args: ServeArgs) -> Result<(), Failure> {
@@ -78,7 +87,10 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
     let options = Options { read_only: args.read_only || from_env, store: args.store.store };
     match args.http.options()? {
         None => server::run(options).map_err(Failure::usage),
-        Some(http) => http::run(options, http).map_err(Failure::usage),
+        Some(mut http) => {
+            http.session_lifetime = positive_seconds(args.tray_session, "--tray-session")?;
+            http::run(options, http).map_err(Failure::usage)
+        }
     }
 }
 

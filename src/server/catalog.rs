@@ -193,6 +193,26 @@ mod tests {
         assert!(registry().any(|(_, h)| writes(h)) && registry().any(|(_, h)| !writes(h)));
     }
 
+    /// M013's half on the server's side: the registry of verbs served over
+    /// MCP holds no human-only verb, so none can be registered by hand, and
+    /// the guard refuses each one before a handler could be looked up.
+    #[test]
+    fn no_human_only_verb_is_registered_for_mcp() {
+        assert!(!COCKPIT.human_only.verbs.is_empty(), "the policy declares no human-only verb");
+        for (name, _) in registry() {
+            assert!(!COCKPIT.human_only.contains(name), "`{name}` is the human's alone but registered for MCP");
+        }
+        for read_only in [false, true] {
+            let guard = Guard::new(&COCKPIT, read_only);
+            for verb in COCKPIT.human_only.verbs.iter() {
+                let table_verb = COCKPIT.verb(verb).expect("a table verb");
+                assert!(!guard.shows(table_verb), "`{verb}` is listed");
+                assert!(matches!(guard.check(verb, None), Err(m1nd_core::guard::Refused::HumanOnly { .. })), "{verb}");
+            }
+            assert!(tools(&guard).iter().all(|t| !COCKPIT.human_only.contains(&t.name)));
+        }
+    }
+
     /// The handler found from the guard's verb is the one registered under
     /// its name, for every table verb; a copy of a verb resolves to nothing.
     #[test]

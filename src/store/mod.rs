@@ -62,6 +62,7 @@ mod state;
 mod tally;
 #[cfg(test)]
 mod test_dir;
+pub mod tray;
 pub mod verbs;
 mod writes;
 

@@ -89,8 +89,25 @@ UPDATE presences SET last_seen = since;
 CREATE INDEX presences_seen ON presences (last_seen DESC, seq);
 ";
 
+/// Step 3: the human's acts on the tray: stamping a mission, ratifying a
+/// candidate block. Each target is acted on once (`act`, `target` unique), and
+/// the row records what the human saw: the record's receipt hash and the
+/// page's store_version, beside the version the act committed at.
+const STEP_3: &str = "
+CREATE TABLE human_acts (
+    seq INTEGER PRIMARY KEY,
+    act TEXT NOT NULL CHECK (act IN ('stamp', 'ratify')),
+    target TEXT NOT NULL,
+    receipt_hash TEXT NOT NULL,
+    seen_version INTEGER NOT NULL CHECK (seen_version >= 1),
+    store_version INTEGER NOT NULL CHECK (store_version >= 1),
+    at TEXT NOT NULL,
+    UNIQUE (act, target)
+) STRICT;
+";
+
 /// Every step, in order; step `n` takes a store from version `n - 1` to `n`.
-const MIGRATIONS: &[&str] = &[STEP_1, STEP_2];
+const MIGRATIONS: &[&str] = &[STEP_1, STEP_2, STEP_3];
 
 /// The schema version this build writes.
 pub const VERSION: u32 = MIGRATIONS.len() as u32;

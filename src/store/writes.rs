@@ -157,7 +157,7 @@ impl Store {
     /// `change` (which gets the version the write will produce), record the
     /// agent's presence, bump, commit, and check the file is still the
     /// store's. Any failure rolls everything back.
-    fn commit(
+    pub(super) fn commit(
         &mut self,
         expected: Option<u64>,
         seen: Option<(&str, &str)>,

@@ -174,6 +174,7 @@ DOM_FACTS = """() => {
     level: text('#level'),
     subject: text('#view > .subject'),
     door: text('#view .door .text'),
+    door_link: text('#view .door .link'),
     facts: [...document.querySelectorAll('.fact')].map((f) => [f.querySelector('dt').textContent, f.querySelector('dd').textContent]),
     entries: [...document.querySelectorAll('#view li > :is(button.entry, .inert)')].map((b) => ({
       number: b.querySelector('.num').textContent,
@@ -199,7 +200,8 @@ def card_from_dom(dom: dict) -> tuple[list[str], list[str]]:
     if dom["subject"] is not None:
         lines.append(f"  {dom['subject']}")
     if dom["door"] is not None:
-        lines.append(f"  > {dom['door']}")
+        link = f" → {dom['door_link']}" if dom["door_link"] is not None else ""
+        lines.append(f"  > {dom['door']}{link}")
     for entry in dom["entries"]:
         text = f"[{entry['text']}]" if entry["data"] else entry["text"]
         lines.append(f"{entry['number']:>6}  {text}")

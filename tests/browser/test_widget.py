@@ -218,7 +218,7 @@ def test_hostile_state_sends_nothing_executes_nothing_and_holds_the_layout(open_
     assert_payloads_honest(view)
 
 
-def test_doors_are_labelled_text_that_sends_nothing(open_view):
+def test_doors_are_labelled_text_that_opens_only_their_static_link(open_view):
     view = open_view().start()
     root = view.results()[-1]["structuredContent"]
     # The door slots are the ones whose level carries a door; find one through the server.
@@ -232,14 +232,25 @@ def test_doors_are_labelled_text_that_sends_nothing(open_view):
     view.choose(door_slot, door_slot)
     door = view.frame.locator(".door")
     assert door.get_attribute("role") == "note"
-    assert door.locator("button, a, input, [tabindex]").count() == 0
-    calls = len(view.sent("tools/call"))
-    door.click()
-    door.dblclick()
+    link = view.results()[-1]["structuredContent"]["door_link"]
+    # The door's one control is its link, the policy's static path; nothing else is clickable.
+    assert door.locator("button, a, input, [tabindex]").count() == 1
+    assert door.locator("button.link").inner_text() == link
+    def acts(since: int) -> list:
+        return [m for m in view.sent()[since:] if m.get("method") != "ui/notifications/size-changed"]
+
+    sent = len(view.sent())
+    view.frame.locator(".door .tag").click()
     view.frame.locator(".door .text").click()
+    view.frame.locator(".door .text").dblclick()
     view.page.keyboard.press("Enter")
     view.page.wait_for_timeout(200)
-    assert len(view.sent("tools/call")) == calls
+    assert acts(sent) == [], acts(sent)
+    door.locator("button.link").click()
+    view.page.wait_for_function("(n) => window.host.sent.length > n", arg=sent)
+    view.page.wait_for_timeout(200)
+    opened = acts(sent)
+    assert [(m.get("method"), m.get("params")) for m in opened] == [("ui/open-link", {"url": link})], opened
     assert_same_geometry(view)
 
 

@@ -56,6 +56,11 @@ def denied_tools() -> list[str]:
     return list(_toml("read_only_denied.toml")["tools"])
 
 
+def human_only_tools() -> list[str]:
+    """The verbs only the human performs, read from policy/human_only.toml."""
+    return list(_toml("human_only.toml")["verbs"])
+
+
 def policy_digest() -> str:
     """The repository policy's digest, as `m1nd policy digest` computes it from policy/."""
     done = subprocess.run(

@@ -88,7 +88,9 @@ def _annotations(tool: Any) -> tuple[bool, bool]:
 
 async def test_tools_list_normal_and_read_only(store: Path) -> None:
     denied = {harness.normalize(v) for v in harness.denied_tools()}
-    assert len(denied) == 29, f"policy/read_only_denied.toml lists {len(denied)} verbs"
+    human = {harness.normalize(v) for v in harness.human_only_tools()}
+    assert human and human <= denied, f"human-only verbs {sorted(human - denied)} are not denied"
+    assert len(denied - {"mission_stamp"}) == 29, f"policy/read_only_denied.toml lists {len(denied)} verbs"
 
     async with serve(store) as server:
         normal = {t.name: t for t in await harness.list_all_tools(server.session)}
@@ -105,6 +107,9 @@ async def test_tools_list_normal_and_read_only(store: Path) -> None:
     assert _annotations(normal["cockpit"])[0] is True, "cockpit must be readOnlyHint=true"
     assert _annotations(normal["memorize"])[0] is False, "memorize must be readOnlyHint=false"
 
+    for session in (normal, read_only):
+        shown = sorted(n for n in session if harness.normalize(n) in human)
+        assert not shown, f"tools/list shows human-only verbs: {shown}"
     leaked = sorted(n for n in read_only if harness.normalize(n) in denied)
     assert not leaked, f"read-only tools/list shows denied verbs: {leaked}"
     for tool in read_only.values():
@@ -129,6 +134,19 @@ async def test_read_only_from_environment(store: Path) -> None:
         refused = await server.session.call_tool("memorize", {"claim": "should not land"})
     assert by_env == by_flag
     assert refused.is_error, f"memorize was not refused under M1ND_READ_ONLY=1: {text_of(refused)}"
+
+
+async def test_human_only_verbs_are_refused_in_every_session(store: Path) -> None:
+    """A human-only verb is never served over MCP: refused in both modes, saying where the human acts."""
+    before = harness.store_digest(store)
+    for read_only in (False, True):
+        async with serve(store, read_only=read_only) as server:
+            for verb in harness.human_only_tools():
+                refused = await server.session.call_tool(verb, {})
+                message = text_of(refused)
+                assert refused.is_error, f"{verb} was served (read_only={read_only}): {message}"
+                assert f"`{verb}`" in message and "the tray" in message, message
+    assert harness.store_digest(store) == before
 
 
 # --- the cockpit ------------------------------------------------------------------------------

@@ -5,6 +5,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
     const _: &[u8] = ::core::include_bytes!("../../policy/read_only_denied.toml");
     const _: &[u8] = ::core::include_bytes!("../../policy/help_cards.toml");
     const _: &[u8] = ::core::include_bytes!("../../policy/cockpit.toml");
+    const _: &[u8] = ::core::include_bytes!("../../policy/human_only.toml");
     const TABLE: ::m1nd_core::Cockpit = ::m1nd_core::Cockpit {
         schema: ::std::borrow::Cow::Borrowed("m1nd-cockpit-v1"),
         title: ::std::borrow::Cow::Borrowed("m1nd cockpit"),
@@ -12,7 +13,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
             "Serve this cockpit only when the human types ? or explicitly asks for it, never on your own initiative and never at landing.",
         ),
         digest: ::std::borrow::Cow::Borrowed(
-            "4f17905ee15f1dbdc081dc56e07dbbf3b5bfa3414e28e915bd1a605eda123be2",
+            "825a463b8a631dbad5f3d3f26fe1a1a5d06477e4d0a75d30655eb973f225c6ce",
         ),
         budget: ::m1nd_core::Budget {
             root_tokens: 800u32,
@@ -965,6 +966,20 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     retired: false,
                 },
                 ::m1nd_core::Verb {
+                    name: ::std::borrow::Cow::Borrowed("mission_stamp"),
+                    summary: ::std::borrow::Cow::Borrowed(
+                        "Stamp a mission waiting in merge_wait so it lands — a human-only step",
+                    ),
+                    requires: ::std::borrow::Cow::Borrowed(
+                        &[
+                            ::std::borrow::Cow::Borrowed("mission"),
+                            ::std::borrow::Cow::Borrowed("receipt_hash"),
+                        ],
+                    ),
+                    accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    retired: false,
+                },
+                ::m1nd_core::Verb {
                     name: ::std::borrow::Cow::Borrowed("report"),
                     summary: ::std::borrow::Cow::Borrowed(
                         "Summarize the session's activity into a short report",
@@ -1367,6 +1382,14 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     kind: ::m1nd_core::ArgKind::Id,
                 },
                 ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("mission"),
+                    kind: ::m1nd_core::ArgKind::Id,
+                },
+                ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("receipt_hash"),
+                    kind: ::m1nd_core::ArgKind::Id,
+                },
+                ::m1nd_core::Parameter {
                     name: ::std::borrow::Cow::Borrowed("select"),
                     kind: ::m1nd_core::ArgKind::Reference,
                 },
@@ -1460,6 +1483,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ::std::borrow::Cow::Borrowed("candidate_lease"),
                     ::std::borrow::Cow::Borrowed("candidate_naming"),
                     ::std::borrow::Cow::Borrowed("mission_post"),
+                    ::std::borrow::Cow::Borrowed("mission_stamp"),
                     ::std::borrow::Cow::Borrowed("mission_spawn"),
                     ::std::borrow::Cow::Borrowed("transplant"),
                     ::std::borrow::Cow::Borrowed("transplant_commit"),
@@ -1838,6 +1862,9 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         ],
                     ),
                     collection: ::core::option::Option::None,
+                    link: ::core::option::Option::Some(
+                        ::std::borrow::Cow::Borrowed("/tray"),
+                    ),
                 },
                 ::m1nd_core::Slot {
                     n: 2u8,
@@ -1899,6 +1926,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                             ],
                         ),
                     }),
+                    link: ::core::option::Option::None,
                 },
                 ::m1nd_core::Slot {
                     n: 3u8,
@@ -1941,6 +1969,9 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         limit: 6u16,
                         actions: ::std::borrow::Cow::Borrowed(&[]),
                     }),
+                    link: ::core::option::Option::Some(
+                        ::std::borrow::Cow::Borrowed("/tray"),
+                    ),
                 },
                 ::m1nd_core::Slot {
                     n: 4u8,
@@ -1996,6 +2027,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                             ],
                         ),
                     }),
+                    link: ::core::option::Option::None,
                 },
                 ::m1nd_core::Slot {
                     n: 5u8,
@@ -2053,6 +2085,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                             ],
                         ),
                     }),
+                    link: ::core::option::Option::None,
                 },
                 ::m1nd_core::Slot {
                     n: 6u8,
@@ -2099,6 +2132,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         limit: 5u16,
                         actions: ::std::borrow::Cow::Borrowed(&[]),
                     }),
+                    link: ::core::option::Option::None,
                 },
                 ::m1nd_core::Slot {
                     n: 7u8,
@@ -2160,6 +2194,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                             ],
                         ),
                     }),
+                    link: ::core::option::Option::None,
                 },
                 ::m1nd_core::Slot {
                     n: 8u8,
@@ -2204,6 +2239,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         limit: 6u16,
                         actions: ::std::borrow::Cow::Borrowed(&[]),
                     }),
+                    link: ::core::option::Option::None,
                 },
                 ::m1nd_core::Slot {
                     n: 9u8,
@@ -2300,9 +2336,21 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         limit: 9u16,
                         actions: ::std::borrow::Cow::Borrowed(&[]),
                     }),
+                    link: ::core::option::Option::None,
                 },
             ],
         ),
+        human_only: ::m1nd_core::HumanOnly {
+            verbs: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::std::borrow::Cow::Borrowed("mission_stamp"),
+                    ::std::borrow::Cow::Borrowed("system_blocks_ratify"),
+                ],
+            ),
+            acts_at: ::std::borrow::Cow::Borrowed(
+                "the tray: the page `m1nd serve --http` serves at /tray, opened with the one-time login link it prints",
+            ),
+        },
     };
     TABLE
 };

@@ -19,6 +19,8 @@ pub struct Context<'p> {
     pub names: NameIndex<'p>,
     /// Canonical denied verb → its first entry in read_only_denied.toml.
     pub denied: HashMap<String, &'p Text>,
+    /// Canonical human-only verb → its first entry in human_only.toml.
+    pub human_only: HashMap<String, &'p Text>,
     /// Canonical status-only verb → (its key, its rule).
     pub status_only: HashMap<String, (&'p Text, &'p StatusOnlyDef)>,
     /// Card id → first definition.
@@ -72,6 +74,10 @@ impl<'p> Context<'p> {
         for entry in raw.deny.tools.get_ref() {
             denied.entry(canonical(entry.get_ref())).or_insert(entry);
         }
+        let mut human_only = HashMap::new();
+        for entry in raw.human_only.iter().flat_map(|h| h.verbs.get_ref()) {
+            human_only.entry(canonical(entry.get_ref())).or_insert(entry);
+        }
         let status_only =
             raw.deny.status_only.iter().map(|(k, v)| (canonical(k.get_ref()), (k, v.get_ref()))).collect();
         let mut cards = HashMap::new();
@@ -81,8 +87,18 @@ impl<'p> Context<'p> {
         let card_ids = NameIndex::new(raw.cards.card.iter().map(|c| c.get_ref().id.get_ref().as_str()));
         let verb_defs = raw.tools.verbs.get_ref().iter().map(|(k, v)| (k.get_ref().as_str(), v.get_ref())).collect();
         let argument_types = raw.tools.arguments.iter().map(|(k, v)| (k.get_ref().as_str(), v)).collect();
-        let mut cx =
-            Self { raw, names, denied, status_only, cards, card_ids, verb_defs, argument_types, menu: Vec::new() };
+        let mut cx = Self {
+            raw,
+            names,
+            denied,
+            human_only,
+            status_only,
+            cards,
+            card_ids,
+            verb_defs,
+            argument_types,
+            menu: Vec::new(),
+        };
         cx.menu = cx.collect_menu_reads();
         cx
     }
@@ -121,6 +137,11 @@ impl<'p> Context<'p> {
     /// The deny-list entry that denies this canonical verb, if any.
     pub fn denial(&self, verb: &str) -> Option<&'p Text> {
         self.denied.get(verb).copied()
+    }
+
+    /// The human_only.toml entry that makes this canonical verb the human's alone, if any.
+    pub fn human_only(&self, verb: &str) -> Option<&'p Text> {
+        self.human_only.get(verb).copied()
     }
 
     pub fn card(&self, id: &str) -> Option<&'p Spanned<CardDef>> {

@@ -1,4 +1,4 @@
-//! A compiled table written back as the four policy files.
+//! A compiled table written back as policy files.
 //!
 //! This is how a table is re-checked with the laws themselves rather than
 //! with a second, hand-written list of invariants: decompile it, compile the
@@ -12,10 +12,19 @@ use crate::table::{Cockpit, SlotKind};
 
 /// The table as policy sources, named `display/<file>` in diagnostics.
 pub fn decompile(c: &Cockpit, display: &str) -> PolicySources {
-    let files = [tools(c), deny(c), cards(c), cockpit(c)];
+    let files = [tools(c), deny(c), cards(c), cockpit(c), human_only(c)];
     PolicySources::from_bytes(display, |f| {
-        Some(files[PolicyFile::ALL.iter().position(|x| *x == f).unwrap_or(0)].as_bytes())
+        let text = &files[PolicyFile::EVERY.iter().position(|x| *x == f).unwrap_or(0)];
+        // An optional file with nothing to declare is left out, as a policy would.
+        (!(f.optional() && text.is_empty())).then_some(text.as_bytes())
     })
+}
+
+fn human_only(c: &Cockpit) -> String {
+    if c.human_only.verbs.is_empty() && c.human_only.acts_at.is_empty() {
+        return String::new();
+    }
+    format!("acts_at = {}\nverbs = {}\n", q(&c.human_only.acts_at), array(c.human_only.verbs.iter().map(|s| &**s)))
 }
 
 /// A TOML basic string: JSON's escapes are all valid TOML escapes.
@@ -100,6 +109,9 @@ fn cockpit(c: &Cockpit) -> String {
                 let _ = writeln!(out, "door = {}", q(text));
                 if let Some(source) = source {
                     let _ = writeln!(out, "source = {}", q(source.card()));
+                }
+                if let Some(link) = &slot.link {
+                    let _ = writeln!(out, "link = {}", q(link));
                 }
             }
             SlotKind::Read { read } => {

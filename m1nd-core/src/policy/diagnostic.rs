@@ -26,12 +26,14 @@ pub enum Law {
     M010,
     M011,
     M012,
+    /// A human-only verb is denied, reachable from no menu entry, and served over MCP in no session.
+    M013,
     /// Argument and definition pins are well-formed and name what the tool declares.
     M014,
 }
 
 impl Law {
-    pub const ALL: [Law; 13] = [
+    pub const ALL: [Law; 14] = [
         Law::M001,
         Law::M002,
         Law::M003,
@@ -44,6 +46,7 @@ impl Law {
         Law::M010,
         Law::M011,
         Law::M012,
+        Law::M013,
         Law::M014,
     ];
 
@@ -59,9 +62,12 @@ impl Law {
             Law::M007 => "Root entries are argument-less reads; actions bind every required argument.",
             Law::M008 => "At most three levels: root, collection, item.",
             Law::M009 => "Slot 0 is reserved; exactly three pinned slots hold 1–3.",
-            Law::M010 => "Labels are static text with only the facet's numeric placeholders.",
+            Law::M010 => {
+                "Labels are static text with only the facet's numeric placeholders; door text and links are static."
+            }
             Law::M011 => "A budget is declared and the worst case fits it.",
             Law::M012 => "`negative_default` is present and non-empty.",
+            Law::M013 => "A human-only verb is denied, reached by no menu entry, and served over MCP in no session.",
             Law::M014 => "Argument and definition pins are well-formed and name what the tool declares.",
         }
     }
@@ -80,6 +86,7 @@ impl Law {
             Law::M010 => "M010",
             Law::M011 => "M011",
             Law::M012 => "M012",
+            Law::M013 => "M013",
             Law::M014 => "M014",
         }
     }

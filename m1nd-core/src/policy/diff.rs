@@ -2,8 +2,8 @@
 //! tables.
 //!
 //! A raw TOML diff shows edits; a reviewer needs their effect. The changes
-//! come out grouped by [`Category`], in order of danger: what a read-only
-//! session can newly reach first (*loosened*), then what it lost (*tightened*),
+//! come out grouped by [`Category`], in order of danger: what a session can
+//! newly reach first (*loosened*), then what it lost (*tightened*),
 //! then the verbs the server knows, then what the menu shows. The worst-case
 //! response sizes (M011's bound, measured with the real composer) and the
 //! digests close the report. Both tables passed every law, so the diff only
@@ -20,9 +20,11 @@ use crate::table::{Card, Cockpit, Slot, SlotKind, Verb};
 /// What kind of change, in the order a reviewer should read them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Category {
-    /// A read-only session may now make a call it could not make before.
+    /// A session may now make a call it could not make before: a read-only
+    /// one through the deny list, or any MCP session through a verb that is
+    /// no longer the human's alone.
     Loosened,
-    /// A read-only session may no longer make a call it could make before.
+    /// A session may no longer make a call it could make before.
     Tightened,
     /// Verbs added, removed, retired, brought back, or given other arguments.
     Verbs,
@@ -102,6 +104,7 @@ impl PolicyDiff {
 pub fn diff(old: &Cockpit, new: &Cockpit) -> PolicyDiff {
     let mut out = Changes(Vec::new());
     read_only(old, new, &mut out);
+    human_only(old, new, &mut out);
     verbs(old, new, &mut out);
     cards(old, new, &mut out);
     slots(old, new, &mut out);
@@ -214,6 +217,33 @@ fn read_only(old: &Cockpit, new: &Cockpit, out: &mut Changes) {
     }
 }
 
+/// Human-only verbs (M013): one that leaves `human_only.toml` is served over
+/// MCP again, one that joins it is served to no MCP session. Verbs that
+/// appear or vanish are [`verbs`]'s to report.
+fn human_only(old: &Cockpit, new: &Cockpit, out: &mut Changes) {
+    use Category::{Loosened, Tightened, Verbs};
+    for verb in new.verbs.iter().map(|v| &*v.name).filter(|v| old.verb(v).is_some()) {
+        match (old.human_only.contains(verb), new.human_only.contains(verb)) {
+            (true, false) => out.push(
+                Loosened,
+                verb,
+                "left human_only.toml: MCP sessions may call it again, as far as the deny list lets them",
+            ),
+            (false, true) => {
+                out.push(Tightened, verb, "joined human_only.toml: no MCP session may call it; the human performs it")
+            }
+            _ => {}
+        }
+    }
+    if old.human_only.acts_at != new.human_only.acts_at {
+        out.push(
+            Verbs,
+            "human-only verbs",
+            format!("performed at {:?}, was {:?}", new.human_only.acts_at, old.human_only.acts_at),
+        );
+    }
+}
+
 /// How a new verb is classified, so an added write that was not deny-listed stands out.
 fn classified(table: &Cockpit, verb: &Verb) -> &'static str {
     match access(table, &verb.name) {
@@ -311,6 +341,13 @@ fn slots(old: &Cockpit, new: &Cockpit, out: &mut Changes) {
         let (before, after) = (kind(was), kind(slot));
         if before != after {
             out.push(Menu, &subject, format!("{after}, was {before}"));
+        }
+        match (&was.link, &slot.link) {
+            (None, None) => {}
+            (Some(a), Some(b)) if a == b => {}
+            (None, Some(b)) => out.push(Menu, &subject, format!("door link added: {b:?}")),
+            (Some(a), None) => out.push(Menu, &subject, format!("door link removed (was {a:?})")),
+            (Some(a), Some(b)) => out.push(Menu, &subject, format!("door link: {a:?} → {b:?}")),
         }
         let (offered_before, offered) = (help_cards(was), help_cards(slot));
         for card in offered.difference(&offered_before) {

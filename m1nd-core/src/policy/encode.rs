@@ -9,7 +9,8 @@
 use crate::arguments::Parameter;
 use crate::deny::{DenyList, StatusOnly};
 use crate::table::{
-    Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, Label, ReadVerb, Slot, SlotKind, Verb,
+    Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, HumanOnly, Label, ReadVerb, Slot,
+    SlotKind, Verb,
 };
 
 /// 64 lowercase hex digits of blake3 over [`encode`].
@@ -24,8 +25,20 @@ pub fn digest(cockpit: &Cockpit) -> String {
 /// so no part of the table can change without changing the digest.
 pub fn encode(c: &Cockpit) -> Vec<u8> {
     let mut e = Encoder(Vec::with_capacity(16 * 1024));
-    let Cockpit { schema, title, negative_default, digest: _, budget, verbs, arguments, common, deny, cards, slots } =
-        c;
+    let Cockpit {
+        schema,
+        title,
+        negative_default,
+        digest: _,
+        budget,
+        verbs,
+        arguments,
+        common,
+        deny,
+        cards,
+        slots,
+        human_only,
+    } = c;
     e.str("m1nd-policy-encoding-v1");
     e.str(schema);
     e.str(title);
@@ -37,6 +50,7 @@ pub fn encode(c: &Cockpit) -> Vec<u8> {
     e.deny(deny);
     e.each(cards, Encoder::card);
     e.each(slots, Encoder::slot);
+    e.human_only(human_only);
     e.0
 }
 
@@ -73,6 +87,12 @@ impl Encoder {
         });
     }
 
+    fn human_only(&mut self, h: &HumanOnly) {
+        let HumanOnly { verbs, acts_at } = h;
+        self.strs(verbs);
+        self.str(acts_at);
+    }
+
     fn card(&mut self, card: &Card) {
         let Card { id, title, why, tool, arguments, reject_tool, reject_reason, overview } = card;
         self.str(id);
@@ -92,7 +112,7 @@ impl Encoder {
     }
 
     fn slot(&mut self, slot: &Slot) {
-        let Slot { n, facet, pinned, kind, labels, collection } = slot;
+        let Slot { n, facet, pinned, kind, labels, collection, link } = slot;
         self.u64((*n).into());
         self.str(facet.key());
         self.bool(*pinned);
@@ -109,6 +129,7 @@ impl Encoder {
                 self.collection(col);
             }
         }
+        self.opt(link.as_deref());
     }
 
     fn kind(&mut self, kind: &SlotKind) {

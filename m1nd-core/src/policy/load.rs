@@ -9,7 +9,9 @@ use super::source::{Loc, PolicyFile, PolicySources, ReadProblem};
 use crate::names::{did_you_mean, suggest};
 
 /// Parse the policy's files, reporting every file that fails, not just the
-/// first. A gateway policy may leave out the menu files (see [`Profile`]).
+/// first. A gateway policy may leave out the menu files (see [`Profile`]). An
+/// optional file that is missing declares nothing; one that is present is
+/// held to the same rules as the others.
 pub fn load(sources: &PolicySources, profile: Profile) -> Result<RawPolicy, Vec<Diagnostic>> {
     let mut problems = Vec::new();
     let optional = |file| profile == Profile::Gateway && sources.file(file).text == Err(ReadProblem::Missing);
@@ -22,9 +24,13 @@ pub fn load(sources: &PolicySources, profile: Profile) -> Result<RawPolicy, Vec<
     };
     let menu = !optional(PolicyFile::Cockpit);
     let cockpit = if menu { parse(sources, PolicyFile::Cockpit, &mut problems) } else { Some(CockpitFile::absent()) };
+    let human_only = match &sources.file(PolicyFile::HumanOnly).text {
+        Err(ReadProblem::Missing) => None,
+        _ => parse(sources, PolicyFile::HumanOnly, &mut problems),
+    };
     match (tools, deny, cards, cockpit) {
         (Some(tools), Some(deny), Some(cards), Some(cockpit)) if problems.is_empty() => {
-            Ok(RawPolicy { tools, deny, cards, cockpit, profile, menu })
+            Ok(RawPolicy { tools, deny, cards, cockpit, human_only, profile, menu })
         }
         _ => Err(problems),
     }
@@ -88,6 +94,7 @@ fn empty_help(file: PolicyFile) -> &'static str {
         PolicyFile::Deny => "declare `tools = [...]`, the verbs a read-only session may not call",
         PolicyFile::Cards => "declare at least one `[[card]]` with id, title, why and tool",
         PolicyFile::Cockpit => "declare schema, title, negative_default, [budget] and the [[slot]]s",
+        PolicyFile::HumanOnly => "declare `acts_at` and `verbs = [...]`, or remove the file if no verb is human-only",
     }
 }
 
@@ -111,12 +118,19 @@ fn toml_diagnostic(file: PolicyFile, text: &str, error: &toml::de::Error) -> Dia
     Diagnostic::new(Law::M001, Loc::new(file, span), title).help(help)
 }
 
-/// The files a policy directory holds, named from [`PolicyFile::ALL`].
+/// The files a policy directory holds, named from [`PolicyFile::EVERY`]:
+/// the required ones, then the optional ones with when they are needed.
 fn put_it_there(name: &str) -> String {
-    let files: Vec<&str> = PolicyFile::ALL.iter().map(|f| f.file_name()).collect();
+    let required: Vec<&str> = PolicyFile::ALL.iter().map(|f| f.file_name()).collect();
+    let optional: Vec<String> = PolicyFile::EVERY
+        .iter()
+        .filter(|f| f.optional())
+        .map(|f| format!(" (and {} when {})", f.file_name(), f.needed_when()))
+        .collect();
     format!(
-        "a policy directory holds exactly these files: {}; put {name} there as a regular UTF-8 file",
-        files.join(", ")
+        "a policy directory holds exactly these files: {}{}; put {name} there as a regular UTF-8 file",
+        required.join(", "),
+        optional.concat()
     )
 }
 

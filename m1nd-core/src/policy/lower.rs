@@ -15,8 +15,8 @@ use crate::deny::{DenyList, StatusOnly};
 use crate::facets::Facet;
 use crate::names::canonical;
 use crate::table::{
-    Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, Label, List, ReadVerb, Slot, SlotKind,
-    Str, Verb,
+    Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, HumanOnly, Label, List, ReadVerb, Slot,
+    SlotKind, Str, Verb,
 };
 
 /// Build the table. Callers run the laws first; lowering assumes they hold.
@@ -71,6 +71,12 @@ pub fn lower(cx: &Context<'_>) -> Cockpit {
         deny,
         cards: Cow::Owned(cards),
         slots: Cow::Owned(slots),
+        human_only: HumanOnly {
+            verbs: list(
+                raw.human_only.iter().flat_map(|h| h.verbs.get_ref()).map(|v| Cow::Owned(canonical(v.get_ref()))),
+            ),
+            acts_at: owned(raw.human_only.as_ref().map_or("", |h| h.acts_at.get_ref().as_str())),
+        },
     };
     cockpit.digest = Cow::Owned(digest(&cockpit));
     cockpit
@@ -152,6 +158,7 @@ fn slot(cx: &Context<'_>, def: &SlotDef, deny: &DenyList, cards: &[Card]) -> Opt
         kind,
         labels: Cow::Owned(labels),
         collection,
+        link: def.link.as_ref().map(|l| owned(l.get_ref())),
     })
 }
 

@@ -1,4 +1,4 @@
-//! The policy as written: serde shapes of the four TOML files, with spans.
+//! The policy as written: serde shapes of the TOML files, with spans.
 //!
 //! Unknown keys are rejected (M001). A few keys that have no meaning in a
 //! place are still accepted here (a door's `card`, an action's nested
@@ -156,6 +156,9 @@ pub struct SlotDef {
     pub verb: Option<Spanned<IgnoredAny>>,
     #[serde(default)]
     pub arguments: Option<Spanned<IgnoredAny>>,
+    /// A door's static link to where the human acts (M010 checks its shape).
+    #[serde(default)]
+    pub link: Option<Text>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -181,13 +184,24 @@ pub struct ActionDef {
     pub actions: Option<Spanned<IgnoredAny>>,
 }
 
-/// All four files, parsed.
+/// `human_only.toml`: the verbs only the human performs, and where.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HumanOnlyFile {
+    /// Static text saying where the human performs them, quoted by every refusal.
+    pub acts_at: Text,
+    pub verbs: Spanned<Vec<Text>>,
+}
+
+/// Every file, parsed.
 #[derive(Debug)]
 pub struct RawPolicy {
     pub tools: ToolsFile,
     pub deny: DenyFile,
     pub cards: CardsFile,
     pub cockpit: CockpitFile,
+    /// Absent when the policy has no `human_only.toml`.
+    pub human_only: Option<HumanOnlyFile>,
     pub profile: Profile,
     /// Whether the policy has a menu (`cockpit.toml`). Always true for a
     /// cockpit policy; a gateway policy without one gets an empty menu.

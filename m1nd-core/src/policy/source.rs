@@ -1,4 +1,4 @@
-//! The four policy files as read, with positions for diagnostics.
+//! The policy files as read, with positions for diagnostics.
 //!
 //! Reading is separated from parsing so that the proc-macro, the CLI and the
 //! benches can all hand bytes to the same compiler, and so that a file that
@@ -21,17 +21,37 @@ use std::path::Path;
 /// from stalling compilation.
 pub const MAX_FILE_BYTES: usize = 4 << 20;
 
-/// One of the four files of a policy directory.
+/// One of the files of a policy directory: four that every policy has, and
+/// `human_only.toml`, which a policy without human-only verbs may leave out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PolicyFile {
     Tools,
     Deny,
     Cards,
     Cockpit,
+    HumanOnly,
 }
 
 impl PolicyFile {
+    /// The four files every policy directory holds.
     pub const ALL: [PolicyFile; 4] = [PolicyFile::Tools, PolicyFile::Deny, PolicyFile::Cards, PolicyFile::Cockpit];
+
+    /// Every file a policy directory may hold: [`PolicyFile::ALL`], then the optional ones.
+    pub const EVERY: [PolicyFile; 5] =
+        [PolicyFile::Tools, PolicyFile::Deny, PolicyFile::Cards, PolicyFile::Cockpit, PolicyFile::HumanOnly];
+
+    /// Whether a policy may leave this file out (it then declares nothing).
+    pub const fn optional(self) -> bool {
+        matches!(self, PolicyFile::HumanOnly)
+    }
+
+    /// When an optional file is needed, for messages that list the files.
+    pub const fn needed_when(self) -> &'static str {
+        match self {
+            PolicyFile::HumanOnly => "some verb is the human's alone",
+            PolicyFile::Tools | PolicyFile::Deny | PolicyFile::Cards | PolicyFile::Cockpit => "always",
+        }
+    }
 
     pub const fn file_name(self) -> &'static str {
         match self {
@@ -39,6 +59,7 @@ impl PolicyFile {
             PolicyFile::Deny => "read_only_denied.toml",
             PolicyFile::Cards => "help_cards.toml",
             PolicyFile::Cockpit => "cockpit.toml",
+            PolicyFile::HumanOnly => "human_only.toml",
         }
     }
 
@@ -93,10 +114,10 @@ pub struct SourceFile {
     prefix: String,
 }
 
-/// The four files of one policy directory.
+/// The files of one policy directory, in [`PolicyFile::EVERY`] order.
 #[derive(Clone, Debug)]
 pub struct PolicySources {
-    files: [SourceFile; 4],
+    files: [SourceFile; 5],
     /// Other file names in the directory, for "did you mean" on a missing file.
     others: Vec<String>,
 }
@@ -110,7 +131,7 @@ impl PolicySources {
                 entries
                     .flatten()
                     .filter_map(|e| e.file_name().into_string().ok())
-                    .filter(|name| !PolicyFile::ALL.iter().any(|f| f.file_name() == name))
+                    .filter(|name| !PolicyFile::EVERY.iter().any(|f| f.file_name() == name))
                     .collect()
             })
             .unwrap_or_default();
@@ -127,7 +148,7 @@ impl PolicySources {
     }
 
     fn build(display: &str, mut read: impl FnMut(PolicyFile) -> Result<Vec<u8>, ReadProblem>) -> Self {
-        let files = PolicyFile::ALL.map(|file| {
+        let files = PolicyFile::EVERY.map(|file| {
             let display = join_display(display, file.file_name());
             let (text, prefix) = match read(file).and_then(check_size) {
                 Ok(bytes) => decode(bytes),
@@ -138,7 +159,7 @@ impl PolicySources {
         Self { files, others: Vec::new() }
     }
 
-    /// Names in the policy directory that are not one of the four files.
+    /// Names in the policy directory that are not one of the policy's files.
     pub fn other_files(&self) -> &[String] {
         &self.others
     }

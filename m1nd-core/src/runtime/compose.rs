@@ -205,6 +205,7 @@ impl<'a> Composer<'a> {
         let mut view = self.base(Path::Collection { slot: n }, self.label(index));
         if let SlotKind::Door { text, .. } = &slot.kind {
             view.door = Some(text.to_string());
+            view.door_link = slot.link.as_ref().map(|l| l.to_string());
         }
         if self.snapshot.readings[index].is_err() {
             view.note = Some(NOTE_UNAVAILABLE.to_owned());

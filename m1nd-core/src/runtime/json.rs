@@ -48,6 +48,9 @@ impl Serialize for Json<'_> {
         if let Some(door) = &v.door {
             m.serialize_entry("door", door)?;
         }
+        if let Some(link) = &v.door_link {
+            m.serialize_entry("door_link", link)?;
+        }
         if !v.facts.is_empty() {
             m.serialize_entry("facts", &Facts(&v.facts))?;
         }

@@ -20,6 +20,10 @@ pub fn render(view: &View, charset: Charset) -> String {
         Charset::Unicode => " · ",
         Charset::Ascii => " - ",
     };
+    let arrow = match charset {
+        Charset::Unicode => "\u{2192}",
+        Charset::Ascii => "->",
+    };
     let mut out = String::new();
     // Moved state is said first, before anything the human might act on.
     if view.state_moved {
@@ -32,8 +36,14 @@ pub fn render(view: &View, charset: Charset) -> String {
     if let Some(subject) = &view.subject {
         let _ = writeln!(out, "  {subject}");
     }
-    if let Some(door) = &view.door {
-        let _ = writeln!(out, "  > {door}");
+    match (&view.door, &view.door_link) {
+        (Some(door), Some(link)) => {
+            let _ = writeln!(out, "  > {door} {arrow} {link}");
+        }
+        (Some(door), None) => {
+            let _ = writeln!(out, "  > {door}");
+        }
+        _ => {}
     }
     for (field, value) in &view.facts {
         let _ = writeln!(out, "  {field}: {value}");

@@ -25,6 +25,8 @@ pub struct View {
     pub note: Option<String>,
     /// Door text (static, from the policy).
     pub door: Option<String>,
+    /// The door's static link (from the policy), where the human acts.
+    pub door_link: Option<String>,
     /// Numbered choices of this level.
     pub entries: Vec<Entry>,
     /// Facts of an item or an action result: (field, sanitised value).
@@ -46,6 +48,7 @@ impl View {
             state_moved: false,
             note: None,
             door: None,
+            door_link: None,
             entries: Vec::new(),
             facts: Vec::new(),
             back: None,

@@ -24,6 +24,15 @@
 //!   answered within it gets 408; at most [`MAX_CONNECTIONS`] connections are
 //!   served at once, the rest wait to be accepted.
 //!
+//! # The human's pages
+//!
+//! The same listener serves the person at the terminal ([`human`]): the
+//! cockpit at `/` and the tray at `/tray`, behind a one-time login link,
+//! a session cookie, same-origin and CSRF checks and the same `Host`
+//! allow-list. They are routed beside `/mcp`, not through it: nothing that
+//! arrives on `/mcp` reaches the tray's acts, and a request to them without
+//! the person's session is refused.
+//!
 //! # Both protocol eras
 //!
 //! A client that sends `initialize` (protocol 2025-11-25 and older) gets a
@@ -33,6 +42,7 @@
 //! revision requires.
 
 mod bad_body;
+pub mod human;
 pub mod security;
 
 use std::net::SocketAddr;
@@ -84,6 +94,8 @@ pub struct HttpOptions {
     pub token: Option<Token>,
     /// Bounds reading a request's headers and answering it.
     pub request_timeout: Duration,
+    /// How long a tray session lasts after its login.
+    pub session_lifetime: Duration,
 }
 
 /// Serve MCP over HTTP until the process is stopped.
@@ -92,11 +104,24 @@ pub fn run(options: Options, http: HttpOptions) -> Result<(), String> {
         .enable_all()
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    runtime.block_on(serve(Arc::new(Server::new(options)?), http))
+    runtime.block_on(async move {
+        security::check_exposure(http.addr, http.token.as_ref())?;
+        let listener =
+            TcpListener::bind(http.addr).await.map_err(|e| format!("cannot listen on {}: {e}", http.addr))?;
+        let bound = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?;
+        let authority = human::authority::Authority::new(format!("http://{bound}"), http.session_lifetime)?;
+        let login_link = authority.login_link();
+        let human = human::Human { authority, store: options.store.clone(), hosts: http.allowed_hosts.clone() };
+        let app = router(Arc::new(Server::new(options)?), &http, Some(Arc::new(human)));
+        eprintln!("m1nd: serving MCP on http://{bound}{MCP_PATH}");
+        eprintln!("m1nd: the tray: open {login_link} (the link works once)");
+        accept(listener, app, http.request_timeout).await
+    })
 }
 
-/// Serve any MCP server handler (the m1nd server, or the gateway) at
-/// `http.addr`, behind the same checks and limits, until the process stops.
+/// Serve any MCP server handler (the gateway) at `http.addr`, behind the
+/// same checks and limits as `m1nd serve --http`, until the process stops.
+/// It has no human pages: those belong to the m1nd store.
 pub async fn serve<S>(server: S, http: HttpOptions) -> Result<(), String>
 where
     S: ServerHandler + Clone + Send + Sync + 'static,
@@ -104,13 +129,15 @@ where
     security::check_exposure(http.addr, http.token.as_ref())?;
     let listener = TcpListener::bind(http.addr).await.map_err(|e| format!("cannot listen on {}: {e}", http.addr))?;
     let bound = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?;
-    let app = router(server, &http);
+    let app = router(server, &http, None);
     eprintln!("m1nd: serving MCP on http://{bound}{MCP_PATH}");
     accept(listener, app, http.request_timeout).await
 }
 
-/// `/mcp` and what guards it.
-fn router<S>(server: S, http: &HttpOptions) -> Router
+/// `/mcp` and what guards it, then the human's pages when there are any
+/// (they carry their own guards: a bearer token is for MCP clients, a person
+/// logs in with a link).
+fn router<S>(server: S, http: &HttpOptions, human: Option<Arc<human::Human>>) -> Router
 where
     S: ServerHandler + Clone + Send + Sync + 'static,
 {
@@ -122,6 +149,9 @@ where
     let mut app = Router::new().route_service(MCP_PATH, mcp).layer(axum::middleware::from_fn(bad_body::explain));
     if let Some(token) = &http.token {
         app = app.layer(axum::middleware::from_fn_with_state(token.clone(), security::require_token));
+    }
+    if let Some(human) = human {
+        app = app.merge(human::router(human));
     }
     app.layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, http.request_timeout))
 }

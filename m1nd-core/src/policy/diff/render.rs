@@ -8,8 +8,8 @@ use super::{Bound, Category, PolicyDiff};
 /// What a category's heading says, so a reader knows why it matters.
 const fn heading(category: Category) -> &'static str {
     match category {
-        Category::Loosened => "loosened: a read-only session can now reach more",
-        Category::Tightened => "tightened: a read-only session can now reach less",
+        Category::Loosened => "loosened: a session can now reach more",
+        Category::Tightened => "tightened: a session can now reach less",
         Category::Verbs => "verbs",
         Category::Menu => "menu",
     }
@@ -82,7 +82,7 @@ pub fn markdown(d: &PolicyDiff, old: &str, new: &str) -> String {
     let loosened = d.of(Category::Loosened).count();
     if loosened > 0 {
         out.push_str(&format!(
-            "> [!WARNING]\n> This change loosens the read-only guard for {loosened} verb{}.\n\n",
+            "> [!WARNING]\n> This change loosens the guard for {loosened} verb{}.\n\n",
             if loosened == 1 { "" } else { "s" }
         ));
     }

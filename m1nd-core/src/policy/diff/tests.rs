@@ -151,7 +151,7 @@ fn a_denied_verb_set_free_shows_up_in_the_derived_help_overview() {
     let card = old.cards.iter().find(|c| c.overview && old.deny.denies(&c.tool)).expect("a dropped overview card");
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../policy");
     let texts: Vec<(PolicyFile, String)> =
-        PolicyFile::ALL.iter().map(|&f| (f, std::fs::read_to_string(dir.join(f.file_name())).unwrap())).collect();
+        PolicyFile::EVERY.iter().map(|&f| (f, std::fs::read_to_string(dir.join(f.file_name())).unwrap())).collect();
     let line = format!("  \"{}\",\n", card.tool);
     let edited = |f: PolicyFile, t: &str| if f == PolicyFile::Deny { t.replacen(&line, "", 1) } else { t.to_owned() };
     let texts: Vec<(PolicyFile, String)> = texts.iter().map(|(f, t)| (*f, edited(*f, t))).collect();
@@ -163,4 +163,46 @@ fn a_denied_verb_set_free_shows_up_in_the_derived_help_overview() {
     assert_eq!(subjects(&d, Category::Loosened), [&*card.tool]);
     let offered = format!("the help overview now offers card `{}`", card.id);
     assert!(d.of(Category::Menu).any(|c| c.detail == offered), "{:?}", d.changes);
+}
+
+#[test]
+fn a_verb_leaving_human_only_is_loosened_and_joining_it_tightened() {
+    let old = real();
+    let verb = old.human_only.verbs.first().expect("the real policy has a human-only verb").to_string();
+    let mut new = old.clone();
+    new.human_only.verbs.to_mut().retain(|v| *v != verb);
+    let new = sealed(new);
+    let d = diff(&old, &new);
+    assert_eq!(subjects(&d, Category::Loosened), [verb.as_str()]);
+    assert!(d.changes[0].detail.contains("left human_only.toml"), "{}", d.changes[0].detail);
+    let back = diff(&new, &old);
+    assert_eq!(subjects(&back, Category::Tightened), [verb.as_str()]);
+    assert!(back.of(Category::Loosened).next().is_none(), "{:?}", back.changes);
+
+    let mut moved = old.clone();
+    moved.human_only.acts_at = owned("elsewhere");
+    let d = diff(&old, &sealed(moved));
+    assert_eq!(subjects(&d, Category::Verbs), ["human-only verbs"]);
+}
+
+#[test]
+fn a_door_link_change_is_a_menu_change_of_its_slot() {
+    let old = real();
+    let door = old.slots.iter().find(|s| s.link.is_some()).expect("the real policy has a door with a link");
+    let n = door.n;
+    let mut new = old.clone();
+    new.slots.to_mut().iter_mut().find(|s| s.n == n).unwrap().link = None;
+    let d = diff(&old, &sealed(new.clone()));
+    let subject = format!("slot {n}");
+    assert!(
+        d.of(Category::Menu).any(|c| c.subject == subject && c.detail.starts_with("door link removed")),
+        "{:?}",
+        d.changes
+    );
+    let back = diff(&sealed(new), &old);
+    assert!(
+        back.of(Category::Menu).any(|c| c.subject == subject && c.detail.starts_with("door link added")),
+        "{:?}",
+        back.changes
+    );
 }

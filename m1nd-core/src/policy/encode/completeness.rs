@@ -19,8 +19,8 @@ use crate::arguments::{ArgKind, Parameter};
 use crate::deny::{DenyList, StatusOnly};
 use crate::facets::Facet;
 use crate::table::{
-    Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, Label, List, ReadVerb, Slot, SlotKind,
-    Str, Verb,
+    Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, HumanOnly, Label, List, ReadVerb, Slot,
+    SlotKind, Str, Verb,
 };
 use crate::{PolicySources, compile};
 
@@ -63,6 +63,7 @@ impl<'t> Walk<'t> {
             deny,
             cards,
             slots,
+            human_only,
         } = c;
         self.text("schema", schema);
         self.text("title", title);
@@ -110,10 +111,13 @@ impl<'t> Walk<'t> {
             w.flag(&format!("{at}.overview"), overview);
         });
         self.each("slots", slots, Walk::slot);
+        let HumanOnly { verbs, acts_at } = human_only;
+        self.texts("human_only.verbs", verbs);
+        self.text("human_only.acts_at", acts_at);
     }
 
     fn slot(&mut self, at: &str, slot: &mut Slot) {
-        let Slot { n, facet, pinned, kind, labels, collection } = slot;
+        let Slot { n, facet, pinned, kind, labels, collection, link } = slot;
         if self.here(&format!("{at}.n")) {
             *n += 1;
         }
@@ -153,6 +157,7 @@ impl<'t> Walk<'t> {
             w.text(&format!("{at}.condition"), condition);
             w.text(&format!("{at}.text"), text);
         });
+        self.optional(&format!("{at}.link"), link);
         let at = format!("{at}.collection");
         if collection.is_some() && self.here(&at) {
             *collection = None;

@@ -1,6 +1,6 @@
-//! M002: every verb named anywhere is declared in tools.toml, every argument
-//! a verb takes has a type in its `[arguments]`, and every card the menu
-//! names is declared in help_cards.toml.
+//! M002: every verb named anywhere (human_only.toml included) is declared in
+//! tools.toml, every argument a verb takes has a type in its `[arguments]`,
+//! and every card the menu names is declared in help_cards.toml.
 
 use super::super::context::{Context, loc};
 use super::super::diagnostic::{Diagnostic, Law};
@@ -20,6 +20,9 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     }
     for key in cx.raw.deny.status_only.keys() {
         verb(cx, PolicyFile::Deny, key, "a status-only rule names", out);
+    }
+    for entry in cx.raw.human_only.iter().flat_map(|h| h.verbs.get_ref()) {
+        verb(cx, PolicyFile::HumanOnly, entry, "human_only.toml names", out);
     }
     for card in &cx.raw.cards.card {
         let card = card.get_ref();

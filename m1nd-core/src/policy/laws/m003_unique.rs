@@ -1,6 +1,6 @@
 //! M003: nothing is defined twice — verbs (up to aliasing and look-alikes),
-//! a verb's arguments (its own and the `[common]` ones), deny entries, card
-//! ids, slot numbers and slot keys.
+//! a verb's arguments (its own and the `[common]` ones), deny entries,
+//! human-only entries, card ids, slot numbers and slot keys.
 
 use std::collections::HashMap;
 
@@ -29,6 +29,13 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         PolicyFile::Deny,
         cx.raw.deny.tools.get_ref().iter().map(|t| (canonical(t.get_ref()), t)),
         |name, first| format!("the deny list names `{name}` twice (first as `{first}`)"),
+        "list each verb once",
+        out,
+    );
+    first_wins(
+        PolicyFile::HumanOnly,
+        cx.raw.human_only.iter().flat_map(|h| h.verbs.get_ref()).map(|t| (canonical(t.get_ref()), t)),
+        |name, first| format!("human_only.toml names `{name}` twice (first as `{first}`)"),
         "list each verb once",
         out,
     );

@@ -31,6 +31,10 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             }
             Resolution::Unknown { .. } => continue,
         };
+        // A human-only verb in the menu is M013's to report, with its own reason.
+        if cx.human_only(verb).is_some() {
+            continue;
+        }
         let retired = cx.verb_def(verb).and_then(|d| d.retired.as_ref()).is_some_and(|r| *r.get_ref());
         let Some(entry) = cx.denial(verb) else {
             if retired {

@@ -1,6 +1,7 @@
 //! M010: labels are static text. Their only placeholders are the facet's
 //! numeric ones, every facet condition has a label, and no unknown condition
-//! is named. Door text is static too. Because a label can only interpolate
+//! is named. Door text is static too, and a door's link is a static relative
+//! path or loopback URL ([`crate::links`]), on a door only. Because a label can only interpolate
 //! numbers the runtime computes, no graph or repo string can ever reach one.
 
 use super::super::context::{Context, loc};
@@ -18,6 +19,9 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let n = *slot.n.get_ref();
         if let Some(door) = &slot.door {
             static_text(door, &[], &format!("slot {n}'s door text"), out);
+        }
+        if let Some(link) = &slot.link {
+            door_link(n, slot.door.is_some(), link, out);
         }
         let Some(facet) = Facet::from_key(slot.key.get_ref()) else {
             let keys = Facet::ALL.map(Facet::key);
@@ -85,6 +89,25 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 Some(c) => static_text(text, c.placeholders, &format!("slot {n}'s `{}` label", c.name), out),
             }
         }
+    }
+}
+
+/// A door's link: on a door, and static in shape.
+fn door_link(n: i64, on_door: bool, link: &Text, out: &mut Vec<Diagnostic>) {
+    let at = loc(PolicyFile::Cockpit, link);
+    if !on_door {
+        out.push(
+            Diagnostic::new(Law::M010, at.clone(), format!("slot {n} has a link but is not a door"))
+                .label("only a door points elsewhere")
+                .help("remove `link`, or make the slot a door (`door = \"…\"`) whose text says where it leads"),
+        );
+    }
+    if let Err(why) = crate::links::check_link(link.get_ref()) {
+        out.push(
+            Diagnostic::new(Law::M010, at, format!("slot {n}'s link is not a static link: {why}"))
+                .label("not a static relative path or loopback URL")
+                .help("write a fixed path on this server, e.g. \"/tray\", or a loopback URL; links are never built from state"),
+        );
     }
 }
 

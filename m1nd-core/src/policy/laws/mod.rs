@@ -1,5 +1,5 @@
-//! The laws M001–M012 and M014 as pure functions over the parsed policy: the
-//! whole registry, with which policies each law governs.
+//! The laws M001–M014 as pure functions over the parsed policy: the whole
+//! registry, with which policies each law governs.
 //!
 //! Each law reports every violation it finds; none stops at the first. M001's
 //! parse errors are reported by [`super::load`] and are terminal (the other
@@ -18,6 +18,7 @@ mod m009_slots;
 mod m010_labels;
 pub mod m011_budget;
 mod m012_negative_default;
+mod m013_human_only;
 pub mod m014_pins;
 
 use super::context::Context;
@@ -56,6 +57,7 @@ pub const REGISTRY: &[(Law, Scope, Check)] = &[
     (Law::M010, Scope::Menu, m010_labels::check),
     (Law::M011, Scope::Menu, m011_budget::check_declared),
     (Law::M012, Scope::Menu, m012_negative_default::check),
+    (Law::M013, Scope::Every, m013_human_only::check),
     (Law::M014, Scope::Every, m014_pins::check),
 ];
 

@@ -1,0 +1,154 @@
+//! The human's acts on the tray: `POST /tray/stamp` and `POST /tray/ratify`.
+//! Each one is checked ([`super::checks::check_write`]), held to its
+//! policy verb being human-only, read as a small JSON body, and handed to
+//! the store's [`Store::act`], which lands it once or refuses it whole.
+
+use std::sync::Arc;
+
+use axum::body::Body;
+use axum::extract::{Request, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use m1nd::COCKPIT;
+use m1nd::store::Store;
+use m1nd::store::tray::{Act, ActRefused, Acted, RECEIPT_HASH_LEN};
+use m1nd_core::sanitize::{cap, display};
+use serde_json::json;
+
+use super::checks::check_write;
+use super::{Human, answer, blocking, problem};
+
+/// The largest act request read.
+pub const MAX_FORM_BYTES: usize = 8 * 1024;
+
+/// The policy's verb for each act: the tray performs an act only while the
+/// policy makes its verb human-only (M013 keeps that verb out of MCP).
+pub const fn verb(act: Act) -> &'static str {
+    match act {
+        Act::Stamp => "mission_stamp",
+        Act::Ratify => "system_blocks_ratify",
+    }
+}
+
+/// What an act names: exactly what the human saw.
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StampForm {
+    mission: String,
+    receipt_hash: String,
+    store_version: u64,
+}
+
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RatifyForm {
+    block: String,
+    receipt_hash: String,
+    store_version: u64,
+}
+
+pub(super) async fn stamp(State(human): State<Arc<Human>>, request: Request) -> Response {
+    act(human, request, Act::Stamp).await
+}
+
+pub(super) async fn ratify(State(human): State<Arc<Human>>, request: Request) -> Response {
+    act(human, request, Act::Ratify).await
+}
+
+/// `(target, receipt_hash, store_version)` from the act's JSON body.
+fn form(act: Act, bytes: &[u8]) -> Result<(String, String, u64), String> {
+    let shown = |e: serde_json::Error| display(&e.to_string(), cap::DETAIL);
+    match act {
+        Act::Stamp => serde_json::from_slice::<StampForm>(bytes)
+            .map(|f| (f.mission, f.receipt_hash, f.store_version))
+            .map_err(|e| format!("a stamp is {{\"mission\", \"receipt_hash\", \"store_version\"}}: {}", shown(e))),
+        Act::Ratify => serde_json::from_slice::<RatifyForm>(bytes)
+            .map(|f| (f.block, f.receipt_hash, f.store_version))
+            .map_err(|e| format!("a ratification is {{\"block\", \"receipt_hash\", \"store_version\"}}: {}", shown(e))),
+    }
+}
+
+async fn act(human: Arc<Human>, request: Request, act: Act) -> Response {
+    let (parts, body) = request.into_parts();
+    if let Err(refused) = check_write(&human, &parts.headers) {
+        return refused.into_response();
+    }
+    if !COCKPIT.human_only.contains(verb(act)) {
+        return problem(
+            StatusCode::FORBIDDEN,
+            "policy",
+            format!("the policy does not make `{}` human-only, so the tray does not perform it", verb(act)),
+        );
+    }
+    let json_body = parts
+        .headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|c| c.to_str().ok())
+        .is_some_and(|c| c.split(';').next().is_some_and(|t| t.trim().eq_ignore_ascii_case("application/json")));
+    if !json_body {
+        return problem(StatusCode::UNSUPPORTED_MEDIA_TYPE, "form", "the request is a JSON body (application/json)");
+    }
+    let Ok(bytes) = axum::body::to_bytes(Body::new(body), MAX_FORM_BYTES).await else {
+        return problem(StatusCode::PAYLOAD_TOO_LARGE, "form", format!("a request is at most {MAX_FORM_BYTES} bytes"));
+    };
+    let (target, receipt_hash, store_version) = match form(act, &bytes) {
+        Ok(form) => form,
+        Err(why) => return problem(StatusCode::BAD_REQUEST, "form", why),
+    };
+    let hash_ok = receipt_hash.len() == RECEIPT_HASH_LEN
+        && receipt_hash.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    if !hash_ok || target.is_empty() || target.len() > 256 {
+        return problem(
+            StatusCode::BAD_REQUEST,
+            "form",
+            "the target is an id and `receipt_hash` 64 lowercase hex digits",
+        );
+    }
+    let store = human.store.clone();
+    let outcome = blocking(move || {
+        let mut store = Store::open(&store).map_err(ActRefused::Store)?;
+        store.act(act, &target, &receipt_hash, store_version)
+    })
+    .await;
+    let done = match act {
+        Act::Stamp => "stamped",
+        Act::Ratify => "ratified",
+    };
+    match outcome {
+        Err(r) => r.into_response(),
+        Ok(Ok(Acted::Now { store_version })) => {
+            answer(StatusCode::OK, &json!({ "ok": true, done: true, "store_version": store_version }))
+        }
+        Ok(Ok(Acted::Already { store_version, at })) => answer(
+            StatusCode::OK,
+            &json!({
+                "ok": true, done: false, "already": true, "store_version": store_version,
+                "note": format!("already {done} at store_version {store_version} ({at}); nothing more was written"),
+            }),
+        ),
+        Ok(Err(refused)) => {
+            let (status, code) = match &refused {
+                ActRefused::Unknown { .. } => (StatusCode::NOT_FOUND, "unknown"),
+                ActRefused::NotWaiting { .. } => (StatusCode::CONFLICT, "not_waiting"),
+                ActRefused::StateMoved { .. } => (StatusCode::CONFLICT, "state_moved"),
+                ActRefused::FutureVersion { .. } => (StatusCode::BAD_REQUEST, "form"),
+                ActRefused::Store(_) => (StatusCode::SERVICE_UNAVAILABLE, "store"),
+            };
+            problem(status, code, refused.to_string())
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every act the tray performs is a human-only, denied verb of the policy.
+    #[test]
+    fn every_act_is_a_human_only_verb() {
+        for act in [Act::Stamp, Act::Ratify] {
+            assert!(COCKPIT.human_only.contains(verb(act)), "`{}` is not human-only", verb(act));
+            assert!(COCKPIT.deny.denies(verb(act)), "`{}` is not denied", verb(act));
+        }
+    }
+}

@@ -1,0 +1,93 @@
+//! Who may reach the human's pages, decided before a handler runs: the
+//! `Host` allow-list on every request, the session on every page, and for a
+//! write also a same-origin `Origin`, no cross-site `Sec-Fetch-Site` and the
+//! session's CSRF token. Each refusal is answered before the store is opened.
+
+use std::sync::Arc;
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::Response;
+
+use super::{Human, Refused, authority, problem};
+
+/// The header carrying the CSRF token.
+pub const CSRF_HEADER: &str = "x-m1nd-csrf";
+
+/// The `Host` name without its port, lower-cased.
+pub(super) fn host_name(host: &str) -> String {
+    let host = host.trim();
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        rest.split_once(']').map_or(rest, |(n, _)| n)
+    } else {
+        host.rsplit_once(':').map_or(host, |(n, _)| n)
+    };
+    name.to_ascii_lowercase()
+}
+
+pub(super) async fn check_host(State(human): State<Arc<Human>>, request: Request, next: Next) -> Response {
+    let host = request.headers().get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or_default();
+    let name = host_name(host);
+    let allowed = crate::server::http::security::LOOPBACK_HOSTS.contains(&name.as_str()) || human.hosts.contains(&name);
+    if !allowed {
+        return problem(StatusCode::FORBIDDEN, "host", "Forbidden: this Host is not one the server answers to");
+    }
+    next.run(request).await
+}
+
+pub(super) fn cookie(headers: &HeaderMap) -> Option<&str> {
+    headers.get(header::COOKIE).and_then(|c| c.to_str().ok())
+}
+
+pub(super) fn session(human: &Human, headers: &HeaderMap) -> Result<authority::Session, Refused> {
+    human.authority.session(cookie(headers)).ok_or_else(|| {
+        Refused(
+            StatusCode::UNAUTHORIZED,
+            "login",
+            "no session: open the login link that `m1nd serve --http` printed in its terminal (it works once)".into(),
+        )
+    })
+}
+
+/// Same origin, not cross-site, and the session's CSRF token.
+pub(super) fn check_write(human: &Human, headers: &HeaderMap) -> Result<(), Refused> {
+    let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or_default();
+    let origin = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok());
+    if origin != Some(&format!("http://{host}")) {
+        return Err(Refused(
+            StatusCode::FORBIDDEN,
+            "origin",
+            "Forbidden: a write must come from the tray's own page".into(),
+        ));
+    }
+    let site = headers.get("sec-fetch-site").and_then(|s| s.to_str().ok());
+    if site.is_some_and(|s| s != "same-origin") {
+        return Err(Refused(
+            StatusCode::FORBIDDEN,
+            "origin",
+            "Forbidden: a write must come from the tray's own page".into(),
+        ));
+    }
+    let session = session(human, headers)?;
+    if !session.admits(headers.get(CSRF_HEADER).and_then(|c| c.to_str().ok())) {
+        return Err(Refused(
+            StatusCode::FORBIDDEN,
+            "csrf",
+            "Forbidden: the CSRF token is missing or wrong; reload the tray".into(),
+        ));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hosts_lose_their_port_and_case() {
+        assert_eq!(host_name("LOCALHOST:1338"), "localhost");
+        assert_eq!(host_name("[::1]:80"), "::1");
+        assert_eq!(host_name("127.0.0.1"), "127.0.0.1");
+    }
+}

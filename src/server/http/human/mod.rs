@@ -1,0 +1,102 @@
+//! The human's pages on `serve --http`: the cockpit at `/` and the tray at
+//! `/tray`, where a person stamps with no model in between.
+//!
+//! # What every request goes through
+//!
+//! - **Host.** The same allow-list as `/mcp` (the loopback names and any
+//!   `--allow-host`), against DNS rebinding: anything else gets 403.
+//! - **A session** ([`authority`]): every page and JSON answer but `/login`
+//!   needs the session cookie; without one the answer is 401 and says to
+//!   open the link the server printed.
+//! - **Writes** (`POST /tray/stamp`, `POST /tray/ratify`, `POST /logout`) also need an `Origin`
+//!   equal to this server's own (`http://` + the `Host` sent), no
+//!   cross-site `Sec-Fetch-Site`, the session's CSRF token in
+//!   `X-M1nd-Csrf`, a JSON body of at most [`acts::MAX_FORM_BYTES`]. Each check
+//!   that fails answers before the store is opened.
+//!
+//! State strings reach the page only as JSON, which the page sets as text
+//! nodes; the HTML itself holds no state.
+
+mod acts;
+pub mod authority;
+mod checks;
+mod pages;
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::http::{HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::{get, post};
+use serde_json::json;
+
+use authority::Authority;
+
+/// What the human's handlers share.
+pub struct Human {
+    pub authority: Authority,
+    pub store: PathBuf,
+    pub hosts: Vec<String>,
+}
+
+/// The human's routes, behind the Host check.
+pub fn router(human: Arc<Human>) -> Router {
+    Router::new()
+        .route("/", get(pages::cockpit_page))
+        .route("/cockpit.json", get(pages::cockpit_json))
+        .route("/login", get(pages::login))
+        .route("/logout", post(pages::logout))
+        .route("/tray", get(pages::tray_page))
+        .route("/tray/state.json", get(pages::tray_state))
+        .route("/tray/events", get(pages::tray_events))
+        .route("/tray/stamp", post(acts::stamp))
+        .route("/tray/ratify", post(acts::ratify))
+        .layer(axum::middleware::from_fn_with_state(Arc::clone(&human), checks::check_host))
+        .with_state(human)
+}
+
+/// A JSON answer, never cached.
+fn answer(status: StatusCode, body: &impl serde::Serialize) -> Response {
+    let text = serde_json::to_string(body).unwrap_or_else(|_| "null".to_owned());
+    (status, [(header::CONTENT_TYPE, "application/json"), (header::CACHE_CONTROL, "no-store")], text).into_response()
+}
+
+fn problem(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
+    answer(status, &json!({ "ok": false, "code": code, "error": message.into() }))
+}
+
+/// A request refused before it reached the store: status, code, reason.
+struct Refused(StatusCode, &'static str, String);
+
+impl IntoResponse for Refused {
+    fn into_response(self) -> Response {
+        problem(self.0, self.1, self.2)
+    }
+}
+
+fn html(body: String) -> Response {
+    let csp = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; \
+               connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+    (
+        [
+            (header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8")),
+            (header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(csp)),
+            (header::CACHE_CONTROL, HeaderValue::from_static("no-store")),
+            (header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff")),
+            (header::REFERRER_POLICY, HeaderValue::from_static("no-referrer")),
+        ],
+        body,
+    )
+        .into_response()
+}
+
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, Refused> {
+    tokio::task::spawn_blocking(f).await.map_err(|_| {
+        Refused(StatusCode::INTERNAL_SERVER_ERROR, "internal", "the request failed inside the server".into())
+    })
+}
+
+fn store_problem(e: impl std::fmt::Display) -> Response {
+    problem(StatusCode::SERVICE_UNAVAILABLE, "store", e.to_string())
+}

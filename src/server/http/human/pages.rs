@@ -1,0 +1,184 @@
+//! The human's pages: the login link, the cockpit at `/` (the widget with a
+//! view pasted in, one page load per choice), the tray page, its JSON and
+//! its live stream of store versions. None of them writes the store.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::sse::{Event, Sse};
+use axum::response::{IntoResponse, Response};
+use m1nd::store::Store;
+use m1nd::{COCKPIT, widget};
+use m1nd_core::runtime::{self, Request as CockpitRequest, json as view_json};
+use serde_json::{Value, json};
+
+use super::checks::{check_write, cookie, session};
+use super::{Human, answer, authority, blocking, html, problem, store_problem};
+
+/// The tray page (its script fetches the state and sets it as text).
+const TRAY_PAGE: &str = include_str!("../../../../widget/tray.html");
+
+/// Where the page's CSRF token is written when the page is served.
+const CSRF_MARKER: &str = "m1nd-csrf-token";
+
+/// How often the live stream looks at the store's version.
+const POLL: Duration = Duration::from_millis(300);
+
+pub(super) async fn login(State(human): State<Arc<Human>>, request: Request) -> Response {
+    let token = request
+        .uri()
+        .query()
+        .and_then(|q| q.split('&').find_map(|pair| pair.strip_prefix("token=")))
+        .unwrap_or_default();
+    match human.authority.spend(token) {
+        Ok(opened) => (
+            StatusCode::SEE_OTHER,
+            [
+                (header::SET_COOKIE, authority::set_cookie(&opened)),
+                (header::LOCATION, "/tray".to_owned()),
+                (header::CACHE_CONTROL, "no-store".to_owned()),
+                (header::REFERRER_POLICY, "no-referrer".to_owned()),
+            ],
+        )
+            .into_response(),
+        Err(why) => problem(StatusCode::UNAUTHORIZED, "login", why),
+    }
+}
+
+pub(super) async fn logout(State(human): State<Arc<Human>>, headers: HeaderMap) -> Response {
+    if let Err(refused) = check_write(&human, &headers) {
+        return refused.into_response();
+    }
+    human.authority.logout(cookie(&headers));
+    ([(header::SET_COOKIE, authority::clear_cookie())], answer(StatusCode::OK, &json!({ "ok": true }))).into_response()
+}
+
+/// The cockpit's JSON view at `?select=REF` (the root without one).
+fn view(store: &PathBuf, select: Option<String>) -> Result<Value, String> {
+    let store = Store::open(store).map_err(|e| e.to_string())?;
+    let snapshot = store.snapshot().map_err(|e| e.to_string())?;
+    let request = CockpitRequest { select, seen_store_version: None };
+    let view = runtime::cockpit(&COCKPIT, &snapshot, &request).map_err(|e| e.to_string())?;
+    Ok(view_json::to_value(&view))
+}
+
+/// `select` from the query, percent-decoded; undecodable text is passed on
+/// as written, and the cockpit's reference grammar refuses it.
+fn select_of(request: &Request) -> Option<String> {
+    let query = request.uri().query()?;
+    let raw = query.split('&').find_map(|pair| pair.strip_prefix("select="))?;
+    Some(percent_decode(raw).unwrap_or_else(|| raw.to_owned()))
+}
+
+pub(super) fn percent_decode(raw: &str) -> Option<String> {
+    let bytes = raw.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'%' => {
+                let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+                out.push(u8::from_str_radix(hex, 16).ok()?);
+                i += 3;
+            }
+            b'+' => {
+                out.push(b' ');
+                i += 1;
+            }
+            b => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+/// The widget, pasted with `view`, told that it is served here: a choice
+/// opens `/?select=REF` on this origin.
+fn served_widget(view: &Value) -> String {
+    let meta = "<meta name=\"m1nd-cockpit-http\" content=\"/\">";
+    widget::pasted(view).replacen("<head>", &format!("<head>\n{meta}"), 1)
+}
+
+pub(super) async fn cockpit_page(State(human): State<Arc<Human>>, request: Request) -> Response {
+    if let Err(refused) = session(&human, request.headers()) {
+        return refused.into_response();
+    }
+    let (store, select) = (human.store.clone(), select_of(&request));
+    match blocking(move || view(&store, select)).await {
+        Ok(Ok(view)) => html(served_widget(&view)),
+        Ok(Err(e)) => store_problem(e),
+        Err(r) => r.into_response(),
+    }
+}
+
+pub(super) async fn cockpit_json(State(human): State<Arc<Human>>, request: Request) -> Response {
+    if let Err(refused) = session(&human, request.headers()) {
+        return refused.into_response();
+    }
+    let (store, select) = (human.store.clone(), select_of(&request));
+    match blocking(move || view(&store, select)).await {
+        Ok(Ok(view)) => answer(StatusCode::OK, &view),
+        Ok(Err(e)) => store_problem(e),
+        Err(r) => r.into_response(),
+    }
+}
+
+pub(super) async fn tray_page(State(human): State<Arc<Human>>, headers: HeaderMap) -> Response {
+    match session(&human, &headers) {
+        Ok(session) => html(TRAY_PAGE.replacen(CSRF_MARKER, &session.csrf, 1)),
+        Err(refused) => refused.into_response(),
+    }
+}
+
+pub(super) async fn tray_state(State(human): State<Arc<Human>>, headers: HeaderMap) -> Response {
+    if let Err(refused) = session(&human, &headers) {
+        return refused.into_response();
+    }
+    let store = human.store.clone();
+    match blocking(move || Store::open(&store).and_then(|s| s.tray())).await {
+        Ok(Ok(tray)) => answer(StatusCode::OK, &tray),
+        Ok(Err(e)) => store_problem(e),
+        Err(r) => r.into_response(),
+    }
+}
+
+/// `store` events carrying the store_version whenever it moves.
+pub(super) async fn tray_events(State(human): State<Arc<Human>>, headers: HeaderMap) -> Response {
+    if let Err(refused) = session(&human, &headers) {
+        return refused.into_response();
+    }
+    let store = human.store.clone();
+    let stream = futures_util::stream::unfold((store, None::<u64>), |(store, last)| async move {
+        loop {
+            let path = store.clone();
+            let now = tokio::task::spawn_blocking(move || Store::open(&path).and_then(|s| s.version()).ok())
+                .await
+                .ok()
+                .flatten();
+            if now.is_some() && now != last {
+                let event = Event::default().event("store").data(now.unwrap_or(0).to_string());
+                return Some((Ok::<_, std::convert::Infallible>(event), (store, now)));
+            }
+            tokio::time::sleep(POLL).await;
+        }
+    });
+    Sse::new(stream).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn select_is_percent_decoded() {
+        assert_eq!(percent_decode("2.1%40mc_0a1b2c3d").as_deref(), Some("2.1@mc_0a1b2c3d"));
+        assert_eq!(percent_decode("%3F+").as_deref(), Some("? "));
+        assert_eq!(percent_decode("%4"), None);
+        assert_eq!(percent_decode("%ff"), None);
+    }
+}

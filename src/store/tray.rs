@@ -1,0 +1,507 @@
+//! The tray's reads and its writes: the human's acts, stamping a mission
+//! and ratifying a candidate block.
+//!
+//! # The invariant
+//!
+//! An act lands exactly what the human saw, once. The page shows each
+//! waiting mission and candidate block with a receipt hash (blake3 over its
+//! record); an act names the target, that hash and the page's
+//! `store_version`. It lands only if, inside the write transaction, the
+//! target still waits (a mission in `merge_wait`, a block a `candidate`) and
+//! its record still hashes to the hash the human saw. Anything else moving in
+//! the store does not matter. A target is acted on once (`human_acts` has
+//! one row per act and target): the same act on the same receipt again, from
+//! a double click or a second person, is told it already happened and
+//! writes nothing.
+//!
+//! The judgement is made on one read transaction at version V, and the write
+//! commits only at V (the store's optimistic concurrency): if any writer came
+//! between, the act is judged again on the new state, a bounded number of
+//! times. So two people acting at once get one act and one "already".
+
+use m1nd_core::sanitize::{cap, display};
+use rusqlite::{OptionalExtension, Transaction, params};
+
+use super::error::StoreError;
+use super::state::{BlockStatus, Phase};
+use super::{Store, clock, tally};
+
+/// How many waiting missions and candidate blocks the tray lists.
+pub const TRAY_LISTED: usize = 50;
+
+/// How many times an act is judged again when other writes keep landing
+/// between its judgement and its commit.
+const ATTEMPTS: usize = 8;
+
+/// A receipt hash: 64 lowercase hex digits.
+pub const RECEIPT_HASH_LEN: usize = 64;
+
+/// What the human does on the tray.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Act {
+    /// A mission waiting in `merge_wait` lands.
+    Stamp,
+    /// A candidate block joins the map.
+    Ratify,
+}
+
+impl Act {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Act::Stamp => "stamp",
+            Act::Ratify => "ratify",
+        }
+    }
+
+    const fn what(self) -> &'static str {
+        match self {
+            Act::Stamp => "mission",
+            Act::Ratify => "block",
+        }
+    }
+
+    const fn done(self) -> &'static str {
+        match self {
+            Act::Stamp => "stamped",
+            Act::Ratify => "ratified",
+        }
+    }
+}
+
+/// A mission waiting for the human's stamp, with its receipt. Its text is
+/// shown through the one sanitiser; the receipt hash is over the stored text.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct WaitingMission {
+    pub id: String,
+    pub title: String,
+    pub agent: String,
+    pub phase: &'static str,
+    pub receipt_hash: String,
+}
+
+/// A candidate block waiting for ratification, with its receipt.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct CandidateBlock {
+    pub id: String,
+    pub title: String,
+    pub receipt: String,
+    pub hash: String,
+    pub node: String,
+    pub receipt_hash: String,
+}
+
+/// What the tray shows, read in one transaction.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct TrayState {
+    pub store_version: u64,
+    /// How many missions wait (the list holds at most [`TRAY_LISTED`]).
+    pub waiting: u64,
+    pub missions: Vec<WaitingMission>,
+    /// How many candidate blocks wait (the list holds at most [`TRAY_LISTED`]).
+    pub candidate_count: u64,
+    pub candidates: Vec<CandidateBlock>,
+}
+
+/// An act that went through, or had already.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Acted {
+    /// This act landed at `store_version`.
+    Now { store_version: u64 },
+    /// The same act on the same receipt happened before, at `store_version`.
+    Already { store_version: u64, at: String },
+}
+
+/// Why an act was refused. Nothing was written.
+#[derive(Debug)]
+pub enum ActRefused {
+    /// No mission (or block) has this id.
+    Unknown { act: Act },
+    /// The target is not waiting for this act; `state` is where it is.
+    NotWaiting { act: Act, state: &'static str },
+    /// The target changed since the page showed it: its receipt hash is now `now`.
+    StateMoved { act: Act, now: String },
+    /// The page claims a store_version the store has not reached.
+    FutureVersion { seen: u64, actual: u64 },
+    /// The store refused (busy, full, moved, I/O).
+    Store(StoreError),
+}
+
+impl std::fmt::Display for ActRefused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ActRefused::Unknown { act } => write!(f, "no {} has this id; nothing was {}", act.what(), act.done()),
+            ActRefused::NotWaiting { act: Act::Stamp, state: "landed" } => {
+                f.write_str("the mission has already landed; nothing was stamped")
+            }
+            ActRefused::NotWaiting { act: Act::Stamp, state } => {
+                write!(f, "the mission is in `{state}`, not waiting for a stamp in merge_wait; nothing was stamped")
+            }
+            ActRefused::NotWaiting { act: Act::Ratify, state } => {
+                write!(f, "the block is `{state}`, not a candidate waiting for ratification; nothing was ratified")
+            }
+            ActRefused::StateMoved { act, .. } => write!(
+                f,
+                "state moved: the {} changed since the page showed it; read its new receipt first; nothing was {}",
+                act.what(),
+                act.done()
+            ),
+            ActRefused::FutureVersion { seen, actual } => {
+                write!(f, "the page names store_version {seen}, but the store is at {actual}; reload the tray")
+            }
+            ActRefused::Store(e) => write!(f, "the store refused: {e}"),
+        }
+    }
+}
+
+/// blake3 over a record's fields, tagged and length-prefixed so no two
+/// records (or kinds of record) share bytes.
+fn record_hash(tag: &str, parts: &[&str]) -> String {
+    let mut hasher = blake3::Hasher::new();
+    hasher.update(tag.as_bytes());
+    for part in parts {
+        hasher.update(&(part.len() as u64).to_le_bytes());
+        hasher.update(part.as_bytes());
+    }
+    hasher.finalize().to_hex().to_string()
+}
+
+/// A mission's receipt hash: its id, title, phase and agent.
+pub fn receipt_hash(id: &str, title: &str, phase: &str, agent: &str) -> String {
+    record_hash("m1nd-mission-receipt-v1", &[id, title, phase, agent])
+}
+
+/// A block's receipt hash: its id, title, status, receipt, hash and node.
+pub fn block_receipt_hash(b: &CandidateBlock, status: &str) -> String {
+    record_hash("m1nd-block-receipt-v1", &[&b.id, &b.title, status, &b.receipt, &b.hash, &b.node])
+}
+
+/// A target as it is now: whether it waits for the act, where it is, its hash.
+struct Target {
+    waiting: bool,
+    state: &'static str,
+    hash: String,
+}
+
+/// What the judgement decided on one state.
+enum Judged {
+    Go { version: u64 },
+    Already(Acted),
+}
+
+impl Store {
+    /// The tray: waiting missions and candidate blocks with their receipts.
+    /// One read transaction; writes nothing.
+    pub fn tray(&self) -> Result<TrayState, StoreError> {
+        let fail = |e: rusqlite::Error| StoreError::sql(&self.path, "read", &e);
+        let tx = self.conn.unchecked_transaction().map_err(fail)?;
+        let store_version = current_version(&tx).map_err(fail)?;
+        let limit = TRAY_LISTED as i64;
+        let missions = tx
+            .prepare_cached("SELECT id, title, agent FROM missions WHERE board = 0 ORDER BY board, seq LIMIT ?1")
+            .and_then(|mut s| {
+                s.query_map([limit], |r| {
+                    let (id, title, agent): (String, String, String) = (r.get(0)?, r.get(1)?, r.get(2)?);
+                    let phase = Phase::MergeWait.as_str();
+                    let receipt_hash = receipt_hash(&id, &title, phase, &agent);
+                    let (title, agent) = (display(&title, cap::TRAY_FIELD), display(&agent, cap::NAME));
+                    Ok(WaitingMission { id, title, agent, phase, receipt_hash })
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(fail)?;
+        let candidate = BlockStatus::Candidate.as_str();
+        let candidates = tx
+            .prepare_cached(
+                "SELECT id, title, receipt, hash, node FROM blocks WHERE urgency = 1 AND status = ?1 \
+                 ORDER BY urgency, seq LIMIT ?2",
+            )
+            .and_then(|mut s| {
+                s.query_map(params![candidate, limit], |r| {
+                    let mut block = CandidateBlock {
+                        id: r.get(0)?,
+                        title: r.get(1)?,
+                        receipt: r.get(2)?,
+                        hash: r.get(3)?,
+                        node: r.get(4)?,
+                        receipt_hash: String::new(),
+                    };
+                    block.receipt_hash = block_receipt_hash(&block, candidate);
+                    for field in [&mut block.title, &mut block.receipt, &mut block.hash, &mut block.node] {
+                        *field = display(field, cap::TRAY_FIELD);
+                    }
+                    Ok(block)
+                })?
+                .collect::<rusqlite::Result<Vec<_>>>()
+            })
+            .map_err(fail)?;
+        let waiting = tally::get(&tx, &tally::phase(Phase::MergeWait)).map_err(fail)?;
+        let candidate_count = tally::get(&tx, &tally::status(BlockStatus::Candidate)).map_err(fail)?;
+        Ok(TrayState { store_version, waiting, missions, candidate_count, candidates })
+    }
+
+    /// Do `act` on `target`, which the human saw with `receipt` at
+    /// `seen_version`: a mission lands (merge_wait → landed), a block is
+    /// ratified (candidate → fresh), and the act is recorded, in one write.
+    pub fn act(&mut self, act: Act, target: &str, receipt: &str, seen_version: u64) -> Result<Acted, ActRefused> {
+        for _ in 0..ATTEMPTS {
+            let version = match self.judge(act, target, receipt, seen_version)? {
+                Judged::Already(acted) => return Ok(acted),
+                Judged::Go { version } => version,
+            };
+            let landed = self.commit(Some(version), None, |tx, now| apply(tx, act, target, receipt, seen_version, now));
+            match landed {
+                Ok(store_version) => return Ok(Acted::Now { store_version }),
+                // Someone wrote between the judgement and the commit: judge again.
+                Err(StoreError::Conflict { .. }) => continue,
+                Err(e) => return Err(ActRefused::Store(e)),
+            }
+        }
+        Err(ActRefused::Store(StoreError::Busy { path: self.path.clone() }))
+    }
+
+    /// Decide on one consistent state whether the act may land.
+    fn judge(&self, act: Act, target: &str, receipt: &str, seen_version: u64) -> Result<Judged, ActRefused> {
+        let fail = |e: rusqlite::Error| ActRefused::Store(StoreError::sql(&self.path, "read", &e));
+        let tx = self.conn.unchecked_transaction().map_err(fail)?;
+        let version = current_version(&tx).map_err(fail)?;
+        let Some(now) = read_target(&tx, act, target).map_err(fail)? else {
+            return Err(ActRefused::Unknown { act });
+        };
+        let earlier: Option<(String, i64, String)> = tx
+            .prepare_cached("SELECT receipt_hash, store_version, at FROM human_acts WHERE act = ?1 AND target = ?2")
+            .and_then(|mut s| s.query_row([act.as_str(), target], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).optional())
+            .map_err(fail)?;
+        if let Some((hash, store_version, at)) = earlier {
+            if constant_time_eq::constant_time_eq(hash.as_bytes(), receipt.as_bytes()) {
+                let store_version = u64::try_from(store_version).unwrap_or(0);
+                return Ok(Judged::Already(Acted::Already { store_version, at }));
+            }
+            return Err(ActRefused::NotWaiting { act, state: now.state });
+        }
+        if seen_version > version {
+            return Err(ActRefused::FutureVersion { seen: seen_version, actual: version });
+        }
+        if !now.waiting {
+            return Err(ActRefused::NotWaiting { act, state: now.state });
+        }
+        if now.hash != receipt {
+            return Err(ActRefused::StateMoved { act, now: now.hash });
+        }
+        Ok(Judged::Go { version })
+    }
+}
+
+/// The target's record as it is in this transaction.
+fn read_target(tx: &Transaction<'_>, act: Act, id: &str) -> rusqlite::Result<Option<Target>> {
+    match act {
+        Act::Stamp => {
+            let row: Option<(String, String, String)> = tx
+                .prepare_cached("SELECT title, phase, agent FROM missions WHERE id = ?1")?
+                .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                .optional()?;
+            Ok(row.map(|(title, phase, agent)| {
+                let state = Phase::ALL.into_iter().find(|p| p.as_str() == phase).map_or("unknown", Phase::as_str);
+                let hash = receipt_hash(id, &title, state, &agent);
+                Target { waiting: state == Phase::MergeWait.as_str(), state, hash }
+            }))
+        }
+        Act::Ratify => {
+            let row: Option<(CandidateBlock, String)> = tx
+                .prepare_cached("SELECT title, receipt, hash, node, status FROM blocks WHERE id = ?1")?
+                .query_row([id], |r| {
+                    let block = CandidateBlock {
+                        id: id.to_owned(),
+                        title: r.get(0)?,
+                        receipt: r.get(1)?,
+                        hash: r.get(2)?,
+                        node: r.get(3)?,
+                        receipt_hash: String::new(),
+                    };
+                    Ok((block, r.get(4)?))
+                })
+                .optional()?;
+            Ok(row.map(|(block, status)| {
+                let all = [BlockStatus::Fresh, BlockStatus::Stale, BlockStatus::Candidate];
+                let state = all.into_iter().find(|s| s.as_str() == status).map_or("unknown", BlockStatus::as_str);
+                let hash = block_receipt_hash(&block, state);
+                Target { waiting: state == BlockStatus::Candidate.as_str(), state, hash }
+            }))
+        }
+    }
+}
+
+/// The write itself: the target moves, the orderings and tallies follow, the act is kept.
+fn apply(tx: &Transaction<'_>, act: Act, id: &str, receipt: &str, seen: u64, version: u64) -> rusqlite::Result<()> {
+    let (sql, from, to) = match act {
+        Act::Stamp => (
+            "UPDATE missions SET phase = ?2, board = NULL WHERE id = ?1 AND phase = ?3",
+            tally::phase(Phase::MergeWait),
+            tally::phase(Phase::Landed),
+        ),
+        Act::Ratify => (
+            "UPDATE blocks SET status = ?2, urgency = 2 WHERE id = ?1 AND status = ?3",
+            tally::status(BlockStatus::Candidate),
+            tally::status(BlockStatus::Fresh),
+        ),
+    };
+    let (to_state, from_state) = match act {
+        Act::Stamp => (Phase::Landed.as_str(), Phase::MergeWait.as_str()),
+        Act::Ratify => (BlockStatus::Fresh.as_str(), BlockStatus::Candidate.as_str()),
+    };
+    if tx.prepare_cached(sql)?.execute(params![id, to_state, from_state])? != 1 {
+        // The judgement and the commit saw the same version, so this cannot
+        // happen; if it did, roll back rather than record an act that did nothing.
+        return Err(rusqlite::Error::QueryReturnedNoRows);
+    }
+    // `tally::add` inserts before it updates, and the table's CHECK refuses a
+    // negative insert, so a count that falls is updated in place.
+    tx.prepare_cached("UPDATE tallies SET n = n - 1 WHERE name = ?1")?.execute([from])?;
+    tally::add(tx, &to, 1)?;
+    tx.prepare_cached(
+        "INSERT INTO human_acts (act, target, receipt_hash, seen_version, store_version, at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+    )?
+    .execute(params![act.as_str(), id, receipt, seen as i64, version as i64, clock::now_utc()])
+    .map(drop)
+}
+
+fn current_version(tx: &Transaction<'_>) -> rusqlite::Result<u64> {
+    let v: i64 = tx.prepare_cached("SELECT store_version FROM store WHERE one = 1")?.query_row([], |r| r.get(0))?;
+    Ok(u64::try_from(v).unwrap_or(0))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_dir::test_dir;
+    use super::*;
+
+    fn files(store: &Store) -> Vec<(String, Vec<u8>)> {
+        let mut out: Vec<_> = std::fs::read_dir(store.dir())
+            .expect("list")
+            .map(|e| {
+                let e = e.expect("entry");
+                (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).expect("read"))
+            })
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn a_stamp_lands_once_and_a_second_is_told() {
+        let dir = test_dir("tray-stamp");
+        let mut store = Store::init(dir.path(), true).expect("init");
+        let tray = store.tray().expect("tray");
+        assert!(tray.waiting >= 1 && tray.missions.len() as u64 == tray.waiting.min(TRAY_LISTED as u64));
+        let first = tray.missions[0].clone();
+        let stamped = store.act(Act::Stamp, &first.id, &first.receipt_hash, tray.store_version).expect("stamp");
+        assert_eq!(stamped, Acted::Now { store_version: tray.store_version + 1 });
+        let before = files(&store);
+        let again = store.act(Act::Stamp, &first.id, &first.receipt_hash, tray.store_version).expect("again");
+        assert!(matches!(again, Acted::Already { store_version, .. } if store_version == tray.store_version + 1));
+        assert_eq!(files(&store), before, "a second stamp wrote");
+        let after = store.tray().expect("tray");
+        assert_eq!(after.waiting, tray.waiting - 1);
+        assert!(!after.missions.iter().any(|m| m.id == first.id));
+    }
+
+    #[test]
+    fn the_tray_shows_state_text_sanitised_and_a_stamp_still_lands() {
+        let dir = test_dir("tray-sanitised");
+        let mut store = Store::init(dir.path(), true).expect("init");
+        let id = store.tray().expect("tray").missions[0].id.clone();
+        let hostile = "\u{202e}evil\u{202c} \u{1b}[31mmission\u{200b}\nforged line";
+        store.conn.execute("UPDATE missions SET title = ?1 WHERE id = ?2", [hostile, &id]).expect("title");
+        let tray = store.tray().expect("tray");
+        let shown = tray.missions.iter().find(|m| m.id == id).expect("still waiting");
+        assert_eq!(shown.title, "evil mission forged line");
+        assert_eq!(shown.receipt_hash, receipt_hash(&id, hostile, Phase::MergeWait.as_str(), &shown.agent));
+        let stamped = store.act(Act::Stamp, &id, &shown.receipt_hash, tray.store_version).expect("stamp");
+        assert_eq!(stamped, Acted::Now { store_version: tray.store_version + 1 });
+    }
+
+    #[test]
+    fn refusals_write_nothing() {
+        let dir = test_dir("tray-refused");
+        let mut store = Store::init(dir.path(), true).expect("init");
+        let tray = store.tray().expect("tray");
+        let m = tray.missions[0].clone();
+        let before = files(&store);
+        let wrong = "0".repeat(RECEIPT_HASH_LEN);
+        for (mission, receipt, seen) in [
+            ("no-such-mission", m.receipt_hash.as_str(), tray.store_version),
+            (m.id.as_str(), wrong.as_str(), tray.store_version),
+            (m.id.as_str(), m.receipt_hash.as_str(), tray.store_version + 5),
+        ] {
+            assert!(store.act(Act::Stamp, mission, receipt, seen).is_err(), "{mission} {receipt} {seen}");
+        }
+        assert_eq!(files(&store), before);
+    }
+
+    #[test]
+    fn unrelated_writes_do_not_stop_a_stamp_but_a_changed_mission_does() {
+        let dir = test_dir("tray-fresh");
+        let mut store = Store::init(dir.path(), true).expect("init");
+        let tray = store.tray().expect("tray");
+        let (a, b) = (tray.missions[0].clone(), tray.missions[1].clone());
+        store.memorize("unrelated", "test", None, None).expect("memorize");
+        assert!(matches!(store.act(Act::Stamp, &a.id, &a.receipt_hash, tray.store_version), Ok(Acted::Now { .. })));
+        store
+            .commit(None, None, |tx, _| {
+                tx.execute("UPDATE missions SET title = 'changed' WHERE id = ?1", [&b.id]).map(drop)
+            })
+            .expect("change b");
+        let before = files(&store);
+        let refused = store.act(Act::Stamp, &b.id, &b.receipt_hash, tray.store_version).expect_err("stale");
+        assert!(matches!(&refused, ActRefused::StateMoved { act: Act::Stamp, .. }), "{refused}");
+        assert!(refused.to_string().starts_with("state moved"));
+        assert_eq!(files(&store), before);
+    }
+
+    #[test]
+    fn a_landed_or_unwaiting_mission_is_refused() {
+        let dir = test_dir("tray-phase");
+        let mut store = Store::init(dir.path(), true).expect("init");
+        let tx = store.conn.unchecked_transaction().expect("tx");
+        let (id, title, phase, agent): (String, String, String, String) = tx
+            .query_row("SELECT id, title, phase, agent FROM missions WHERE phase != 'merge_wait' LIMIT 1", [], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })
+            .expect("a mission not waiting");
+        drop(tx);
+        let hash = receipt_hash(&id, &title, &phase, &agent);
+        let refused = store.act(Act::Stamp, &id, &hash, 1).expect_err("not waiting");
+        assert!(matches!(refused, ActRefused::NotWaiting { .. }), "{refused}");
+    }
+}
+
+#[cfg(test)]
+mod ratify_tests {
+    use super::super::test_dir::test_dir;
+    use super::*;
+
+    #[test]
+    fn a_candidate_is_ratified_once_and_a_changed_one_is_refused() {
+        let dir = test_dir("tray-ratify");
+        let mut store = Store::init(dir.path(), true).expect("init");
+        let tray = store.tray().expect("tray");
+        let block = tray.candidates[0].clone();
+        assert_eq!(tray.candidate_count, tray.candidates.len() as u64);
+        let wrong = "0".repeat(RECEIPT_HASH_LEN);
+        let refused = store.act(Act::Ratify, &block.id, &wrong, tray.store_version).expect_err("stale");
+        assert!(matches!(refused, ActRefused::StateMoved { act: Act::Ratify, .. }), "{refused}");
+        let done = store.act(Act::Ratify, &block.id, &block.receipt_hash, tray.store_version).expect("ratify");
+        assert_eq!(done, Acted::Now { store_version: tray.store_version + 1 });
+        let again = store.act(Act::Ratify, &block.id, &block.receipt_hash, tray.store_version).expect("again");
+        assert!(matches!(again, Acted::Already { .. }));
+        let after = store.tray().expect("tray");
+        assert_eq!(after.candidate_count, tray.candidate_count - 1);
+        assert!(!after.candidates.iter().any(|c| c.id == block.id));
+        // A mission id is not a block: each act has its own targets.
+        let mission = &tray.missions[0];
+        assert!(matches!(
+            store.act(Act::Ratify, &mission.id, &mission.receipt_hash, after.store_version),
+            Err(ActRefused::Unknown { act: Act::Ratify })
+        ));
+    }
+}

@@ -1,0 +1,83 @@
+"""The tray suite's moving parts: `m1nd serve --http` with its login links,
+raw HTTP requests with every header under the test's control, and the store
+read back byte for byte or edited by another writer (SQLite itself)."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import queue
+import re
+import sqlite3
+import subprocess
+import threading
+from pathlib import Path
+
+import harness
+
+LINK = re.compile(r"(http://127\.0\.0\.1:\d+/login\?token=[0-9a-f]{64})")
+
+
+class TrayServer:
+    """`m1nd serve --http 127.0.0.1:0` over a store, its login links read from stderr."""
+
+    def __init__(self, store: Path, session_seconds: float | None = None, extra: tuple[str, ...] = ()):
+        args = [harness.binary(), "serve", "--store", str(store), "--http", "127.0.0.1:0", *extra]
+        if session_seconds is not None:
+            args += ["--tray-session", str(session_seconds)]
+        self.store = store
+        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.links: queue.Queue[str] = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.first_link = self.next_link()
+        self.base = self.first_link.split("/login")[0]
+        self.port = int(self.base.rsplit(":", 1)[1])
+
+    def _read(self) -> None:
+        for raw in self.proc.stderr:
+            found = LINK.search(raw.decode("utf-8", "replace"))
+            if found:
+                self.links.put(found.group(1))
+
+    def next_link(self) -> str:
+        """The next login link the server prints (one per spent token)."""
+        return self.links.get(timeout=harness.TIMEOUT_S)
+
+    def request(self, method: str, path: str, headers: dict[str, str] | None = None, body: bytes = b"") -> tuple[int, dict]:
+        """One raw request; `headers` replace the defaults (Host is this server's)."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=harness.TIMEOUT_S)
+        sent = {"Host": f"127.0.0.1:{self.port}", "Content-Length": str(len(body))}
+        sent.update(headers or {})
+        conn.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
+        for k, v in sent.items():
+            conn.putheader(k, v)
+        conn.endheaders(body)
+        reply = conn.getresponse()
+        data = reply.read()
+        conn.close()
+        try:
+            answer = json.loads(data)
+        except ValueError:
+            answer = {"raw": data.decode("utf-8", "replace")}
+        return reply.status, answer
+
+    def close(self) -> None:
+        self.proc.kill()
+        self.proc.wait(timeout=harness.TIMEOUT_S)
+
+
+def files(store: Path) -> dict[str, bytes]:
+    """Every file in the store directory with its bytes."""
+    return {p.name: p.read_bytes() for p in sorted(store.iterdir())}
+
+
+def external_write(store: Path, sql: str, params: tuple = ()) -> None:
+    """Another writer: one SQLite transaction that changes a row and bumps store_version."""
+    conn = sqlite3.connect(store / "state.db", isolation_level=None)
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+        conn.execute(sql, params)
+        conn.execute("UPDATE store SET store_version = store_version + 1 WHERE one = 1")
+        conn.execute("COMMIT")
+    finally:
+        conn.close()
