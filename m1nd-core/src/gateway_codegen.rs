@@ -10,7 +10,7 @@ use crate::policy::{PolicyFile, PolicySources};
 /// Call only after `compile_gateway` accepted `sources`.
 pub fn embedded(sources: &PolicySources, display: &str, includes: &Includes) -> TokenStream {
     let tracked = tracked(includes);
-    let files = PolicyFile::ALL.map(|f| match &sources.file(f).text {
+    let files = PolicyFile::EVERY.map(|f| match &sources.file(f).text {
         Ok(text) => quote! { ::core::option::Option::Some(#text) },
         Err(_) => quote! { ::core::option::Option::None },
     });

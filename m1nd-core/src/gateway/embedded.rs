@@ -11,24 +11,28 @@ use std::sync::OnceLock;
 use super::table::Gateway;
 use crate::policy::{PolicyFile, PolicySources, compile_gateway};
 
+/// How many files a policy directory may hold.
+pub const FILES: usize = PolicyFile::EVERY.len();
+
 /// The text of a gateway policy, proven lawful when the crate was built.
 pub struct Embedded {
     display: &'static str,
-    files: [Option<&'static str>; 4],
+    /// Each file's text, in [`PolicyFile::EVERY`] order.
+    files: [Option<&'static str>; FILES],
     table: OnceLock<Result<Gateway, String>>,
 }
 
 impl Embedded {
     /// Used by `gateway!` expansions only, after every law passed.
     #[doc(hidden)]
-    pub const fn __from_checked_policy(display: &'static str, files: [Option<&'static str>; 4]) -> Self {
+    pub const fn __from_checked_policy(display: &'static str, files: [Option<&'static str>; FILES]) -> Self {
         Self { display, files, table: OnceLock::new() }
     }
 
     /// The value `gateway!` emits next to its compile errors. Never served.
     #[doc(hidden)]
     pub const fn __stub() -> Self {
-        Self::__from_checked_policy("", [None; 4])
+        Self::__from_checked_policy("", [None; FILES])
     }
 
     /// The compiled table. An error only if the embedded text no longer
