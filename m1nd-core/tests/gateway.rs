@@ -79,7 +79,7 @@ fn m014_a_cockpit_policy_may_not_carry_pins_it_would_not_enforce() {
         "{}\n[verbs.pinned]\nsummary = \"x\"\naccepts = [\"node\"]\npins.node = {{ allowed = [\"b\"] }}\n",
         real.text(PolicyFile::Tools)
     );
-    let texts = PolicyFile::ALL.map(|f| if f == PolicyFile::Tools { tools.clone() } else { real.text(f).to_owned() });
+    let texts = PolicyFile::EVERY.map(|f| if f == PolicyFile::Tools { tools.clone() } else { real.text(f).to_owned() });
     let s = PolicySources::from_bytes("policy", |f| Some(texts[f as usize].as_bytes()));
     let problems = compile(&s).expect_err("a pin in a cockpit policy");
     assert_eq!(problems.len(), 1, "{}", rendered(&problems, &s));
@@ -168,7 +168,7 @@ fn a_gateway_policy_with_a_menu_is_governed_by_the_menu_laws_too() {
         .map(|l| format!("{l}\n"))
         .collect();
     let texts =
-        PolicyFile::ALL.map(|f| if f == PolicyFile::Cockpit { cockpit.clone() } else { real.text(f).to_owned() });
+        PolicyFile::EVERY.map(|f| if f == PolicyFile::Cockpit { cockpit.clone() } else { real.text(f).to_owned() });
     let broken = PolicySources::from_bytes("policy", |f| Some(texts[f as usize].as_bytes()));
     let problems = compile_gateway(&broken).expect_err("a broken menu is still a broken policy");
     let laws: Vec<Law> = problems.iter().map(|d| d.law).collect();
