@@ -135,6 +135,10 @@ mod tests {
             } else {
                 assert!(!denied, "`{name}` only reads but the deny list keeps it from read-only sessions");
             }
+            // A reading kept per state must need no argument, as tools.toml says.
+            if let Op::Read(read) = op {
+                assert_eq!(read.plain(), verb.requires.is_empty(), "`{name}`: `plain` disagrees with `requires`");
+            }
         }
     }
 }
