@@ -16,7 +16,6 @@
 
 use std::borrow::Cow;
 use std::cell::OnceCell;
-use std::collections::HashSet;
 
 use m1nd_core::ReadVerb;
 use m1nd_core::runtime::{Item, ReadError, Reader, Reading};
@@ -27,6 +26,8 @@ use super::file::FileId;
 use super::state::{BlockStatus, Counts, Phase};
 use super::verbs::{self, Op, Read};
 use super::{Store, tally};
+
+mod search;
 
 /// The most items a reading lists: the largest collection law M008 admits,
 /// so every collection the policy can declare is filled.
@@ -197,76 +198,6 @@ impl Snapshot<'_> {
         };
         Ok(reading)
     }
-
-    /// `(id, text)` pairs of a small table, in insertion order.
-    fn pairs(&self, sql: &str) -> rusqlite::Result<Vec<(String, String)>> {
-        let mut statement = self.tx.prepare_cached(sql)?;
-        let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
-        rows.collect()
-    }
-
-    fn impact(&self, node: &str) -> rusqlite::Result<Reading> {
-        let mut hits: Vec<(String, &str)> = Vec::new();
-        for (id, at) in self.pairs("SELECT id, node FROM blocks ORDER BY seq")? {
-            if mentions(&at, node) || id == node {
-                hits.push((id, "block"));
-            }
-        }
-        for (id, _) in self.pairs("SELECT id, id FROM modules ORDER BY seq")? {
-            if mentions(&id, node) {
-                hits.push((id, "module"));
-            }
-        }
-        for (id, cause) in self.pairs("SELECT id, cause FROM drift ORDER BY seq")? {
-            if mentions(&id, node) {
-                hits.push((id, "drift"));
-            } else if mentions(&cause, node) {
-                hits.push((id, "drift cause"));
-            }
-        }
-        let affected = count(hits.len());
-        let items = hits.iter().take(LISTED).map(|(id, via)| Item::new([("id", id.as_str()), ("via", via)]));
-        Ok(Reading::listing(items).with("affected", affected))
-    }
-
-    fn why(&self, source: &str, target: &str) -> rusqlite::Result<Reading> {
-        let sql = "SELECT id, evidence FROM drift WHERE (id = ?1 AND cause = ?2) OR (id = ?2 AND cause = ?1) \
-                   ORDER BY seq LIMIT 1";
-        let mut statement = self.tx.prepare_cached(sql)?;
-        let mut rows = statement.query([source, target])?;
-        let link = match rows.next()? {
-            Some(row) => {
-                let (id, evidence): (String, String) = (row.get(0)?, row.get(1)?);
-                let reason = if id == source {
-                    format!("{target} moved it: {evidence}")
-                } else {
-                    format!("it moved {target}: {evidence}")
-                };
-                Some(Item::new([("from", source), ("to", target), ("reason", &reason)]))
-            }
-            None => None,
-        };
-        let links = count(usize::from(link.is_some()));
-        Ok(Reading::listing(link).with("links", links))
-    }
-
-    fn trace(&self, error_text: &str) -> rusqlite::Result<Reading> {
-        let wanted = words(error_text);
-        let mut statement = self.tx.prepare_cached("SELECT id, node, text FROM alerts ORDER BY seq")?;
-        let alerts = statement.query_map([], |row| Ok((row.get::<_, String>(0)?, row.get(1)?, row.get(2)?)))?;
-        let mut hits: Vec<(usize, String, String)> = Vec::new();
-        for alert in alerts {
-            let (id, node, text): (String, String, String) = alert?;
-            let shared = words(&text).intersection(&wanted).count();
-            if shared > 0 {
-                hits.push((shared, id, node));
-            }
-        }
-        hits.sort_by_key(|(shared, _, _)| std::cmp::Reverse(*shared));
-        let matches = count(hits.len());
-        let items = hits.iter().take(LISTED).map(|(_, id, node)| Item::new([("id", id.as_str()), ("node", node)]));
-        Ok(Reading::listing(items).with("matches", matches))
-    }
 }
 
 #[cfg(test)]
@@ -282,7 +213,7 @@ impl Snapshot<'_> {
 impl Reader for Snapshot<'_> {
     fn read(&self, read: &ReadVerb, bound: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
         let Some(Op::Read(op)) = verbs::op(read.verb()) else {
-            let shown: String = read.verb().chars().take(48).collect();
+            let shown = m1nd_core::sanitize::display(read.verb(), m1nd_core::sanitize::cap::NAME);
             return Err(ReadError(format!("not a read this store serves: {shown}")));
         };
         if bound.is_empty() && read.arguments().is_empty() {
@@ -313,29 +244,6 @@ fn count(n: usize) -> u64 {
 
 fn to_usize(n: u64) -> usize {
     usize::try_from(n).unwrap_or(usize::MAX)
-}
-
-/// Whether `text` mentions `node`: contains it, or is a path that `node`
-/// lies inside (a module `src/a` mentions node `src/a/b.rs`).
-fn mentions(text: &str, node: &str) -> bool {
-    if text.is_empty() || node.is_empty() {
-        return false;
-    }
-    text.contains(node) || node.strip_prefix(text).is_some_and(|rest| rest.starts_with(['/', ':', '.', '#']))
-}
-
-/// The distinctive words of a text: lowercased, three letters or more, minus
-/// a few words every sentence shares.
-fn words(text: &str) -> HashSet<String> {
-    const COMMON: &[&str] = &[
-        "the", "and", "for", "with", "from", "not", "was", "are", "but", "has", "had", "this", "that", "into", "its",
-        "after", "before", "than", "then", "when",
-    ];
-    text.split(|c: char| !(c.is_alphanumeric() || c == '_'))
-        .filter(|w| w.chars().count() >= 3)
-        .map(str::to_lowercase)
-        .filter(|w| !COMMON.contains(&w.as_str()))
-        .collect()
 }
 
 #[cfg(test)]
@@ -598,14 +506,5 @@ mod tests {
         assert!(text.contains("2 waiting for your stamp"), "{text}");
         assert!(text.contains("11 blocks ratified, 2 stale"), "{text}");
         assert!(!text.contains("can't be read"), "{text}");
-    }
-
-    #[test]
-    fn mentions_respects_path_boundaries() {
-        assert!(mentions("crates/graph/src/walk.rs", "crates/graph"));
-        assert!(mentions("crates/graph", "crates/graph/src/walk.rs"));
-        assert!(!mentions("crates/gr", "crates/graph/src/walk.rs"));
-        assert!(!mentions("", "x"));
-        assert!(!mentions("x", ""));
     }
 }
