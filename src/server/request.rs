@@ -32,6 +32,32 @@ use rmcp::model::{CallToolRequest, ClientRequest, ErrorData, JsonRpcMessage, Jso
 use rmcp::service::RxJsonRpcMessage;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+/// The other scalar visits of a visitor that treats every scalar as it
+/// treats a bool (counts it, or notes a non-object), written once.
+macro_rules! scalars_like_bool {
+    () => {
+        fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+            self.visit_bool(true)
+        }
+
+        fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+            self.visit_bool(true)
+        }
+
+        fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+            self.visit_bool(true)
+        }
+
+        fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+            self.visit_bool(true)
+        }
+
+        fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+            self.visit_bool(true)
+        }
+    };
+}
+
 /// The most JSON values (objects, arrays, strings, numbers, literals) one
 /// message may hold. A `tools/call` here carries a handful of arguments.
 pub const MAX_JSON_VALUES: usize = 100_000;
@@ -184,25 +210,7 @@ impl<'de, 'e> Visitor<'de> for EnvelopeSeed<'e, 'de> {
         Ok(())
     }
 
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
-        self.visit_bool(true)
-    }
-
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
-        self.visit_bool(true)
-    }
-
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
-        self.visit_bool(true)
-    }
-
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
-        self.visit_bool(true)
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        self.visit_bool(true)
-    }
+    scalars_like_bool!();
 }
 
 const TOO_MANY: &str = "too many JSON values";
@@ -252,25 +260,7 @@ impl<'de> Visitor<'de> for Counter<'_> {
         Ok(())
     }
 
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
-        self.visit_bool(true)
-    }
-
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
-        self.visit_bool(true)
-    }
-
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
-        self.visit_bool(true)
-    }
-
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
-        self.visit_bool(true)
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        self.visit_bool(true)
-    }
+    scalars_like_bool!();
 }
 
 /// A top-level value the envelope looks at: a string or an integer, or
