@@ -31,18 +31,8 @@ fi
 
 venv="$root/target/browser-venv"
 req="$here/requirements.txt"
-if [[ ! -x "$venv/bin/python" ]]; then
-  echo "browser: creating venv in $venv" >&2
-  mkdir -p "$root/target"
-  "${PYTHON:-python3}" -m venv "$venv"
-fi
-stamp="$venv/.requirements.sha256"
-want="$(sha256sum "$req" | cut -d' ' -f1)"
-if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
-  echo "browser: installing $(grep -Ev '^\s*(#|$)' "$req" | tr '\n' ' ')" >&2
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"
-  echo "$want" >"$stamp"
-fi
+source "$root/tests/lib/venv.sh"
+pinned_venv browser "$venv" "$req"
 
 node_dir="$root/target/browser-node"
 lock_want="$(sha256sum "$here/package-lock.json" | cut -d' ' -f1)"

@@ -29,21 +29,10 @@ fi
 
 venv="$root/target/e2e-venv"
 req="$here/requirements.txt"
-python="${PYTHON:-python3}"
 export PYTHONDONTWRITEBYTECODE=1
 
-if [[ ! -x "$venv/bin/python" ]]; then
-  echo "e2e: creating venv in $venv" >&2
-  mkdir -p "$root/target"
-  "$python" -m venv "$venv"
-fi
-stamp="$venv/.requirements.sha256"
-want="$(sha256sum "$req" | cut -d' ' -f1)"
-if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
-  echo "e2e: installing $(grep -Ev '^\s*(#|$)' "$req" | tr '\n' ' ')" >&2
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"
-  echo "$want" >"$stamp"
-fi
+source "$root/tests/lib/venv.sh"
+pinned_venv e2e "$venv" "$req"
 
 if [[ -z "${M1ND_BIN:-}" ]]; then
   # cargo decides whether anything is stale; a no-op build takes well under a second.

@@ -30,18 +30,8 @@ venv="$root/target/gateway-venv"
 req="$here/requirements.txt"
 export PYTHONDONTWRITEBYTECODE=1
 
-if [[ ! -x "$venv/bin/python" ]]; then
-  echo "gateway: creating venv in $venv" >&2
-  mkdir -p "$root/target"
-  "${PYTHON:-python3}" -m venv "$venv"
-fi
-stamp="$venv/.requirements.sha256"
-want="$(sha256sum "$req" | cut -d' ' -f1)"
-if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
-  echo "gateway: installing $(grep -Ev '^\s*(#|$)' "$req" | tr '\n' ' ')" >&2
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"
-  echo "$want" >"$stamp"
-fi
+source "$root/tests/lib/venv.sh"
+pinned_venv gateway "$venv" "$req"
 
 lock="$here/npm/package-lock.json"
 npm_stamp="$here/npm/node_modules/.lock.sha256"

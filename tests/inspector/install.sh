@@ -7,20 +7,9 @@
 # Expects `here` (this directory) and `root` (the repository) to be set by the caller.
 venv="$root/target/inspector-venv"
 app="$root/target/inspector"
-python="${PYTHON:-python3}"
 
-if [[ ! -x "$venv/bin/python" ]]; then
-  echo "inspector: creating venv in $venv" >&2
-  mkdir -p "$root/target"
-  "$python" -m venv "$venv"
-fi
-stamp="$venv/.requirements.sha256"
-want="$(sha256sum "$here/requirements.txt" | cut -d' ' -f1)"
-if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
-  echo "inspector: installing $(grep -Ev '^\s*(#|$)' "$here/requirements.txt" | tr '\n' ' ')" >&2
-  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$here/requirements.txt"
-  echo "$want" >"$stamp"
-fi
+source "$root/tests/lib/venv.sh"
+pinned_venv inspector "$venv" "$here/requirements.txt"
 export PATH="$venv/bin:$PATH"
 
 stamp="$app/.lock.sha256"
