@@ -79,7 +79,7 @@ pub enum IdProblem {
 }
 
 /// Whether `s` is an [`ArgKind::Id`]: 1 to [`MAX_ID_CHARS`] characters that
-/// [`display`](crate::runtime::sanitize::display) leaves as they are.
+/// [`display`](crate::sanitize::display) leaves as they are.
 pub fn check_id(s: &str) -> Result<(), IdProblem> {
     let chars = s.chars().count();
     if chars == 0 || chars > MAX_ID_CHARS {

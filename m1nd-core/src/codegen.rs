@@ -140,8 +140,9 @@ fn card(c: &Card) -> TokenStream {
 
 fn read(r: &ReadVerb) -> TokenStream {
     let (card, verb) = (s(r.card()), s(r.verb()));
+    let verb_id = r.verb_id().index() as u32;
     let arguments = list(r.arguments(), argument);
-    quote! { ::m1nd_core::ReadVerb::__from_checked_policy(#card, #verb, #arguments) }
+    quote! { ::m1nd_core::ReadVerb::__from_checked_policy(#card, #verb, ::m1nd_core::VerbId::__at(#verb_id), #arguments) }
 }
 
 fn slot(slot: &Slot) -> TokenStream {

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use crate::deny::Refusal;
 use crate::names::{NameIndex, Resolution};
-use crate::table::{Cockpit, Verb};
+use crate::table::{Cockpit, Verb, VerbId};
 
 /// Why a call was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -55,6 +55,16 @@ impl std::fmt::Display for Refused {
     }
 }
 
+impl std::error::Error for Refused {}
+
+/// A call the guard let through: the verb's handle in the guard's table, and
+/// its definition. Everything after the guard works from this value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Resolved<'a> {
+    pub id: VerbId,
+    pub verb: &'a Verb,
+}
+
 /// Longer names are refused without a "did you mean": no verb is anywhere
 /// near this long, and edit distance over megabytes of input is a cost an
 /// attacker should not be able to buy with one call.
@@ -76,22 +86,29 @@ impl<'a> Guard<'a> {
         self.read_only
     }
 
-    /// The verb a call may proceed with, or why it may not.
-    pub fn check(&self, name: &str, args: Option<&Map<String, Value>>) -> Result<&'a Verb, Refused> {
+    /// The verb a call may proceed with, resolved once to its handle, or why
+    /// it may not.
+    pub fn check(&self, name: &str, args: Option<&Map<String, Value>>) -> Result<Resolved<'a>, Refused> {
         if name.len() > MAX_NAME_BYTES {
             return Err(Refused::TooLong { bytes: name.len() });
         }
-        let verb = match self.names.resolve(name) {
-            Resolution::Known(v) => v,
-            Resolution::LookAlike { verb, .. } => {
+        let index = match self.names.locate(name) {
+            Ok(index) => index,
+            Err(Resolution::LookAlike { verb, .. }) => {
                 return Err(Refused::LookAlike { name: printable(name), verb: verb.to_owned() });
             }
-            Resolution::Unknown { suggestion } => {
+            Err(Resolution::Unknown { suggestion }) => {
                 return Err(Refused::Unknown { name: printable(name), suggestion: suggestion.map(str::to_owned) });
             }
+            // `locate` reports a known name as Ok; nothing else is a verb.
+            Err(Resolution::Known(_)) => return Err(Refused::Unknown { name: printable(name), suggestion: None }),
         };
-        let def =
-            self.cockpit.verb(verb).ok_or_else(|| Refused::Unknown { name: printable(name), suggestion: None })?;
+        // The index was built from `cockpit.verbs` in order, so its positions are the table's.
+        let id = u32::try_from(index).map(VerbId::__at);
+        let Some((id, def)) = id.ok().and_then(|id| Some((id, self.cockpit.verb_at(id)?))) else {
+            return Err(Refused::Unknown { name: printable(name), suggestion: None });
+        };
+        let verb = &*def.name;
         if def.retired {
             return Err(Refused::Retired { verb: verb.to_owned() });
         }
@@ -104,7 +121,7 @@ impl<'a> Guard<'a> {
         if self.read_only {
             self.cockpit.deny.check(verb, args).map_err(Refused::ReadOnly)?;
         }
-        Ok(def)
+        Ok(Resolved { id, verb: def })
     }
 
     /// Whether `tools/list` shows this verb to the session.
@@ -175,7 +192,12 @@ mod tests {
         for name in ["learn", "m1nd.learn", "m1nd_learn", "LEARN", "  M1ND.Learn\t"] {
             assert!(matches!(guard.check(name, None), Err(Refused::ReadOnly(_))), "{name}");
         }
-        assert_eq!(guard.check("m1nd.doctor", None).map(|v| &*v.name), Ok("doctor"));
+        assert_eq!(guard.check("m1nd.doctor", None).map(|v| &*v.verb.name), Ok("doctor"));
+        // The handle names the verb in the guard's table, for every live verb.
+        for (id, verb) in t.verbs_with_ids().filter(|(_, v)| !v.retired && &*v.name != "mission_stamp") {
+            let resolved = Guard::new(&t, false).check(&verb.name.to_uppercase(), None).expect("resolves");
+            assert_eq!((resolved.id, std::ptr::eq(resolved.verb, verb)), (id, true), "{}", verb.name);
+        }
     }
 
     #[test]

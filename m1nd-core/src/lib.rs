@@ -12,6 +12,7 @@ pub mod facets;
 pub mod gateway;
 #[cfg(feature = "codegen")]
 pub mod gateway_codegen;
+pub mod gateway_table;
 pub mod guard;
 pub mod links;
 pub mod names;
@@ -27,5 +28,5 @@ pub use facets::Facet;
 pub use policy::{Diagnostic, Law, PolicyFile, PolicySources, compile, compile_gateway};
 pub use table::{
     Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, HumanOnly, Label, ReadVerb, Slot,
-    SlotKind, Verb,
+    SlotKind, Verb, VerbId,
 };

@@ -81,16 +81,25 @@ impl<'a> NameIndex<'a> {
 
     /// Resolve a name as written (it is canonicalised first).
     pub fn resolve(&self, written: &str) -> Resolution<'a> {
+        match self.locate(written) {
+            Ok(i) => Resolution::Known(self.names[i]),
+            Err(other) => other,
+        }
+    }
+
+    /// Resolve a name as written to its position in the order the index was
+    /// built, or say why it names nothing (never [`Resolution::Known`]).
+    pub fn locate(&self, written: &str) -> Result<usize, Resolution<'a>> {
         let name = canonical(written);
         if let Some(&i) = self.exact.get(name.as_str()) {
-            return Resolution::Known(self.names[i]);
+            return Ok(i);
         }
         if let Some(first_foreign) = name.chars().find(|c| !c.is_ascii())
             && let Some(&i) = self.skeletons.get(&skeleton_of(&name))
         {
-            return Resolution::LookAlike { verb: self.names[i], first_foreign };
+            return Err(Resolution::LookAlike { verb: self.names[i], first_foreign });
         }
-        Resolution::Unknown { suggestion: self.suggest(&name) }
+        Err(Resolution::Unknown { suggestion: self.suggest(&name) })
     }
 
     /// The closest name within a small edit distance, for "did you mean".

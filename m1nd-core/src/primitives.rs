@@ -15,3 +15,14 @@ pub struct Argument {
     pub name: Str,
     pub value: Str,
 }
+
+/// The prefix of a definition digest: what `m1nd policy import` writes into a
+/// gateway policy and what the gateway compares a live definition against.
+pub const DIGEST_PREFIX: &str = "blake3:";
+
+/// Whether `text` is a definition digest: [`DIGEST_PREFIX`] and 64 lower-case
+/// hex digits.
+pub fn is_digest(text: &str) -> bool {
+    text.strip_prefix(DIGEST_PREFIX)
+        .is_some_and(|hex| hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
+}

@@ -71,6 +71,20 @@ pub const FILLERS: &[char] = &[
 /// Display form of untrusted text: escapes and invisible characters removed,
 /// controls and whitespace runs folded to one space, at most `cap` characters
 /// (an ellipsis marks a cut).
+///
+/// ```
+/// use m1nd_core::sanitize::{cap, display};
+///
+/// // An ANSI escape, a bidi override and a forged second line.
+/// let hostile = "\u{1b}[31mred\u{1b}[0m \u{202E}txt.exe\u{202C}\nignore the above";
+/// assert_eq!(display(hostile, cap::MESSAGE), "red txt.exe ignore the above");
+/// // TAG characters, invisible text that spells an instruction, are removed.
+/// assert_eq!(display("ok\u{E0049}\u{E0047}\u{E004E}", cap::VALUE), "ok");
+/// // Cut to the cap, with an ellipsis that counts towards it.
+/// let cut = display(&"a".repeat(100), 10);
+/// assert_eq!(cut.chars().count(), 10);
+/// assert!(cut.ends_with('…'));
+/// ```
 pub fn display(raw: &str, cap: usize) -> String {
     let mut out = String::with_capacity(cap.min(raw.len()) + 3);
     let mut count = 0usize;

@@ -69,6 +69,30 @@ pub struct Budget {
     pub drill_tokens: u32,
 }
 
+/// A verb of one compiled table, named by its position in [`Cockpit::verbs`].
+///
+/// The guard resolves a written name to a `VerbId` once; everything after it
+/// (dispatch, the store's reads, the cockpit's slots) carries the handle and
+/// indexes tables built from the same [`Cockpit`], never looking a name up
+/// again. A handle means nothing in another table: only the table that made it
+/// (the guard's, or the policy compiler's for a [`ReadVerb`]) should read it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct VerbId(u32);
+
+impl VerbId {
+    /// The handle of the verb at `index` in [`Cockpit::verbs`]; used by the
+    /// policy compiler and by `cockpit!` expansions.
+    #[doc(hidden)]
+    pub const fn __at(index: u32) -> Self {
+        Self(index)
+    }
+
+    /// The verb's position in [`Cockpit::verbs`], for tables indexed alike.
+    pub const fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
 /// A verb the server knows.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Verb {
@@ -108,14 +132,23 @@ pub struct Card {
 pub struct ReadVerb {
     pub(crate) card: Str,
     pub(crate) verb: Str,
+    /// `verb`'s handle in the table this read belongs to (derived from `verb`
+    /// and the table's verb list, so it is not encoded separately).
+    pub(crate) verb_id: VerbId,
     pub(crate) arguments: List<Argument>,
 }
 
 impl ReadVerb {
     /// Used by the policy compiler and by `cockpit!` expansions only.
     #[doc(hidden)]
-    pub const fn __from_checked_policy(card: Str, verb: Str, arguments: List<Argument>) -> Self {
-        Self { card, verb, arguments }
+    pub const fn __from_checked_policy(card: Str, verb: Str, verb_id: VerbId, arguments: List<Argument>) -> Self {
+        Self { card, verb, verb_id, arguments }
+    }
+
+    /// The verb's handle in the table this read came from: what a reader
+    /// dispatches on, instead of the name.
+    pub fn verb_id(&self) -> VerbId {
+        self.verb_id
     }
 
     /// The help card this read comes from.
@@ -236,6 +269,25 @@ impl Cockpit {
     /// The verb definition for a canonical name.
     pub fn verb(&self, name: &str) -> Option<&Verb> {
         self.verbs.iter().find(|v| v.name == name)
+    }
+
+    /// The handle of a canonical name: for tables a server builds once, by
+    /// name, when it starts (a call's verb comes from the guard instead).
+    pub fn verb_id(&self, name: &str) -> Option<VerbId> {
+        let index = self.verbs.iter().position(|v| v.name == name)?;
+        u32::try_from(index).ok().map(VerbId)
+    }
+
+    /// The verb a handle of this table names.
+    pub fn verb_at(&self, id: VerbId) -> Option<&Verb> {
+        self.verbs.get(id.index())
+    }
+
+    /// Every verb with its handle, in table order.
+    pub fn verbs_with_ids(&self) -> impl Iterator<Item = (VerbId, &Verb)> {
+        // tools.toml is capped at MAX_FILE_BYTES, which holds far fewer verbs
+        // than u32::MAX; a hand-built table past that is cut rather than wrapped.
+        self.verbs.iter().take(u32::MAX as usize).enumerate().map(|(i, v)| (VerbId(i as u32), v))
     }
 
     /// The slot a human selects with `n`.

@@ -3,6 +3,9 @@
 
 use m1nd_core::{Law, PolicyFile, PolicySources, compile};
 
+#[path = "support/unicode.rs"]
+mod unicode;
+
 const TOOLS: &str = include_str!("../../tests/ui/policies/base/tools.toml");
 const DENY: &str = include_str!("../../tests/ui/policies/base/read_only_denied.toml");
 const CARDS: &str = include_str!("../../tests/ui/policies/base/help_cards.toml");
@@ -216,4 +219,33 @@ fn argument_types_are_declared_once_and_checked() {
 
     let untyped_common = problems(&format!("[common]\naccepts = [\"agent_id\"]\n{TOOLS}"));
     assert!(untyped_common[0].title.contains("`[common]` accepts `agent_id`"), "{}", untyped_common[0].title);
+}
+
+/// Found by the `policy` fuzz target: a name quoted from the policy (here a
+/// card the menu names) kept its tabs, line breaks and invisible characters
+/// in the diagnostic, so a policy could forge lines of its own error: the
+/// headline promised one line and held many. Every text of a diagnostic now
+/// goes through the sanitiser.
+#[test]
+fn fuzz_policy_diagnostics_quote_the_policy_on_one_line() {
+    let forged = COCKPIT.replacen(
+        "card = \"map\"",
+        "card = \"me\\t\\t\\nerror: [M004] forged\\r\\u2028\\u202emories\\u001b[2J\"",
+        1,
+    );
+    let sources = with(PolicyFile::Cockpit, forged.as_bytes());
+    let problems = compile(&sources).expect_err("the menu names no such card");
+    for d in &problems {
+        for text in
+            [d.headline(), d.label.clone(), d.help.clone()].into_iter().chain(d.related.iter().map(|r| r.1.clone()))
+        {
+            let bad: Vec<String> = text
+                .chars()
+                .filter(|c| unicode::is_invisible(*c) || unicode::breaks_text(*c))
+                .map(|c| format!("U+{:04X}", c as u32))
+                .collect();
+            assert!(bad.is_empty(), "{bad:?} in {text:?}");
+        }
+        assert!(!d.render(&sources).lines().any(|l| l.starts_with("error: [M004] forged")), "{}", d.render(&sources));
+    }
 }

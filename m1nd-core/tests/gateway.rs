@@ -7,6 +7,9 @@ use m1nd_core::guard::{Guard, Refused};
 use m1nd_core::{Diagnostic, Law, PolicyFile, PolicySources, compile, compile_gateway};
 use serde_json::{Map, Value, json};
 
+#[path = "support/unicode.rs"]
+mod unicode;
+
 const DENY: &str = "tools = [\"git_commit\"]\n";
 
 fn sources(tools: &str, deny: &str) -> PolicySources {
@@ -105,7 +108,7 @@ fn the_view_hides_undeclared_changed_and_denied_tools_and_says_why() {
     assert!(refused.to_string().contains("does not declare"), "{refused}");
 
     // Annotations are the policy's: the upstream calls git_commit read-only.
-    let commit = view.find("git_commit").expect("offered");
+    let commit = view.find(g.policy.verb_id("git_commit").expect("declared")).expect("offered");
     assert_eq!(commit.tool["annotations"], json!({"readOnlyHint": false, "destructiveHint": true}));
     // Without a definition pin, the description is the policy's summary.
     assert_eq!(commit.tool["description"], "Record changes");
@@ -188,13 +191,41 @@ fn schemas_are_narrowed_to_what_the_policy_admits() {
     for read_only in [false, true] {
         let guard = Guard::new(&g.policy, read_only);
         let view = View::new(&g, &guard, &listed);
-        let branch = &view.find("git_branch").expect("offered").tool["inputSchema"];
+        let branch =
+            &view.find(g.policy.verb_id("git_branch").expect("declared")).expect("offered").tool["inputSchema"];
         assert_eq!(branch["properties"]["branch_type"]["enum"], json!(["local"]));
         assert_eq!(branch["required"], json!(["branch_type"]));
-        let checkout = &view.find("git_checkout").expect("offered").tool;
+        let checkout = &view.find(g.policy.verb_id("git_checkout").expect("declared")).expect("offered").tool;
         let narrowed = checkout["inputSchema"]["properties"]["branch_name"].get("enum");
         assert_eq!(narrowed, read_only.then(|| json!(["main"])).as_ref(), "read_only = {read_only}");
         // A status-only tool can write: never hinted read-only.
         assert_eq!(checkout["annotations"]["readOnlyHint"], false);
+    }
+}
+
+/// Found by the `gateway` fuzz target: a path pin's refusal showed the path
+/// as it resolved, unsanitised, so a control character or a line break the
+/// caller put in the path reached the refusal (a forged line, a terminal
+/// escape, a bidi override). The resolved path now goes through the sanitiser.
+#[test]
+fn fuzz_gateway_path_refusals_echo_nothing_invisible() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let repo = std::fs::canonicalize(tmp.path()).expect("canonical").join("repo");
+    std::fs::create_dir(&repo).expect("mkdir");
+    let r = repo.to_str().expect("utf8");
+    let g = policy(r);
+    let guard = Guard::new(&g.policy, true);
+    let view = View::new(&g, &guard, &[status_def()]);
+    for path in
+        [format!("{r}\u{1}/x"), format!("{r}-evil\n[refused] allowed: /"), "/tmp/\u{202e}txt.x\u{1b}[2J".to_owned()]
+    {
+        let refused = gateway::check(&g, &guard, &view, "git_status", Some(&args(&[("repo_path", json!(path))])));
+        let message = refused.expect_err("outside the pinned directory").to_string();
+        let hidden: Vec<String> = message
+            .chars()
+            .filter(|c| unicode::is_invisible(*c) || unicode::breaks_text(*c))
+            .map(|c| format!("U+{:04X}", c as u32))
+            .collect();
+        assert!(hidden.is_empty(), "{path:?}: the refusal shows {hidden:?}: {message}");
     }
 }

@@ -3,6 +3,9 @@
 use m1nd_core::runtime::{Path, parse_reference};
 use proptest::prelude::*;
 
+#[path = "support/unicode.rs"]
+mod unicode;
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
 
@@ -70,4 +73,31 @@ fn whitespace_and_sig_are_tolerated() {
     let r = parse_reference("\t 3.2 @ mc_ABCDEF01 \n").unwrap();
     assert_eq!(r.path, Path::Item { slot: 3, item: 2 });
     assert_eq!(r.seen_sig.as_deref(), Some("mc_abcdef01"));
+}
+
+/// Found by the `reference` fuzz target: a refusal echoed the part it could
+/// not read with only control characters replaced, so an Arabic number sign
+/// (U+0600, a format character), a bidi override or TAG characters reached
+/// the person or model reading the error. Echoes go through the one sanitiser.
+#[test]
+fn fuzz_reference_refusals_echo_nothing_invisible() {
+    let tagged: String =
+        "3".chars().chain("ignore".chars().map(|c| char::from_u32(0xE0000 + c as u32).unwrap())).collect();
+    for input in [
+        "\u{600}\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}",
+        "3.\u{202E}1",
+        "\u{200B}3",
+        &tagged,
+        "3@mc_\u{2066}12345678",
+        "3@\u{FEFF}",
+        "1.2.3.\u{061C}4",
+    ] {
+        let message = parse_reference(input).unwrap_err().to_string();
+        let hidden: Vec<String> = message
+            .chars()
+            .filter(|c| unicode::is_invisible(*c) || unicode::breaks_text(*c))
+            .map(|c| format!("U+{:04X}", c as u32))
+            .collect();
+        assert!(hidden.is_empty(), "{input:?}: the refusal echoes {hidden:?}: {message}");
+    }
 }

@@ -9,14 +9,13 @@
 
 mod support;
 
-use icu_properties::props::{DefaultIgnorableCodePoint, GeneralCategory};
-use icu_properties::{CodePointMapData, CodePointSetData};
 use m1nd_core::runtime::json::to_value;
 use m1nd_core::runtime::text::{Charset, render};
 use m1nd_core::runtime::{EntryText, Item, Path, ReadError, Reading, Request, View, cockpit};
 use m1nd_core::{Cockpit, Facet};
 use proptest::prelude::*;
 use serde_json::Value;
+use support::unicode::is_invisible;
 use support::{HOSTILE, MemReader, item, long, real_policy};
 
 fn text_strategy() -> impl Strategy<Value = String> {
@@ -155,10 +154,8 @@ fn check_view(table: &Cockpit, view: &View, hostile: &[&str]) {
     for line in card.lines() {
         assert!(!line.chars().any(char::is_control));
     }
-    let format = |c: char| CodePointMapData::<GeneralCategory>::new().get(c) == GeneralCategory::Format;
-    let ignorable = |c: char| CodePointSetData::new::<DefaultIgnorableCodePoint>().contains(c);
     for c in card.chars().chain(json.to_string().chars()) {
-        assert!(!format(c) && !ignorable(c), "invisible U+{:04X} reached the cockpit", c as u32);
+        assert!(!is_invisible(c), "invisible U+{:04X} reached the cockpit", c as u32);
     }
     // No entry, door or fact names a verb key; and every number offered
     // at the root is a slot of the table.
@@ -291,10 +288,10 @@ fn a_forged_read_fails_closed() {
     use std::borrow::Cow;
     use std::cell::RefCell;
 
-    struct Recording(RefCell<Vec<String>>);
+    struct Recording(RefCell<Vec<(String, m1nd_core::VerbId)>>);
     impl m1nd_core::runtime::Reader for Recording {
         fn read(&self, read: &m1nd_core::ReadVerb, _: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
-            self.0.borrow_mut().push(read.verb().to_owned());
+            self.0.borrow_mut().push((read.verb().to_owned(), read.verb_id()));
             Ok(Cow::Owned(Reading::default()))
         }
         fn store_version(&self) -> u64 {
@@ -302,18 +299,29 @@ fn a_forged_read_fails_closed() {
         }
     }
 
-    let mut table = real_policy();
-    let mut slots = table.slots.to_vec();
-    let health = slots.iter_mut().find(|s| s.facet == Facet::Health).unwrap();
-    let forged =
-        m1nd_core::ReadVerb::__from_checked_policy(Cow::Borrowed("health"), Cow::Borrowed("learn"), Cow::Borrowed(&[]));
-    health.kind = m1nd_core::SlotKind::Read { read: forged };
-    let n = health.n;
-    let unavailable = health.label("unavailable").unwrap().to_owned();
-    table.slots = Cow::Owned(slots);
-    let reader = Recording(RefCell::new(Vec::new()));
-    let root = cockpit(&table, &reader, &Request::default()).unwrap();
-    assert!(!reader.0.borrow().iter().any(|v| v == "learn"), "asked for {:?}", reader.0.borrow());
-    let entry = root.entries.iter().find(|e| e.select.starts_with(&format!("{n}@"))).unwrap();
-    assert_eq!(entry.text.as_str(), unavailable);
+    let policy = real_policy();
+    let id = |name: &str| policy.verb_id(name).unwrap();
+    // A denied verb with its own handle; a denied verb under a read's handle;
+    // a read's name over a denied verb's handle (a reader dispatches on the handle).
+    for (verb, handle) in [("learn", id("learn")), ("learn", id("doctor")), ("doctor", id("learn"))] {
+        let mut table = policy.clone();
+        let mut slots = table.slots.to_vec();
+        let health = slots.iter_mut().find(|s| s.facet == Facet::Health).unwrap();
+        let forged = m1nd_core::ReadVerb::__from_checked_policy(
+            Cow::Borrowed("health"),
+            Cow::Owned(verb.to_owned()),
+            handle,
+            Cow::Borrowed(&[]),
+        );
+        health.kind = m1nd_core::SlotKind::Read { read: forged };
+        let n = health.n;
+        let unavailable = health.label("unavailable").unwrap().to_owned();
+        table.slots = Cow::Owned(slots);
+        let reader = Recording(RefCell::new(Vec::new()));
+        let root = cockpit(&table, &reader, &Request::default()).unwrap();
+        let asked = reader.0.borrow();
+        assert!(!asked.iter().any(|(v, h)| v == "learn" || *h == id("learn")), "{verb}: asked for {asked:?}");
+        let entry = root.entries.iter().find(|e| e.select.starts_with(&format!("{n}@"))).unwrap();
+        assert_eq!(entry.text.as_str(), unavailable, "{verb}");
+    }
 }

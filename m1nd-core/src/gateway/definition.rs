@@ -8,7 +8,7 @@
 
 use serde_json::Value;
 
-use crate::policy::DIGEST_PREFIX;
+use crate::primitives::DIGEST_PREFIX;
 
 /// `blake3:` and the hex digest of `definition`'s canonical encoding.
 pub fn digest(definition: &Value) -> String {
@@ -63,6 +63,6 @@ mod tests {
         let mut d = a.clone();
         d["annotations"] = json!({"readOnlyHint": true});
         assert_ne!(digest(&a), digest(&d));
-        assert!(crate::policy::is_digest(&digest(&a)));
+        assert!(crate::primitives::is_digest(&digest(&a)));
     }
 }

@@ -8,7 +8,7 @@
 
 use std::sync::OnceLock;
 
-use super::table::Gateway;
+use crate::gateway_table::Gateway;
 use crate::policy::{PolicyFile, PolicySources, compile_gateway};
 
 /// How many files a policy directory may hold.

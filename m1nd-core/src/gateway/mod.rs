@@ -19,12 +19,11 @@ mod definition;
 mod embedded;
 pub mod paths;
 pub mod pins;
-mod table;
 mod view;
 
+pub use crate::gateway_table::{Gateway, GatewayTool, Pin, PinRule};
 pub use definition::digest;
 pub use embedded::Embedded;
-pub use table::{Gateway, GatewayTool, Pin, PinRule};
 pub use view::{Hidden, Offered, View, Why};
 
 use serde_json::{Map, Value};
@@ -86,15 +85,15 @@ pub fn check(
     name: &str,
     arguments: Option<&Map<String, Value>>,
 ) -> Result<Forward, GatewayRefused> {
-    let verb = match guard.check(name, arguments) {
-        Ok(verb) => verb,
+    let (id, verb) = match guard.check(name, arguments) {
+        Ok(resolved) => (resolved.id, resolved.verb),
         Err(refused @ (Refused::Unknown { .. } | Refused::LookAlike { .. })) => {
             return Err(view.why_hidden(name).cloned().map_or(GatewayRefused::Guard(refused), GatewayRefused::Hidden));
         }
         Err(refused) => return Err(GatewayRefused::Guard(refused)),
     };
     let verb_name = verb.name.to_string();
-    let Some(offered) = view.find(&verb.name) else {
+    let Some(offered) = view.find(id) else {
         return Err(view
             .why_hidden(&verb.name)
             .cloned()
@@ -109,7 +108,7 @@ pub fn check(
             suggestion: suggest(argument, declared()).map(str::to_owned),
         });
     }
-    if let Some(tool) = gateway.tool(&verb.name) {
+    if let Some(tool) = gateway.tool_at(id) {
         pins::enforce(tool, &mut forwarded)
             .map_err(|refused| GatewayRefused::Pin { verb: verb_name.clone(), refused })?;
     }

@@ -87,13 +87,11 @@ fn resolve(path: &Path) -> PathBuf {
     }
 }
 
+/// A resolved path as a refusal shows it: through the one sanitiser, since
+/// the caller wrote part of it (a control character or a line break in a
+/// path must not forge a line of the refusal), and at most 96 characters.
 fn short(text: &str) -> String {
-    const MAX: usize = 96;
-    if text.chars().count() > MAX {
-        format!("{}…", text.chars().take(MAX).collect::<String>())
-    } else {
-        text.to_owned()
-    }
+    crate::sanitize::display(text, 96)
 }
 
 #[cfg(test)]

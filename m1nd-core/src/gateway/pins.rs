@@ -8,7 +8,7 @@
 use serde_json::{Map, Value};
 
 use super::paths::{PathProblem, confine};
-use super::table::{GatewayTool, Pin, PinRule};
+use crate::gateway_table::{GatewayTool, Pin, PinRule};
 use crate::guard::printable;
 
 /// Why a pinned argument was refused.

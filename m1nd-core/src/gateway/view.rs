@@ -15,13 +15,16 @@ use std::collections::HashSet;
 use serde_json::{Value, json};
 
 use super::definition::digest;
-use super::table::{Gateway, PinRule};
+use crate::gateway_table::{Gateway, PinRule};
 use crate::guard::{Guard, MAX_NAME_BYTES, printable};
 use crate::names::{NameIndex, Resolution, canonical};
+use crate::table::VerbId;
 
 /// A tool the session may see and call.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Offered {
+    /// The verb's handle in the gateway's table.
+    pub id: VerbId,
     /// The policy's (canonical) name: what the session calls.
     pub verb: String,
     /// The upstream's own name: what is forwarded.
@@ -104,33 +107,36 @@ impl View {
                 continue;
             };
             let upstream = printable(name);
-            match names.resolve(name) {
-                Resolution::Known(verb) => {
-                    if !claimed.insert(verb) {
+            // The index was built from the table's verbs in order: its positions are handles.
+            match names.locate(name).map(|i| u32::try_from(i).map(VerbId::__at)) {
+                Ok(Ok(id)) => {
+                    let Some(def) = gateway.policy.verb_at(id) else { continue };
+                    let verb = &*def.name;
+                    if !claimed.insert(id) {
                         hidden.push(Hidden { upstream, why: Why::Ambiguous { verb: verb.to_owned() } });
                     } else {
-                        candidates.push((verb, name, definition));
+                        candidates.push((id, def, name, definition));
                     }
                 }
-                Resolution::LookAlike { verb, .. } => {
+                Err(Resolution::LookAlike { verb, .. }) => {
                     hidden.push(Hidden { upstream, why: Why::LookAlike { verb: verb.to_owned() } })
                 }
-                Resolution::Unknown { .. } => hidden.push(Hidden { upstream, why: Why::Undeclared }),
+                Ok(Err(_)) | Err(_) => hidden.push(Hidden { upstream, why: Why::Undeclared }),
             }
         }
         let mut offered = Vec::new();
-        for (verb, name, definition) in candidates {
+        for (id, def, name, definition) in candidates {
             let upstream = printable(name);
+            let verb = &*def.name;
             if hidden.iter().any(|h| matches!(&h.why, Why::Ambiguous { verb: v } if v == verb)) {
                 hidden.push(Hidden { upstream, why: Why::Ambiguous { verb: verb.to_owned() } });
                 continue;
             }
-            let Some(def) = gateway.policy.verb(verb) else { continue };
             if def.retired {
                 hidden.push(Hidden { upstream, why: Why::Retired { verb: verb.to_owned() } });
                 continue;
             }
-            let pinned = gateway.tool(verb).and_then(|t| t.definition.as_deref());
+            let pinned = gateway.tool_at(id).and_then(|t| t.definition.as_deref());
             let live = digest(definition);
             if let Some(pinned) = pinned
                 && pinned != live
@@ -150,14 +156,14 @@ impl View {
                 _ => def.summary.to_string(),
             };
             let mut schema = definition.get("inputSchema").cloned().unwrap_or_else(|| json!({"type": "object"}));
-            narrow(&mut schema, gateway, guard, verb);
+            narrow(&mut schema, gateway, guard, id, verb);
             let tool = json!({
                 "name": verb,
                 "description": description,
                 "inputSchema": schema,
                 "annotations": { "readOnlyHint": read_only, "destructiveHint": !read_only },
             });
-            offered.push(Offered { verb: verb.to_owned(), upstream: name.to_owned(), tool });
+            offered.push(Offered { id, verb: verb.to_owned(), upstream: name.to_owned(), tool });
         }
         Self { offered, hidden }
     }
@@ -172,9 +178,9 @@ impl View {
         &self.hidden
     }
 
-    /// The offered tool for a canonical verb.
-    pub fn find(&self, verb: &str) -> Option<&Offered> {
-        self.offered.iter().find(|o| o.verb == verb)
+    /// The offered tool of a verb the guard resolved.
+    pub fn find(&self, id: VerbId) -> Option<&Offered> {
+        self.offered.iter().find(|o| o.id == id)
     }
 
     /// Why a canonical verb or a written upstream name is hidden, if it is.
@@ -190,8 +196,8 @@ impl View {
 /// The upstream's schema, narrowed to what the policy admits: an argument
 /// pinned to exact values (or, read-only, a status-only argument) becomes
 /// required and limited to those values, as in `m1nd serve`'s own schemas.
-fn narrow(schema: &mut Value, gateway: &Gateway, guard: &Guard<'_>, verb: &str) {
-    let pinned = gateway.tool(verb).into_iter().flat_map(|t| t.pins.iter()).filter_map(|pin| match &pin.rule {
+fn narrow(schema: &mut Value, gateway: &Gateway, guard: &Guard<'_>, id: VerbId, verb: &str) {
+    let pinned = gateway.tool_at(id).into_iter().flat_map(|t| t.pins.iter()).filter_map(|pin| match &pin.rule {
         PinRule::Allowed(values) => Some((&*pin.argument, values.iter().map(|v| v.to_string()).collect::<Vec<_>>())),
         PinRule::Under(_) => None,
     });
@@ -217,5 +223,5 @@ fn narrow(schema: &mut Value, gateway: &Gateway, guard: &Guard<'_>, verb: &str) 
 }
 
 fn short_digest(d: &str) -> &str {
-    d.get(..crate::policy::DIGEST_PREFIX.len() + 12).unwrap_or(d)
+    d.get(..crate::primitives::DIGEST_PREFIX.len() + 12).unwrap_or(d)
 }

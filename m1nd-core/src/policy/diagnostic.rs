@@ -10,8 +10,9 @@ use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 
 use super::source::{Loc, PolicySources, line_col};
 
-/// The laws a policy must satisfy: [`Law::summary`] says each in one line;
-/// the README's table says more.
+/// The laws a policy must satisfy: [`Law::summary`] says each in one line,
+/// the guide has a page for each, and [`Law::ALL`] lists them in the order
+/// of the registry (`laws/mod.rs`), the one list of laws.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Law {
     M001,
@@ -33,23 +34,6 @@ pub enum Law {
 }
 
 impl Law {
-    pub const ALL: [Law; 14] = [
-        Law::M001,
-        Law::M002,
-        Law::M003,
-        Law::M004,
-        Law::M005,
-        Law::M006,
-        Law::M007,
-        Law::M008,
-        Law::M009,
-        Law::M010,
-        Law::M011,
-        Law::M012,
-        Law::M013,
-        Law::M014,
-    ];
-
     /// The law in one line, as SARIF's rule description shows it.
     pub const fn summary(self) -> &'static str {
         match self {
@@ -116,12 +100,20 @@ pub struct Diagnostic {
     pub help: String,
 }
 
+/// A diagnostic's own text quotes the policy (verb, card and argument names),
+/// which may hold a line break, a tab, a terminal escape or an invisible
+/// character. Through the one sanitiser, each text stays the one line its
+/// field promises, so a policy cannot forge a line of its own diagnostic.
+fn one_line(text: impl Into<String>) -> String {
+    crate::sanitize::display(&text.into(), crate::sanitize::cap::MESSAGE)
+}
+
 impl Diagnostic {
     pub fn new(law: Law, at: Loc, title: impl Into<String>) -> Self {
         let file = Some(at.file);
         Self {
             law,
-            title: title.into(),
+            title: one_line(title),
             at: Some(at),
             file,
             label: String::new(),
@@ -134,7 +126,7 @@ impl Diagnostic {
     pub fn whole_file(law: Law, file: super::source::PolicyFile, title: impl Into<String>) -> Self {
         Self {
             law,
-            title: title.into(),
+            title: one_line(title),
             at: None,
             file: Some(file),
             label: String::new(),
@@ -144,17 +136,17 @@ impl Diagnostic {
     }
 
     pub fn label(mut self, label: impl Into<String>) -> Self {
-        self.label = label.into();
+        self.label = one_line(label);
         self
     }
 
     pub fn related(mut self, at: Loc, note: impl Into<String>) -> Self {
-        self.related.push((at, note.into()));
+        self.related.push((at, one_line(note)));
         self
     }
 
     pub fn help(mut self, help: impl Into<String>) -> Self {
-        self.help = help.into();
+        self.help = one_line(help);
         self
     }
 

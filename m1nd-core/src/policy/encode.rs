@@ -178,7 +178,8 @@ impl Encoder {
     }
 
     fn read(&mut self, r: &ReadVerb) {
-        let ReadVerb { card, verb, arguments } = r;
+        // `verb_id` is `verb`'s position in the verb list, both encoded already.
+        let ReadVerb { card, verb, verb_id: _, arguments } = r;
         self.str(card);
         self.str(verb);
         self.each(arguments, Encoder::argument);

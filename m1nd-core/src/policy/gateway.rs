@@ -4,7 +4,7 @@ use std::borrow::Cow;
 
 use super::context::Context;
 use super::raw::in_source_order;
-use crate::gateway::{Gateway, GatewayTool, Pin, PinRule};
+use crate::gateway_table::{Gateway, GatewayTool, Pin, PinRule};
 use crate::table::{Cockpit, Str};
 
 /// Build the gateway table around the lowered cockpit. The laws hold.

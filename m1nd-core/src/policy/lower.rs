@@ -5,7 +5,7 @@
 //! deny list shrinks the menu without anyone editing cockpit.toml.
 
 use std::borrow::Cow;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use super::context::Context;
 use super::encode::digest;
@@ -16,7 +16,7 @@ use crate::facets::Facet;
 use crate::names::canonical;
 use crate::table::{
     Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, HumanOnly, Label, List, ReadVerb, Slot,
-    SlotKind, Str, Verb,
+    SlotKind, Str, Verb, VerbId,
 };
 
 /// Build the table. Callers run the laws first; lowering assumes they hold.
@@ -57,7 +57,8 @@ pub fn lower(cx: &Context<'_>) -> Cockpit {
         root_tokens: budget.map_or(0, |b| clamp_u32(*b.root_tokens.get_ref())),
         drill_tokens: budget.map_or(0, |b| clamp_u32(*b.drill_tokens.get_ref())),
     };
-    let mut slots: Vec<Slot> = cx.slots().filter_map(|s| slot(cx, s, &deny, &cards)).collect();
+    let reads = Reads::new(&cards, &verbs);
+    let mut slots: Vec<Slot> = cx.slots().filter_map(|s| slot(cx, s, &deny, &reads)).collect();
     slots.sort_by_key(|s| s.n);
     let mut cockpit = Cockpit {
         schema: owned(raw.cockpit.schema.get_ref()),
@@ -103,22 +104,39 @@ fn arguments(table: &Table<String>) -> List<Argument> {
     )
 }
 
-fn read(cards: &[Card], id: &str) -> Option<ReadVerb> {
-    let card = cards.iter().find(|c| c.id == id)?;
-    Some(ReadVerb::__from_checked_policy(card.id.clone(), card.tool.clone(), card.arguments.clone()))
+/// The cards a menu entry may read, and the handle of each verb, so every
+/// read is built with its verb already resolved.
+struct Reads<'a> {
+    cards: &'a [Card],
+    ids: HashMap<&'a str, VerbId>,
 }
 
-fn slot(cx: &Context<'_>, def: &SlotDef, deny: &DenyList, cards: &[Card]) -> Option<Slot> {
+impl<'a> Reads<'a> {
+    fn new(cards: &'a [Card], verbs: &'a [Verb]) -> Self {
+        // tools.toml is capped at MAX_FILE_BYTES, far fewer verbs than u32::MAX.
+        let ids = verbs.iter().enumerate().map(|(i, v)| (&*v.name, VerbId::__at(i as u32))).collect();
+        Self { cards, ids }
+    }
+
+    /// The read of card `id`, if the card and its verb exist (the laws say they do).
+    fn read(&self, id: &str) -> Option<ReadVerb> {
+        let card = self.cards.iter().find(|c| c.id == id)?;
+        let verb_id = *self.ids.get(&*card.tool)?;
+        Some(ReadVerb::__from_checked_policy(card.id.clone(), card.tool.clone(), verb_id, card.arguments.clone()))
+    }
+}
+
+fn slot(cx: &Context<'_>, def: &SlotDef, deny: &DenyList, reads: &Reads<'_>) -> Option<Slot> {
     let facet = Context::facet(def)?;
     let kind = if let Some(door) = &def.door {
         SlotKind::Door {
             text: owned(door.get_ref()),
-            source: def.source.as_ref().and_then(|s| read(cards, s.get_ref())),
+            source: def.source.as_ref().and_then(|s| reads.read(s.get_ref())),
         }
     } else if facet == Facet::Help {
-        SlotKind::Help { cards: help_entries(cx, deny, cards) }
+        SlotKind::Help { cards: help_entries(cx, deny, reads.cards) }
     } else {
-        SlotKind::Read { read: read(cards, def.card.as_ref()?.get_ref())? }
+        SlotKind::Read { read: reads.read(def.card.as_ref()?.get_ref())? }
     };
     let labels = def.label.as_ref().map_or_else(Vec::new, |l| {
         in_source_order(l.get_ref())
@@ -135,7 +153,7 @@ fn slot(cx: &Context<'_>, def: &SlotDef, deny: &DenyList, cards: &[Card]) -> Opt
                 .filter_map(|a| {
                     let a = a.get_ref();
                     Some(Action {
-                        read: read(cards, a.card.get_ref())?,
+                        read: reads.read(a.card.get_ref())?,
                         bind: list(
                             in_source_order(&a.bind)
                                 .into_iter()

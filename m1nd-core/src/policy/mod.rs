@@ -17,15 +17,16 @@ mod raw;
 pub mod report;
 mod source;
 
+pub use crate::primitives::{DIGEST_PREFIX, is_digest};
 pub use crate::runtime::{WorstCase, worst_case};
 pub use decompile::decompile;
 pub use diagnostic::{Diagnostic, Law};
 pub use encode::{digest, encode};
-pub use laws::m014_pins::{DIGEST_PREFIX, is_digest};
+pub use laws::Scope;
 pub use profile::Profile;
 pub use source::{Loc, MAX_FILE_BYTES, PolicyFile, PolicySources, ReadProblem, line_col};
 
-use crate::gateway::Gateway;
+use crate::gateway_table::Gateway;
 use crate::table::Cockpit;
 
 /// Compile a cockpit policy, or return every violation found.
@@ -33,6 +34,20 @@ use crate::table::Cockpit;
 /// Parse errors (M001) are reported for all four files at once and stop
 /// there; otherwise every other law runs and all their diagnostics are
 /// returned together, in file and position order.
+///
+/// ```
+/// use std::path::Path;
+/// use m1nd_core::{PolicySources, compile};
+///
+/// let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../policy");
+/// let cockpit = compile(&PolicySources::read_dir(&dir, "policy")).expect("the repository's policy keeps every law");
+///
+/// // The one table: the deny list the guard reads, and the menu.
+/// assert!(cockpit.deny.denies("learn"));
+/// assert!(!cockpit.deny.denies("doctor"));
+/// assert_eq!(cockpit.slots.iter().filter(|s| s.pinned).count(), 3);
+/// assert_eq!(cockpit.digest.len(), 64);
+/// ```
 pub fn compile(sources: &PolicySources) -> Result<Cockpit, Vec<Diagnostic>> {
     compile_as(sources, Profile::Cockpit, |_, cockpit| cockpit)
 }

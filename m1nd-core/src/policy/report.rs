@@ -145,17 +145,21 @@ mod tests {
     fn problem() -> Diagnostic {
         Diagnostic::new(Law::M010, Loc::new(PolicyFile::Cockpit, 22..30), "a title, with: punctuation")
             .related(Loc::new(PolicyFile::Cockpit, 0..6), "see here")
-            .help("do 100% better\nnext line")
+            .help("do 100% better")
     }
 
+    /// A diagnostic's texts are one line each (the builder sanitises them);
+    /// the message joins them with line breaks, which are escaped.
     #[test]
     fn github_annotations_escape_what_the_runner_parses() {
         let out = github(&[problem()], &sources());
         assert_eq!(
             out,
             "::error file=policy dir/cockpit.toml,line=2,col=10,endLine=2,endColumn=17,title=m1nd policy M010\
-             ::[M010] a title, with: punctuation%0Ahelp: do 100%25 better%0Anext line"
+             ::[M010] a title, with: punctuation%0Ahelp: do 100%25 better"
         );
+        let forged = problem().help("a\nb\r\nc");
+        assert!(github(&[forged], &sources()).ends_with("help: a b c"), "one line per diagnostic");
     }
 
     #[test]

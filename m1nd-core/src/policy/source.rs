@@ -115,6 +115,32 @@ pub struct SourceFile {
 }
 
 /// The files of one policy directory, in [`PolicyFile::EVERY`] order.
+///
+/// Read a directory with [`PolicySources::read_dir`], or build from bytes
+/// already in memory with [`PolicySources::from_bytes`]; diagnostics render
+/// against the same sources, so they quote the lines that were compiled.
+///
+/// ```
+/// use std::path::Path;
+/// use m1nd_core::{Law, PolicyFile, PolicySources, compile};
+///
+/// let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../policy");
+/// let real = PolicySources::read_dir(&dir, "policy");
+/// // The same policy with one deny entry misspelled.
+/// let denied = real.text(PolicyFile::Deny).replacen("\"learn\"", "\"lern\"", 1);
+/// let sources = PolicySources::from_bytes("policy", |file| match file {
+///     PolicyFile::Deny => Some(denied.as_bytes()),
+///     other => Some(real.text(other).as_bytes()),
+/// });
+///
+/// let problems = compile(&sources).unwrap_err();
+/// assert_eq!(problems.len(), 1);
+/// assert_eq!(problems[0].law, Law::M002);
+/// let message = problems[0].render(&sources);
+/// assert!(message.starts_with("[M002] the deny list names `lern`"), "{message}");
+/// assert!(message.contains("--> policy/read_only_denied.toml:"));
+/// assert!(message.contains("did you mean `learn`?"));
+/// ```
 #[derive(Clone, Debug)]
 pub struct PolicySources {
     files: [SourceFile; 5],

@@ -52,6 +52,35 @@ const NOTE_UNAVAILABLE: &str = "this fact cannot be read right now; the rest of 
 const NOTE_READ_FAILED: &str = "this read failed; nothing was changed";
 
 /// Serve one cockpit request.
+///
+/// The composer reads state only through `reader`; here a [`MemoryReader`]
+/// holds it, keyed by the card each read comes from.
+///
+/// ```
+/// use std::path::Path;
+/// use m1nd_core::runtime::{Charset, MemoryReader, Reading, Request, cockpit, text};
+/// use m1nd_core::{PolicySources, compile};
+///
+/// let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../policy");
+/// let table = compile(&PolicySources::read_dir(&dir, "policy")).expect("the policy keeps every law");
+///
+/// let mut reader = MemoryReader { version: 7, ..MemoryReader::default() };
+/// reader.by_card.insert("tray_bell".into(), Ok(Reading::default().with("count", 2)));
+///
+/// let root = cockpit(&table, &reader, &Request::default()).expect("the root always answers");
+/// assert_eq!(root.store_version, 7);
+/// assert!(root.menu_sig.starts_with("mc_"));
+/// let tray = &root.entries[0];
+/// assert_eq!(tray.text.as_str(), "tray: 2 waiting for your stamp");
+/// assert!(tray.select.starts_with("1@mc_"), "an entry sends back only the reference to type");
+/// assert!(text::render(&root, Charset::Unicode).contains("tray: 2 waiting for your stamp"));
+///
+/// // A reference that does not parse is refused, with the forms that do.
+/// let wrong = Request { select: Some("1.2.3.4".into()), ..Request::default() };
+/// assert!(cockpit(&table, &reader, &wrong).unwrap_err().to_string().contains("valid forms"));
+/// ```
+///
+/// [`MemoryReader`]: super::MemoryReader
 pub fn cockpit(table: &Cockpit, reader: &dyn Reader, request: &Request) -> Result<View, CockpitError> {
     let reference = reference::parse(request.select.as_deref().unwrap_or("")).map_err(CockpitError::Reference)?;
     let snapshot = Snapshot::take(table, reader);
@@ -193,7 +222,7 @@ impl<'a> Composer<'a> {
                 .take(limit)
                 .map(|c| Item::new([("id", &*c.card), ("title", &*c.title), ("why", &*c.why), ("tool", &*c.tool)]))
                 .collect(),
-            _ => match &self.snapshot.readings[index] {
+            _ => match self.snapshot.listing(self.table, self.reader, index) {
                 Ok(reading) => reading.items.iter().take(limit).cloned().collect(),
                 Err(_) => Vec::new(),
             },
@@ -207,7 +236,7 @@ impl<'a> Composer<'a> {
             view.door = Some(text.to_string());
             view.door_link = slot.link.as_ref().map(|l| l.to_string());
         }
-        if self.snapshot.readings[index].is_err() {
+        if self.snapshot.readings[index].is_err() || self.snapshot.listing(self.table, self.reader, index).is_err() {
             view.note = Some(NOTE_UNAVAILABLE.to_owned());
         }
         let headline = slot.facet.items().map_or("id", |i| i.headline);

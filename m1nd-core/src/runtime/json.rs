@@ -17,6 +17,13 @@ pub fn to_value(view: &View) -> Value {
     serde_json::to_value(Json(view)).unwrap_or(Value::Null)
 }
 
+/// The view as something to serialise straight into a larger document (the
+/// MCP result's `structuredContent`), with the same keys in the same order as
+/// [`to_value`], and no intermediate `Value`.
+pub fn skin(view: &View) -> impl Serialize + '_ {
+    Json(view)
+}
+
 /// Pretty JSON: what is measured against the budget and shown by `--json`.
 pub fn to_pretty(view: &View) -> String {
     serde_json::to_string_pretty(&Json(view)).unwrap_or_default()

@@ -63,6 +63,15 @@ pub trait Reader {
     /// that computes it returns it owned. The composer only looks.
     fn read(&self, read: &ReadVerb, bound: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError>;
 
+    /// The same reading's numbers, for labels and conditions; its items may
+    /// be left out. The root shows only numbers, so a reader whose items cost
+    /// more than its counts (a store listing rows) answers this without them;
+    /// the composer asks [`Reader::read`] for a slot's items only when a level
+    /// shows them. By default, the whole reading.
+    fn count(&self, read: &ReadVerb, bound: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
+        self.read(read, bound)
+    }
+
     /// The store's optimistic-concurrency counter.
     fn store_version(&self) -> u64;
 }

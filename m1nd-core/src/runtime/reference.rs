@@ -47,6 +47,18 @@ pub struct Reference {
     pub seen_sig: Option<String>,
 }
 
+/// The form a human would type: the path, then `@` and the seen menu_sig if
+/// there is one. It parses back to the same reference.
+impl fmt::Display for Reference {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.path.fmt(f)?;
+        match &self.seen_sig {
+            Some(sig) => write!(f, "@{sig}"),
+            None => Ok(()),
+        }
+    }
+}
+
 /// A reference that does not parse.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ReferenceError {
@@ -80,6 +92,20 @@ fn fail(reason: impl Into<String>) -> ReferenceError {
 }
 
 /// Parse what a human typed.
+///
+/// ```
+/// use m1nd_core::runtime::{Path, parse_reference};
+///
+/// let item = parse_reference(" 2.1@mc_1a2b3c4d ").unwrap();
+/// assert_eq!(item.path, Path::Item { slot: 2, item: 1 });
+/// assert_eq!(item.seen_sig.as_deref(), Some("mc_1a2b3c4d"));
+/// assert_eq!(parse_reference("?").unwrap().path, Path::Root);
+/// assert_eq!(parse_reference("3.2.1").unwrap().path, Path::Action { slot: 3, item: 2, action: 1 });
+///
+/// // Never more than three numbers; the error lists the valid forms.
+/// let wrong = parse_reference("1.2.3.4").unwrap_err();
+/// assert!(wrong.to_string().contains("valid forms: `?` or nothing (root)"));
+/// ```
 pub fn parse(input: &str) -> Result<Reference, ReferenceError> {
     // Surrounding whitespace is tolerated, but not without bound.
     if input.len() > MAX_INPUT_BYTES {
@@ -109,9 +135,19 @@ fn parse_sig(sig: &str) -> Result<String, ReferenceError> {
     }
 }
 
+/// The most numbers a reference holds.
+#[cfg(not(feature = "planted-bug"))]
+const MOST_NUMBERS: usize = 3;
+
+/// An off-by-one planted on purpose, compiled only by `fuzz/planted.sh` (with
+/// the `planted-bug` feature) to prove the fuzz harness finds such a bug: a
+/// fourth number is let through, unread.
+#[cfg(feature = "planted-bug")]
+const MOST_NUMBERS: usize = 4;
+
 fn parse_path(body: &str) -> Result<Path, ReferenceError> {
     let parts: Vec<&str> = body.split('.').collect();
-    if parts.len() > 3 {
+    if parts.len() > MOST_NUMBERS {
         return Err(fail(format!(
             "`{}` has {} numbers; a reference holds at most three",
             printable(body),
@@ -148,9 +184,14 @@ fn positive(n: u16, what: &str) -> Result<u16, ReferenceError> {
     if n == 0 { Err(fail(format!("{what}s are numbered from 1"))) } else { Ok(n) }
 }
 
-/// Echo input in an error without letting it carry control characters.
+/// The most characters of the input an error echoes.
+const ECHO_CHARS: usize = 24;
+
+/// Echo input in an error through the one sanitiser, so it carries no
+/// control, escape or invisible character (a bidi override or a TAG
+/// character would otherwise reach the person or model reading the refusal).
 fn printable(s: &str) -> String {
-    s.chars().take(24).map(|c| if c.is_control() { '\u{FFFD}' } else { c }).collect()
+    crate::sanitize::display(s, ECHO_CHARS)
 }
 
 #[cfg(test)]

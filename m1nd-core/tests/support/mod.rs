@@ -3,6 +3,8 @@
 
 #![allow(dead_code)]
 
+pub mod unicode;
+
 use std::path::Path;
 
 use m1nd_core::runtime::{Item, Reading};

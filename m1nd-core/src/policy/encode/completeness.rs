@@ -20,7 +20,7 @@ use crate::deny::{DenyList, StatusOnly};
 use crate::facets::Facet;
 use crate::table::{
     Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, HumanOnly, Label, List, ReadVerb, Slot,
-    SlotKind, Str, Verb,
+    SlotKind, Str, Verb, VerbId,
 };
 use crate::{PolicySources, compile};
 
@@ -136,6 +136,7 @@ impl<'t> Walk<'t> {
                         None => Some(ReadVerb::__from_checked_policy(
                             owned(self.with),
                             owned(self.with),
+                            VerbId::__at(0),
                             List::Borrowed(&[]),
                         )),
                     };
@@ -179,7 +180,8 @@ impl<'t> Walk<'t> {
     }
 
     fn read(&mut self, at: &str, r: &mut ReadVerb) {
-        let ReadVerb { card, verb, arguments } = r;
+        // `verb_id` is derived from `verb` and the verb list (see encode.rs).
+        let ReadVerb { card, verb, verb_id: _, arguments } = r;
         self.text(&format!("{at}.card"), card);
         self.text(&format!("{at}.verb"), verb);
         self.each(&format!("{at}.arguments"), arguments, Walk::argument);

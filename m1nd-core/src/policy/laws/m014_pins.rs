@@ -18,9 +18,7 @@ use super::super::profile::Profile;
 use super::super::raw::{PinDef, Text, in_source_order};
 use super::super::source::PolicyFile;
 use crate::names::suggest;
-
-/// The prefix of a definition digest.
-pub const DIGEST_PREFIX: &str = "blake3:";
+use crate::primitives::{DIGEST_PREFIX, is_digest};
 
 pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for (name, verb) in cx.verbs_in_order() {
@@ -125,11 +123,6 @@ pub fn directory_problem(dir: &str) -> Option<&'static str> {
 }
 
 /// `blake3:` and 64 lower-case hex digits.
-pub fn is_digest(text: &str) -> bool {
-    text.strip_prefix(DIGEST_PREFIX)
-        .is_some_and(|hex| hex.len() == 64 && hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
-}
-
 fn quoted(names: &[&str]) -> String {
     names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
 }

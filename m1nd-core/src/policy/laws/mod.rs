@@ -61,6 +61,29 @@ pub const REGISTRY: &[(Law, Scope, Check)] = &[
     (Law::M014, Scope::Every, m014_pins::check),
 ];
 
+impl Law {
+    /// Every law, in code order: read off the registry (`laws/mod.rs`), so it stays
+    /// the one list of laws (SARIF's rules, `Law::scope` and the guide's drift
+    /// tests all go through this).
+    pub const ALL: [Law; REGISTRY.len()] = {
+        let mut all = [Law::M001; REGISTRY.len()];
+        let mut i = 0;
+        while i < REGISTRY.len() {
+            all[i] = REGISTRY[i].0;
+            i += 1;
+        }
+        all
+    };
+
+    /// Which policies this law governs, as the registry says.
+    pub fn scope(self) -> Scope {
+        match REGISTRY.iter().find(|(law, _, _)| *law == self) {
+            Some((_, scope, _)) => *scope,
+            None => unreachable!("every law is registered (tested: `every_law_is_registered_once_in_code_order`)"),
+        }
+    }
+}
+
 /// Whether `law` governs this policy.
 pub fn governs(law: Law, cx: &Context<'_>) -> bool {
     REGISTRY.iter().any(|(l, scope, _)| *l == law && scope.governs(cx))
@@ -90,4 +113,19 @@ fn near_name(name: &str, candidates: &[&str], what: &str) -> String {
     did_you_mean(suggest(name, candidates.iter().copied()), &listed, || {
         if candidates.is_empty() { format!("there are no {what} here") } else { listed.clone() }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The registry holds each law once, in code order, with no gap: `M001`,
+    /// `M002`, … (A law added to [`Law`] but left out of the registry never
+    /// runs, so its ui `compile_fail` case compiles and fails that suite.)
+    #[test]
+    fn every_law_is_registered_once_in_code_order() {
+        for (i, law) in Law::ALL.iter().enumerate() {
+            assert_eq!(law.code(), format!("M{:03}", i + 1), "registry entry {i} is out of order or a law is missing");
+        }
+    }
 }

@@ -5,8 +5,11 @@
 //! Like [`Cockpit`], every field is a `Cow<'static, _>`, so the same type can
 //! be built at run time by [`crate::policy::compile_gateway`] or written as a
 //! `static`.
+//!
+//! It sits one floor below both the policy compiler, which lowers into it, and
+//! the gateway's run-time checks, which read it, so neither imports the other.
 
-use crate::table::{Cockpit, List, Str};
+use crate::table::{Cockpit, List, Str, VerbId};
 
 /// A gateway policy, after every law holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -49,5 +52,12 @@ impl Gateway {
     /// The gateway entry of a canonical verb.
     pub fn tool(&self, verb: &str) -> Option<&GatewayTool> {
         self.tools.iter().find(|t| t.verb == verb)
+    }
+
+    /// The gateway entry of a verb the guard resolved: `tools` has one entry
+    /// per verb in the table's order, and the entry must name the same verb.
+    pub fn tool_at(&self, id: VerbId) -> Option<&GatewayTool> {
+        let verb = self.policy.verb_at(id)?;
+        self.tools.get(id.index()).filter(|t| t.verb == verb.name)
     }
 }
