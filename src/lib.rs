@@ -4,13 +4,31 @@
 //! read-only guard on `tools/call`, and the annotations on `tools/list`.
 //! It is produced by `cockpit!` from `policy/`; a policy that breaks a law
 //! does not compile.
+//!
+//! # Floors
+//!
+//! Each module imports only from the floors below it
+//! (`docs/architecture.md` follows one call through them):
+//!
+//! ```text
+//!   transport   stdio framing, Streamable HTTP, the human's pages
+//!   mcp         rmcp's ServerHandler over the service     gateway
+//!   service     guard → handle → arguments → store thread; typed errors
+//!   store       SQLite: reads, writes, the tray's acts
+//!   m1nd-core   policy, laws, table, guard, composer, sanitiser
+//! ```
+//!
+//! The command line (the binary) is the one adapter above them all; `log`
+//! and `widget` serve every floor.
 
+#[cfg(feature = "expand")]
 pub mod expand;
-
 pub mod gateway;
-
+pub mod log;
+pub mod mcp;
+pub mod service;
 pub mod store;
-
+pub mod transport;
 pub mod widget;
 
 pub use m1nd_core::Cockpit;

@@ -2,9 +2,10 @@
 //! `--json` prints the view, `--html` the widget with the view pasted in.
 
 use clap::Args;
-use m1nd::store::{Store, StoreError};
-use m1nd::{COCKPIT, widget};
-use m1nd_core::runtime::{self, Charset, Request, json, text};
+use m1nd::service::{Options, Service, ServiceError};
+use m1nd::store::StoreError;
+use m1nd::widget;
+use m1nd_core::runtime::{Charset, Request, json, text};
 
 use super::{Failure, StoreArg, emit};
 
@@ -30,16 +31,17 @@ pub struct CockpitArgs {
 }
 
 pub fn run(args: CockpitArgs) -> Result<(), Failure> {
-    let store = Store::open(&args.store.store).map_err(|e| match e {
-        StoreError::NotFound { .. } => Failure::usage(format!(
+    let options = Options { readers: 1, ..Options::new(&args.store.store).read_only(true) };
+    let service = Service::start(options).map_err(|e| Failure::usage(e.to_string()))?;
+    let request = Request { select: args.reference, seen_store_version: args.seen_store_version };
+    let view = service.view_blocking(request).map_err(|e| match e {
+        ServiceError::Store(StoreError::NotFound { .. }) => Failure::usage(format!(
             "no store at {}; create one with `m1nd init --demo` (a sample state) or `m1nd init` (empty)",
             args.store.store.display()
         )),
+        ServiceError::Cockpit(e) => Failure::usage(e.to_string()),
         other => Failure::usage(other.to_string()),
     })?;
-    let snapshot = store.snapshot().map_err(|e| Failure::usage(e.to_string()))?;
-    let request = Request { select: args.reference, seen_store_version: args.seen_store_version };
-    let view = runtime::cockpit(&COCKPIT, &snapshot, &request).map_err(|e| Failure::usage(e.to_string()))?;
     if args.html {
         emit(&widget::pasted(&json::to_value(&view)))
     } else if args.json {

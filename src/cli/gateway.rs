@@ -10,7 +10,7 @@ use m1nd::gateway::{self, ImportOptions, Options, Upstream};
 
 use super::serve::{HttpArgs, READ_ONLY_ENV, read_only_from_env};
 use super::{Failure, emit};
-use crate::server::http;
+use m1nd::transport::http;
 
 #[derive(Debug, Args)]
 pub struct GatewayArgs {
@@ -74,7 +74,11 @@ fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
 pub fn run(args: GatewayArgs) -> Result<(), Failure> {
     let display = super::policy::display(&args.policy)?;
     // Validate before deploy: the same laws and messages as `policy check --gateway`.
-    let policy = gateway::load(&args.policy, &display).map_err(|rendered| {
+    let policy = gateway::load(&args.policy, &display).map_err(|e| {
+        let rendered = match e {
+            gateway::GatewayError::Policy(rendered) => rendered,
+            other => vec![other.to_string()],
+        };
         eprintln!("{}", rendered.join("\n\n"));
         let n = rendered.len();
         Failure::refused(format!(
@@ -94,9 +98,9 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
     let options = Options { read_only, call_timeout };
     let Some(http) = http else {
         return runtime()?.block_on(async move {
-            gateway::serve(policy, options, upstream, crate::server::transport::Stdio::new())
+            gateway::serve(policy, options, upstream, m1nd::transport::stdio::Stdio::new())
                 .await
-                .map_err(Failure::usage)
+                .map_err(|e| Failure::usage(e.to_string()))
         });
     };
     // Many sessions at once: the same multi-threaded runtime as `serve --http`.
@@ -105,8 +109,8 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
         .build()
         .map_err(|e| Failure::usage(format!("cannot start the async runtime: {e}")))?;
     runtime.block_on(async move {
-        let connected = gateway::connect(policy, options, upstream).await.map_err(Failure::usage)?;
-        let served = http::serve(connected.server.clone(), http).await.map_err(Failure::usage);
+        let connected = gateway::connect(policy, options, upstream).await.map_err(|e| Failure::usage(e.to_string()))?;
+        let served = http::serve(connected.server.clone(), http).await.map_err(|e| Failure::usage(e.to_string()));
         connected.close().await;
         served
     })
@@ -119,6 +123,6 @@ pub fn import(args: ImportArgs) -> Result<(), Failure> {
         read_only_from_hints: args.read_only_from_hints,
         update: args.update,
     };
-    let report = runtime()?.block_on(gateway::import(options)).map_err(Failure::usage)?;
+    let report = runtime()?.block_on(gateway::import(options)).map_err(|e| Failure::usage(e.to_string()))?;
     emit(&report)
 }

@@ -25,6 +25,17 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 struct Cli {
     #[command(subcommand)]
     command: Command,
+    /// How messages on stderr are written: text for a person, json (one object per line) for a
+    /// log collector. What is shown is chosen by M1ND_LOG (e.g. `m1nd=debug,rmcp=warn`).
+    #[arg(long, global = true, value_enum, default_value_t = LogFormatArg::Text)]
+    log_format: LogFormatArg,
+}
+
+/// `--log-format`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum LogFormatArg {
+    Text,
+    Json,
 }
 
 #[derive(Debug, Subcommand)]
@@ -152,12 +163,22 @@ pub fn emit(text: &str) -> Result<(), Failure> {
 }
 
 pub fn main() -> ExitCode {
+    use std::io::Write;
     survive_file_size_limits();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         // Help and version exit 0; usage errors exit 2.
         Err(e) => e.exit(),
     };
+    let format = match cli.log_format {
+        LogFormatArg::Text => m1nd::log::LogFormat::Text,
+        LogFormatArg::Json => m1nd::log::LogFormat::Json,
+    };
+    let filter = std::env::var(m1nd::log::LOG_ENV).ok();
+    if let Err(e) = m1nd::log::init(format, filter.as_deref().filter(|f| !f.trim().is_empty())) {
+        let _ = writeln!(std::io::stderr(), "error: {e}");
+        return ExitCode::from(2);
+    }
     let outcome = match cli.command {
         Command::Cockpit(args) => cockpit::run(args),
         Command::Policy(PolicyCommand::Check(args)) => policy::check(args),
@@ -174,7 +195,6 @@ pub fn main() -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             if !failure.message.is_empty() {
-                use std::io::Write;
                 let _ = writeln!(std::io::stderr(), "error: {}", failure.message);
             }
             ExitCode::from(failure.code)

@@ -146,6 +146,7 @@ fn diagnostic_json(d: &Diagnostic, sources: &PolicySources) -> Value {
     })
 }
 
+#[cfg(feature = "expand")]
 pub fn expand(args: ExpandArgs) -> Result<(), Failure> {
     let display = display(&args.dir)?;
     match m1nd::expand::expand_file(&args.dir, &display, &display) {
@@ -157,6 +158,15 @@ pub fn expand(args: ExpandArgs) -> Result<(), Failure> {
         }
         Err(other) => Err(Failure::usage(other.to_string())),
     }
+}
+
+/// A build without the code generator says how to get one.
+#[cfg(not(feature = "expand"))]
+pub fn expand(_args: ExpandArgs) -> Result<(), Failure> {
+    Err(Failure::usage(
+        "this m1nd was built without the `expand` feature, so it cannot print the expansion; build one with it \
+         (it is on by default): cargo install --locked --path .",
+    ))
 }
 
 /// Compile `sources` or fail with every violation rendered, as `check` prints them.

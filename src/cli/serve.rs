@@ -6,9 +6,11 @@ use std::time::Duration;
 use clap::Args;
 
 use super::{Failure, StoreArg};
-use crate::server::attestation::{self, PinError};
-use crate::server::http::{self, HttpOptions, security};
-use crate::server::{self, Options};
+use m1nd::mcp::Server;
+use m1nd::mcp::attestation::{self, PinError};
+use m1nd::service::{Options, QueueCaps, Service};
+use m1nd::transport::http::{self, HttpOptions, security};
+use m1nd::transport::stdio;
 
 /// The environment variable that turns read-only on.
 pub const READ_ONLY_ENV: &str = "M1ND_READ_ONLY";
@@ -25,9 +27,49 @@ pub struct ServeArgs {
     expect_digest: Option<String>,
     #[command(flatten)]
     http: HttpArgs,
+    #[command(flatten)]
+    load: LoadArgs,
     /// Seconds a tray session lasts after its login link is opened.
     #[arg(long, value_name = "SECONDS", requires = "http", default_value_t = http::human::authority::DEFAULT_SESSION.as_secs_f64())]
     tray_session: f64,
+}
+
+/// How much work the server takes on at once, and for how long.
+#[derive(Debug, Args)]
+pub struct LoadArgs {
+    /// Reader threads, each with a connection of its own (reads run in parallel).
+    #[arg(long, value_name = "N", default_value_t = m1nd::service::default_readers())]
+    readers: usize,
+    /// Reads that may wait at once, from all clients together; past it a call is refused.
+    #[arg(long, value_name = "N", default_value_t = QueueCaps::default().total)]
+    max_queued: usize,
+    /// Reads that one client (a stdio session, an HTTP connection) may have waiting.
+    #[arg(long, value_name = "N", default_value_t = QueueCaps::default().per_lane)]
+    max_queued_per_client: usize,
+    /// Seconds a read may take, waiting included; past it, it is stopped.
+    #[arg(long, value_name = "SECONDS", default_value_t = m1nd::service::DEFAULT_CALL_BUDGET.as_secs_f64())]
+    call_budget: f64,
+}
+
+impl LoadArgs {
+    /// The service's options for `store`, read-only or not.
+    fn options(&self, store: std::path::PathBuf, read_only: bool) -> Result<Options, Failure> {
+        for (flag, n) in [
+            ("--readers", self.readers),
+            ("--max-queued", self.max_queued),
+            ("--max-queued-per-client", self.max_queued_per_client),
+        ] {
+            if n == 0 {
+                return Err(Failure::usage(format!("{flag} must be at least 1")));
+            }
+        }
+        Ok(Options {
+            readers: self.readers,
+            queue: QueueCaps { per_lane: self.max_queued_per_client, total: self.max_queued },
+            call_budget: positive_seconds(self.call_budget, "--call-budget")?,
+            ..Options::new(store).read_only(read_only)
+        })
+    }
 }
 
 /// Serving over Streamable HTTP instead of stdio (`serve` and `gateway`).
@@ -54,14 +96,15 @@ impl HttpArgs {
     pub fn options(self) -> Result<Option<HttpOptions>, Failure> {
         let Some(addr) = self.http else { return Ok(None) };
         for origin in &self.allow_origin {
-            security::check_origin(origin).map_err(Failure::usage)?;
+            security::check_origin(origin).map_err(|e| Failure::usage(e.to_string()))?;
         }
         let request_timeout = positive_seconds(self.request_timeout, "--request-timeout")?;
         Ok(Some(HttpOptions {
             addr,
             allowed_origins: self.allow_origin,
             allowed_hosts: self.allow_host,
-            token: security::Token::from_env(std::env::var_os(security::TOKEN_ENV)).map_err(Failure::usage)?,
+            token: security::Token::from_env(std::env::var_os(security::TOKEN_ENV))
+                .map_err(|e| Failure::usage(e.to_string()))?,
             request_timeout,
             session_lifetime: http::human::authority::DEFAULT_SESSION,
         }))
@@ -84,14 +127,17 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
         })?;
     }
     let from_env = read_only_from_env(std::env::var_os(READ_ONLY_ENV))?;
-    let options = Options { read_only: args.read_only || from_env, store: args.store.store };
-    match args.http.options()? {
-        None => server::run(options).map_err(Failure::usage),
+    let options = args.load.options(args.store.store, args.read_only || from_env)?;
+    let http = args.http.options()?;
+    let service = Service::start(options).map_err(|e| Failure::usage(e.to_string()))?;
+    let served = match http {
+        None => stdio::run(Server::new(service)),
         Some(mut http) => {
             http.session_lifetime = positive_seconds(args.tray_session, "--tray-session")?;
-            http::run(options, http).map_err(Failure::usage)
+            http::run(service, http)
         }
-    }
+    };
+    served.map_err(|e| Failure::usage(e.to_string()))
 }
 
 /// `1`/`true`/`yes`/`on` turn read-only on and `0`/`false`/`no`/`off` or empty

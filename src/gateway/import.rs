@@ -17,6 +17,7 @@ use m1nd_core::names::is_canonical_spelling;
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
 use serde_json::Value;
 
+use super::error::GatewayError;
 use super::upstream::{Upstream, list};
 
 /// What `policy import` was asked to do.
@@ -40,7 +41,7 @@ pub struct Imported {
 }
 
 /// List the upstream and build the two policy files.
-pub async fn import_files(options: &ImportOptions) -> Result<Imported, String> {
+pub async fn import_files(options: &ImportOptions) -> Result<Imported, GatewayError> {
     let handler = ClientConfig::new(
         ClientCapabilities::default(),
         Implementation::new("m1nd-policy-import", env!("CARGO_PKG_VERSION")),
@@ -52,7 +53,7 @@ pub async fn import_files(options: &ImportOptions) -> Result<Imported, String> {
 }
 
 /// Run `policy import`: write the files, or with `update` return the diff.
-pub async fn import(options: ImportOptions) -> Result<String, String> {
+pub async fn import(options: ImportOptions) -> Result<String, GatewayError> {
     let imported = import_files(&options).await?;
     let tools_path = options.dir.join("tools.toml");
     let mut report = String::new();
@@ -60,8 +61,7 @@ pub async fn import(options: ImportOptions) -> Result<String, String> {
         let _ = writeln!(report, "skipped: {skipped}");
     }
     if options.update {
-        let old =
-            std::fs::read_to_string(&tools_path).map_err(|e| format!("cannot read {}: {e}", tools_path.display()))?;
+        let old = std::fs::read_to_string(&tools_path).map_err(|source| io("read", &tools_path, source))?;
         let diff = similar::TextDiff::from_lines(&old, &imported.tools_toml);
         if diff.ratio() == 1.0 {
             let _ = writeln!(report, "{}: every pin matches the upstream", tools_path.display());
@@ -77,17 +77,12 @@ pub async fn import(options: ImportOptions) -> Result<String, String> {
         return Ok(report);
     }
     if tools_path.exists() {
-        return Err(format!(
-            "{} exists; a reviewed policy is never overwritten: compare with `m1nd policy import --update`",
-            tools_path.display()
-        ));
+        return Err(GatewayError::WouldOverwrite(tools_path));
     }
-    std::fs::create_dir_all(&options.dir).map_err(|e| format!("cannot create {}: {e}", options.dir.display()))?;
-    std::fs::write(&tools_path, &imported.tools_toml)
-        .map_err(|e| format!("cannot write {}: {e}", tools_path.display()))?;
+    std::fs::create_dir_all(&options.dir).map_err(|source| io("create", &options.dir, source))?;
+    std::fs::write(&tools_path, &imported.tools_toml).map_err(|source| io("write", &tools_path, source))?;
     let deny_path = options.dir.join("read_only_denied.toml");
-    std::fs::write(&deny_path, &imported.deny_toml)
-        .map_err(|e| format!("cannot write {}: {e}", deny_path.display()))?;
+    std::fs::write(&deny_path, &imported.deny_toml).map_err(|source| io("write", &deny_path, source))?;
     let _ = writeln!(
         report,
         "wrote {} and {}: review every deny entry, then check with `m1nd policy check --gateway {}`",
@@ -96,6 +91,10 @@ pub async fn import(options: ImportOptions) -> Result<String, String> {
         options.dir.display()
     );
     Ok(report)
+}
+
+fn io(op: &'static str, path: &std::path::Path, source: std::io::Error) -> GatewayError {
+    GatewayError::Io { op, path: path.to_owned(), source }
 }
 
 /// The two files for a listing.

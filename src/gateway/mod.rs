@@ -20,6 +20,7 @@
 //! every definition, and tells the downstream client only if what it may see
 //! changed.
 
+mod error;
 mod import;
 mod session;
 mod upstream;
@@ -29,14 +30,16 @@ use std::path::Path;
 use m1nd_core::gateway::Gateway;
 use m1nd_core::{PolicySources, compile_gateway};
 
+pub use error::GatewayError;
 pub use import::{ImportOptions, import};
 pub use session::{Connected, GatewayServer, Options, connect, serve};
 pub use upstream::{Endpoint, Upstream};
 
 /// Compile the gateway policy in `dir`, or render every violation exactly as
 /// `m1nd policy check --gateway` does.
-pub fn load(dir: &Path, display: &str) -> Result<Gateway, Vec<String>> {
+pub fn load(dir: &Path, display: &str) -> Result<Gateway, GatewayError> {
     let sources = PolicySources::read_dir(dir, display);
-    compile_gateway(&sources)
-        .map_err(|problems| problems.iter().map(|d| format!("error: {}", d.render(&sources))).collect())
+    compile_gateway(&sources).map_err(|problems| {
+        GatewayError::Policy(problems.iter().map(|d| format!("error: {}", d.render(&sources))).collect())
+    })
 }

@@ -14,6 +14,10 @@ use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::transport::IntoTransport;
 use rmcp::{ErrorData as McpError, Peer, RoleClient, RoleServer, ServerHandler, ServiceExt};
 
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
+
+use super::error::GatewayError;
 use super::upstream::{Listener, Upstream, list};
 
 /// How a gateway session is set up.
@@ -39,7 +43,7 @@ struct Served {
 }
 
 /// What the two sides share.
-pub(super) struct State {
+struct State {
     gateway: &'static Gateway,
     guard: Guard<'static>,
     options: Options,
@@ -68,18 +72,18 @@ impl State {
     /// List the upstream's tools again and re-check every one. Says on
     /// stderr what is hidden and why; tells the downstream client only when
     /// the tools it may see changed.
-    pub(super) async fn refresh(&self, peer: &Peer<RoleClient>) -> bool {
+    async fn refresh(&self, peer: &Peer<RoleClient>) -> bool {
         let listed = match list(peer, self.options.call_timeout).await {
             Ok(listed) => listed,
             Err(e) => {
-                eprintln!("m1nd gateway: {e}; keeping the last checked list");
+                tracing::warn!("{e}; keeping the last checked list");
                 return false;
             }
         };
         let fresh = View::new(self.gateway, &self.guard, &listed);
         let old = self.served();
         for hidden in fresh.hidden().iter().filter(|h| !old.view.hidden().contains(h)) {
-            eprintln!("m1nd gateway: {hidden}");
+            tracing::warn!("{hidden}");
         }
         let changed = fresh.offered() != old.view.offered();
         let tools = fresh.offered().iter().filter_map(|o| serde_json::from_value(o.tool.clone()).ok()).collect();
@@ -187,28 +191,45 @@ pub struct Connected {
     /// Serve this on any transport (stdio, or Streamable HTTP).
     pub server: GatewayServer,
     client: RunningService<RoleClient, Listener>,
+    /// Lists and checks again whenever the upstream says its tools changed.
+    rechecks: JoinHandle<()>,
 }
 
 impl Connected {
     /// Stop the upstream.
     pub async fn close(self) {
+        self.rechecks.abort();
         let _ = self.client.cancel().await;
     }
 }
 
 /// Start the upstream and check its tools against `gateway`. `gateway` is a
 /// compiled gateway policy (a `static`, or one leaked once per process).
-pub async fn connect(gateway: &'static Gateway, options: Options, upstream: Upstream) -> Result<Connected, String> {
+pub async fn connect(
+    gateway: &'static Gateway,
+    options: Options,
+    upstream: Upstream,
+) -> Result<Connected, GatewayError> {
     let state = Arc::new(State::new(gateway, options));
-    let client = upstream.connect(Listener { state: Arc::clone(&state) }).await?;
+    let changed = Arc::new(Notify::new());
+    let client = upstream.connect(Listener { changed: Arc::clone(&changed) }).await?;
     let peer = client.peer().clone();
     if let Ok(mut slot) = state.upstream.lock() {
         *slot = Some(peer.clone());
     }
     if !state.refresh(&peer).await {
-        return Err("the upstream's tools could not be listed; nothing to serve".to_owned());
+        return Err(GatewayError::NothingToServe);
     }
-    Ok(Connected { server: GatewayServer { state }, client })
+    let rechecks = tokio::spawn({
+        let state = Arc::clone(&state);
+        async move {
+            loop {
+                changed.notified().await;
+                state.refresh(&peer).await;
+            }
+        }
+    });
+    Ok(Connected { server: GatewayServer { state }, client, rechecks })
 }
 
 /// Start the upstream, check its tools, and serve `downstream` until it closes.
@@ -217,7 +238,7 @@ pub async fn serve<T, E, A>(
     options: Options,
     upstream: Upstream,
     downstream: T,
-) -> Result<(), String>
+) -> Result<(), GatewayError>
 where
     T: IntoTransport<RoleServer, E, A>,
     E: std::error::Error + Send + Sync + 'static,
@@ -225,10 +246,8 @@ where
     let connected = connect(gateway, options, upstream).await?;
     let served = connected.server.clone().serve(downstream).await;
     let ended = match served {
-        Ok(server) => {
-            server.waiting().await.map(|_| ()).map_err(|e| format!("the downstream session ended abnormally: {e}"))
-        }
-        Err(e) => Err(format!("the downstream MCP session did not start: {e}")),
+        Ok(server) => server.waiting().await.map(|_| ()).map_err(|e| GatewayError::DownstreamEnded(e.to_string())),
+        Err(e) => Err(GatewayError::DownstreamStart(e.to_string())),
     };
     connected.close().await;
     ended

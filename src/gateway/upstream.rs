@@ -8,10 +8,11 @@ use std::time::Duration;
 
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, Tool};
 use rmcp::service::{NotificationContext, RunningService};
-use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
+use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
+use tokio::sync::Notify;
 
-use super::session::State;
+use super::error::GatewayError;
 
 /// Where the upstream server is.
 #[derive(Clone, Debug)]
@@ -51,7 +52,10 @@ impl Upstream {
     }
 
     /// Start (or reach) the upstream and complete the MCP handshake.
-    pub(super) async fn connect<H: ClientHandler>(&self, handler: H) -> Result<RunningService<RoleClient, H>, String> {
+    pub(super) async fn connect<H: ClientHandler>(
+        &self,
+        handler: H,
+    ) -> Result<RunningService<RoleClient, H>, GatewayError> {
         let handshake = match &self.endpoint {
             Endpoint::Command { command, args } => {
                 let mut command = tokio::process::Command::new(command);
@@ -59,40 +63,45 @@ impl Upstream {
                 let (transport, _) = TokioChildProcess::builder(command)
                     .stderr(std::process::Stdio::inherit())
                     .spawn()
-                    .map_err(|e| format!("cannot start the upstream `{}`: {e}", self.describe()))?;
+                    .map_err(|source| GatewayError::Spawn { upstream: self.describe(), source })?;
                 tokio::time::timeout(self.start_timeout, handler.serve(transport)).await
             }
+            #[cfg(feature = "http-upstream")]
             Endpoint::Http { url } => {
-                let transport = StreamableHttpClientTransport::from_uri(url.as_str());
+                let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
                 tokio::time::timeout(self.start_timeout, handler.serve(transport)).await
             }
+            #[cfg(not(feature = "http-upstream"))]
+            Endpoint::Http { .. } => return Err(GatewayError::NoHttpClient { upstream: self.describe() }),
         };
         match handshake {
             Ok(Ok(service)) => Ok(service),
-            Ok(Err(e)) => Err(format!("the upstream `{}` did not complete the MCP handshake: {e}", self.describe())),
-            Err(_) => Err(format!(
-                "the upstream `{}` did not answer `initialize` within {} s",
-                self.describe(),
-                self.start_timeout.as_secs()
-            )),
+            Ok(Err(e)) => Err(GatewayError::Handshake { upstream: self.describe(), message: e.to_string() }),
+            Err(_) => {
+                Err(GatewayError::HandshakeTimeout { upstream: self.describe(), secs: self.start_timeout.as_secs() })
+            }
         }
     }
 }
 
 /// Every tool the upstream lists, as JSON, within `timeout`.
-pub(super) async fn list(peer: &rmcp::Peer<RoleClient>, timeout: Duration) -> Result<Vec<serde_json::Value>, String> {
+pub(super) async fn list(
+    peer: &rmcp::Peer<RoleClient>,
+    timeout: Duration,
+) -> Result<Vec<serde_json::Value>, GatewayError> {
     let tools: Vec<Tool> = match tokio::time::timeout(timeout, peer.list_all_tools()).await {
         Ok(Ok(tools)) => tools,
-        Ok(Err(e)) => return Err(format!("the upstream's tools/list failed: {e}")),
-        Err(_) => return Err(format!("the upstream did not answer tools/list within {} s", timeout.as_secs())),
+        Ok(Err(e)) => return Err(GatewayError::List(e.to_string())),
+        Err(_) => return Err(GatewayError::ListTimeout { secs: timeout.as_secs() }),
     };
     Ok(tools.iter().filter_map(|t| serde_json::to_value(t).ok()).collect())
 }
 
 /// The client side of the upstream connection: a tools/list_changed
-/// notification makes the gateway list and check again.
+/// notification wakes whoever waits on `changed` (the session, which then
+/// lists and checks again). It knows nothing of the session itself.
 pub(super) struct Listener {
-    pub state: Arc<State>,
+    pub changed: Arc<Notify>,
 }
 
 impl ClientHandler for Listener {
@@ -100,7 +109,7 @@ impl ClientHandler for Listener {
         ClientConfig::new(ClientCapabilities::default(), Implementation::new("m1nd-gateway", env!("CARGO_PKG_VERSION")))
     }
 
-    async fn on_tool_list_changed(&self, context: NotificationContext<RoleClient>) {
-        self.state.refresh(&context.peer).await;
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.changed.notify_one();
     }
 }

@@ -26,10 +26,19 @@ pub const DEFAULT_SESSION: Duration = Duration::from_secs(8 * 60 * 60);
 /// The most sessions held at once; the oldest goes first.
 const MAX_SESSIONS: usize = 16;
 
+/// Why a login could not be issued or spent.
+#[derive(Debug, thiserror::Error)]
+pub enum LoginError {
+    #[error("the operating system gave no randomness: {0}")]
+    NoRandomness(getrandom::Error),
+    #[error("this login link is not valid: it was already used, or never issued")]
+    NotValid,
+}
+
 /// 32 random bytes as 64 lowercase hex digits.
-fn random_hex() -> Result<String, String> {
+fn random_hex() -> Result<String, LoginError> {
     let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).map_err(|e| format!("the operating system gave no randomness: {e}"))?;
+    getrandom::fill(&mut bytes).map_err(LoginError::NoRandomness)?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
@@ -62,7 +71,7 @@ pub struct Opened {
 }
 
 impl Authority {
-    pub fn new(base: String, lifetime: Duration) -> Result<Self, String> {
+    pub fn new(base: String, lifetime: Duration) -> Result<Self, LoginError> {
         let inner = Inner { login: random_hex()?, sessions: HashMap::new() };
         Ok(Self { inner: Mutex::new(inner), lifetime, base })
     }
@@ -78,10 +87,10 @@ impl Authority {
 
     /// Spend `presented` if it is the unspent token: open a session and
     /// print the next link. Anything else opens nothing.
-    pub fn spend(&self, presented: &str) -> Result<Opened, String> {
+    pub fn spend(&self, presented: &str) -> Result<Opened, LoginError> {
         let mut inner = self.lock();
         if !constant_time_eq::constant_time_eq(presented.as_bytes(), inner.login.as_bytes()) {
-            return Err("this login link is not valid: it was already used, or never issued".to_owned());
+            return Err(LoginError::NotValid);
         }
         inner.login = random_hex()?;
         let session_id = random_hex()?;
@@ -96,7 +105,7 @@ impl Authority {
         inner.sessions.insert(key(&session_id), session);
         let next = format!("{}/login?token={}", self.base, inner.login);
         drop(inner);
-        eprintln!("m1nd: the tray: a session was opened; the next login link is {next}");
+        tracing::info!("the tray: a session was opened; the next login link is {next}");
         Ok(Opened { session_id, lifetime: self.lifetime })
     }
 

@@ -1,41 +1,47 @@
 //! The rmcp `ServerHandler`: initialize, tools/list, tools/call, and the
-//! widget's resources/list and resources/read.
+//! widget's resources/list and resources/read. Every `tools/call` goes to
+//! the [`Service`]; nothing here touches the store.
 
-use std::sync::Arc;
-
-use m1nd::COCKPIT;
+use m1nd_core::guard::Guard;
 use m1nd_core::runtime::SEND_AS_TYPED;
 use m1nd_core::sanitize::{cap, display};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode, Implementation,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, ErrorCode, Implementation,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
     ServerCapabilities, ServerConfig, Tool,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
-use super::Options;
-use super::attestation;
-use super::call::Session;
-use super::request::shape_of;
-use super::worker::Calls;
-use super::{app, catalog};
+use super::methods::shape_of;
+use super::{app, attestation, tools};
+use crate::COCKPIT;
+use crate::service::Service;
 
-/// The m1nd MCP server: one per process, shared by every session of every
-/// transport (it holds no per-session state).
+/// The m1nd MCP server: one per process, cloned for every session of every
+/// transport (it holds no per-session state, and its clones share the service).
+#[derive(Clone)]
 pub struct Server {
-    calls: Calls,
-    tools: Vec<Tool>,
-    instructions: String,
+    service: Service,
+    tools: std::sync::Arc<[Tool]>,
+    instructions: std::sync::Arc<str>,
 }
 
 impl Server {
-    pub fn new(options: Options) -> Result<Self, String> {
-        let session = Session::new(options.read_only, options.store);
-        let tools = catalog::tools(session.guard());
-        let instructions = instructions(options.read_only);
-        let calls = Calls::start(Arc::new(session)).map_err(|e| format!("cannot start the call thread: {e}"))?;
-        Ok(Self { calls, tools, instructions })
+    pub fn new(service: Service) -> Self {
+        let tools = tools::tools(service.guard()).into();
+        let instructions = instructions(service.read_only()).into();
+        Self { service, tools, instructions }
+    }
+
+    /// The service every call goes to.
+    pub fn service(&self) -> &Service {
+        &self.service
+    }
+
+    /// The guard of this server's session mode.
+    pub fn guard(&self) -> &Guard<'static> {
+        self.service.guard()
     }
 }
 
@@ -74,7 +80,7 @@ impl ServerHandler for Server {
             .build();
         let mut config = ServerConfig::new(capabilities)
             .with_server_info(Implementation::new("m1nd", env!("CARGO_PKG_VERSION")))
-            .with_instructions(self.instructions.clone());
+            .with_instructions(self.instructions.to_string());
         config.meta = Some(attestation::meta());
         config
     }
@@ -84,7 +90,7 @@ impl ServerHandler for Server {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.tools.clone()))
+        Ok(ListToolsResult::with_all_items(self.tools.to_vec()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
@@ -96,7 +102,8 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        Ok(self.calls.call(request.name.into_owned(), request.arguments).await.into())
+        let answer = self.service.call(&request.name, request.arguments.as_ref()).await;
+        Ok(CallToolResult::from(answer).into())
     }
 
     async fn list_resources(

@@ -6,7 +6,7 @@
 //! here is handed to rmcp's [`StreamableHttpService`], which calls the one
 //! [`Server`] value this process built — the same type, the same table, the
 //! same [`Guard`](m1nd_core::guard::Guard) the stdio transport calls — so a
-//! `tools/call` meets the guard in [`Session::call`](super::call::Session::call)
+//! `tools/call` meets the guard in [`Service::call`]
 //! before anything touches the store, whichever transport carried it. Nothing
 //! in this module reads a tool name or an argument: what sits in front of
 //! rmcp decides only *who* may talk and *how long* they may take.
@@ -15,7 +15,7 @@
 //!
 //! - [`security`]: the loopback-or-token rule for the listening address, the
 //!   bearer token, rmcp's `Host` and `Origin` allow-lists, no CORS.
-//! - [`bad_body`]: a body rmcp cannot parse as a message gets a JSON-RPC
+//! - `bad_body.rs`: a body rmcp cannot parse as a message gets a JSON-RPC
 //!   error (400) instead of rmcp's 415.
 //! - Limits: a request body over [`MAX_BODY_BYTES`] gets 413 (rmcp counts
 //!   while it reads, whatever `Content-Length` claims); headers over
@@ -60,7 +60,9 @@ use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tower_http::timeout::TimeoutLayer;
 
-use super::{Options, Server};
+use super::ServeError;
+use crate::mcp::Server;
+use crate::service::Service;
 use security::Token;
 
 /// Where `--http` listens when no address is given.
@@ -98,23 +100,17 @@ pub struct HttpOptions {
     pub session_lifetime: Duration,
 }
 
-/// Serve MCP over HTTP until the process is stopped.
-pub fn run(options: Options, http: HttpOptions) -> Result<(), String> {
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
+/// Serve MCP over HTTP, and the human's pages, until the process is stopped.
+pub fn run(service: Service, http: HttpOptions) -> Result<(), ServeError> {
+    let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(ServeError::Runtime)?;
     runtime.block_on(async move {
-        security::check_exposure(http.addr, http.token.as_ref())?;
-        let listener =
-            TcpListener::bind(http.addr).await.map_err(|e| format!("cannot listen on {}: {e}", http.addr))?;
-        let bound = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?;
+        let (listener, bound) = listen(&http).await?;
         let authority = human::authority::Authority::new(format!("http://{bound}"), http.session_lifetime)?;
         let login_link = authority.login_link();
-        let human = human::Human { authority, store: options.store.clone(), hosts: http.allowed_hosts.clone() };
-        let app = router(Arc::new(Server::new(options)?), &http, Some(Arc::new(human)));
-        eprintln!("m1nd: serving MCP on http://{bound}{MCP_PATH}");
-        eprintln!("m1nd: the tray: open {login_link} (the link works once)");
+        let human = human::Human { authority, service: service.clone(), hosts: http.allowed_hosts.clone() };
+        let app = router(Server::new(service), &http, Some(Arc::new(human)));
+        tracing::info!("serving MCP on http://{bound}{MCP_PATH}");
+        tracing::info!("the tray: open {login_link} (the link works once)");
         accept(listener, app, http.request_timeout).await
     })
 }
@@ -122,16 +118,23 @@ pub fn run(options: Options, http: HttpOptions) -> Result<(), String> {
 /// Serve any MCP server handler (the gateway) at `http.addr`, behind the
 /// same checks and limits as `m1nd serve --http`, until the process stops.
 /// It has no human pages: those belong to the m1nd store.
-pub async fn serve<S>(server: S, http: HttpOptions) -> Result<(), String>
+pub async fn serve<S>(server: S, http: HttpOptions) -> Result<(), ServeError>
 where
     S: ServerHandler + Clone + Send + Sync + 'static,
 {
-    security::check_exposure(http.addr, http.token.as_ref())?;
-    let listener = TcpListener::bind(http.addr).await.map_err(|e| format!("cannot listen on {}: {e}", http.addr))?;
-    let bound = listener.local_addr().map_err(|e| format!("cannot read the bound address: {e}"))?;
+    let (listener, bound) = listen(&http).await?;
     let app = router(server, &http, None);
-    eprintln!("m1nd: serving MCP on http://{bound}{MCP_PATH}");
+    tracing::info!("serving MCP on http://{bound}{MCP_PATH}");
     accept(listener, app, http.request_timeout).await
+}
+
+/// Bind `http.addr`, once the exposure rule allows it.
+async fn listen(http: &HttpOptions) -> Result<(TcpListener, SocketAddr), ServeError> {
+    security::check_exposure(http.addr, http.token.as_ref())?;
+    let listener =
+        TcpListener::bind(http.addr).await.map_err(|source| ServeError::Listen { addr: http.addr, source })?;
+    let bound = listener.local_addr().map_err(|source| ServeError::Listen { addr: http.addr, source })?;
+    Ok((listener, bound))
 }
 
 /// `/mcp` and what guards it, then the human's pages when there are any
@@ -157,15 +160,15 @@ where
 }
 
 /// Accept connections for ever, each served on its own task.
-async fn accept(listener: TcpListener, app: Router, request_timeout: Duration) -> Result<(), String> {
+async fn accept(listener: TcpListener, app: Router, request_timeout: Duration) -> Result<(), ServeError> {
     let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
     loop {
-        let slot = Arc::clone(&slots).acquire_owned().await.map_err(|e| format!("connection limit: {e}"))?;
+        let slot = Arc::clone(&slots).acquire_owned().await.map_err(|e| ServeError::Slots(e.to_string()))?;
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
             Err(e) => {
                 // Out of file descriptors and the like: wait, then go on.
-                eprintln!("m1nd: accept failed: {e}");
+                tracing::warn!("accept failed: {e}");
                 tokio::time::sleep(Duration::from_millis(100)).await;
                 continue;
             }

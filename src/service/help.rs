@@ -10,7 +10,7 @@
 //!   overview cards that *this* session may call on *this* server. A card is
 //!   listed only if the guard ([`Guard::check`], the very decision `tools/call`
 //!   makes) lets this session call its tool with the card's pinned arguments,
-//!   and the tool is in this server's registry ([`served`](super::catalog::served)). So a
+//!   and the tool is in this server's registry ([`served`]). So a
 //!   read-only session never sees a card that leads to a refusal (`persist`
 //!   stays, pinned to `action = "status"`), and no session sees a card for a
 //!   verb the table knows but this server does not implement.
@@ -18,14 +18,14 @@
 //! In a read-only session the `help` tool's cards are therefore exactly the
 //! help slot's cards whose tool this server serves (a test holds them to it).
 
-use m1nd::COCKPIT;
 use m1nd_core::Card;
 use m1nd_core::guard::Guard;
-use rmcp::model::{CallToolResult, JsonObject};
+use rmcp::model::JsonObject;
 use serde_json::{Value, json};
 
-use super::catalog::served;
-use super::reply;
+use super::answer::Answer;
+use super::dispatch::served;
+use crate::COCKPIT;
 
 /// The overview cards this session may call, in policy order.
 pub fn cards(guard: &Guard<'_>) -> Vec<&'static Card> {
@@ -39,7 +39,7 @@ pub fn cards(guard: &Guard<'_>) -> Vec<&'static Card> {
 fn callable<'c>(cards: &'c [Card], guard: &Guard<'_>, served: impl Fn(&str) -> bool) -> Vec<&'c Card> {
     cards
         .iter()
-        .filter(|c| c.overview && guard.check(&c.tool, Some(&arguments(c))).is_ok_and(|verb| served(&verb.name)))
+        .filter(|c| c.overview && guard.check(&c.tool, Some(&arguments(c))).is_ok_and(|r| served(&r.verb.name)))
         .collect()
 }
 
@@ -48,7 +48,7 @@ fn arguments(card: &Card) -> JsonObject {
 }
 
 /// The `help` answer: a readable list plus the same cards as JSON.
-pub fn answer(guard: &Guard<'_>) -> CallToolResult {
+pub fn answer(guard: &Guard<'_>) -> Answer {
     let cards = cards(guard);
     let mut text = format!("{} overview card(s) for this session", cards.len());
     if guard.read_only() {
@@ -79,7 +79,7 @@ pub fn answer(guard: &Guard<'_>) -> CallToolResult {
             "reject_reason": c.reject_reason,
         })).collect::<Vec<_>>(),
     });
-    reply::text_and_value(text, value)
+    Answer::text_and_value(text, value)
 }
 
 #[cfg(test)]
@@ -147,9 +147,9 @@ mod tests {
     #[test]
     fn the_answer_lists_the_same_cards_as_text_and_json() {
         let guard = Guard::new(&COCKPIT, false);
-        let result = answer(&guard);
-        let text = result.content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).expect("text");
-        let value = result.structured_content.expect("structured content");
+        let answer = answer(&guard);
+        let text = answer.result().content.first().and_then(|c| c.as_text()).map(|t| t.text.clone()).expect("text");
+        let value = answer.result().structured_content.clone().expect("structured content");
         let listed: Vec<&str> =
             value["cards"].as_array().expect("cards").iter().filter_map(|c| c["id"].as_str()).collect();
         assert_eq!(listed, ids(&cards(&guard)));

@@ -7,7 +7,7 @@
 //! (`policy`, `widget`), so further digests can sit beside them without
 //! changing the shape a pinning client already reads.
 
-use m1nd::{COCKPIT, widget};
+use crate::{COCKPIT, widget};
 use rmcp::model::MetaObject;
 use serde_json::{Map, json};
 

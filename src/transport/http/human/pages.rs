@@ -2,30 +2,26 @@
 //! view pasted in, one page load per choice), the tray page, its JSON and
 //! its live stream of store versions. None of them writes the store.
 
-use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
-use m1nd::store::Store;
-use m1nd::{COCKPIT, widget};
-use m1nd_core::runtime::{self, Request as CockpitRequest, json as view_json};
+use m1nd_core::runtime::{Request as CockpitRequest, json as view_json};
 use serde_json::{Value, json};
+use tokio_stream::StreamExt;
+use tokio_stream::wrappers::WatchStream;
 
 use super::checks::{check_write, cookie, session};
-use super::{Human, answer, authority, blocking, html, problem, store_problem};
+use super::{Human, answer, authority, html, problem, service_problem};
+use crate::widget;
 
 /// The tray page (its script fetches the state and sets it as text).
 const TRAY_PAGE: &str = include_str!("../../../../widget/tray.html");
 
 /// Where the page's CSRF token is written when the page is served.
 const CSRF_MARKER: &str = "m1nd-csrf-token";
-
-/// How often the live stream looks at the store's version.
-const POLL: Duration = Duration::from_millis(300);
 
 pub(super) async fn login(State(human): State<Arc<Human>>, request: Request) -> Response {
     let token = request
@@ -44,7 +40,7 @@ pub(super) async fn login(State(human): State<Arc<Human>>, request: Request) -> 
             ],
         )
             .into_response(),
-        Err(why) => problem(StatusCode::UNAUTHORIZED, "login", why),
+        Err(why) => problem(StatusCode::UNAUTHORIZED, "login", why.to_string()),
     }
 }
 
@@ -57,11 +53,9 @@ pub(super) async fn logout(State(human): State<Arc<Human>>, headers: HeaderMap) 
 }
 
 /// The cockpit's JSON view at `?select=REF` (the root without one).
-fn view(store: &PathBuf, select: Option<String>) -> Result<Value, String> {
-    let store = Store::open(store).map_err(|e| e.to_string())?;
-    let snapshot = store.snapshot().map_err(|e| e.to_string())?;
+async fn view(human: &Human, select: Option<String>) -> Result<Value, Response> {
     let request = CockpitRequest { select, seen_store_version: None };
-    let view = runtime::cockpit(&COCKPIT, &snapshot, &request).map_err(|e| e.to_string())?;
+    let view = human.service.view(request).await.map_err(|e| service_problem(&e))?;
     Ok(view_json::to_value(&view))
 }
 
@@ -108,11 +102,9 @@ pub(super) async fn cockpit_page(State(human): State<Arc<Human>>, request: Reque
     if let Err(refused) = session(&human, request.headers()) {
         return refused.into_response();
     }
-    let (store, select) = (human.store.clone(), select_of(&request));
-    match blocking(move || view(&store, select)).await {
-        Ok(Ok(view)) => html(served_widget(&view)),
-        Ok(Err(e)) => store_problem(e),
-        Err(r) => r.into_response(),
+    match view(&human, select_of(&request)).await {
+        Ok(view) => html(served_widget(&view)),
+        Err(problem) => problem,
     }
 }
 
@@ -120,11 +112,9 @@ pub(super) async fn cockpit_json(State(human): State<Arc<Human>>, request: Reque
     if let Err(refused) = session(&human, request.headers()) {
         return refused.into_response();
     }
-    let (store, select) = (human.store.clone(), select_of(&request));
-    match blocking(move || view(&store, select)).await {
-        Ok(Ok(view)) => answer(StatusCode::OK, &view),
-        Ok(Err(e)) => store_problem(e),
-        Err(r) => r.into_response(),
+    match view(&human, select_of(&request)).await {
+        Ok(view) => answer(StatusCode::OK, &view),
+        Err(problem) => problem,
     }
 }
 
@@ -139,35 +129,27 @@ pub(super) async fn tray_state(State(human): State<Arc<Human>>, headers: HeaderM
     if let Err(refused) = session(&human, &headers) {
         return refused.into_response();
     }
-    let store = human.store.clone();
-    match blocking(move || Store::open(&store).and_then(|s| s.tray())).await {
-        Ok(Ok(tray)) => answer(StatusCode::OK, &tray),
-        Ok(Err(e)) => store_problem(e),
-        Err(r) => r.into_response(),
+    match human.service.tray().await {
+        Ok(tray) => answer(StatusCode::OK, &tray),
+        Err(e) => service_problem(&e),
     }
 }
 
-/// `store` events carrying the store_version whenever it moves.
+/// `store` events carrying the store_version whenever it moves: the
+/// service's version watch, so an open tab costs no store read of its own.
 pub(super) async fn tray_events(State(human): State<Arc<Human>>, headers: HeaderMap) -> Response {
     if let Err(refused) = session(&human, &headers) {
         return refused.into_response();
     }
-    let store = human.store.clone();
-    let stream = futures_util::stream::unfold((store, None::<u64>), |(store, last)| async move {
-        loop {
-            let path = store.clone();
-            let now = tokio::task::spawn_blocking(move || Store::open(&path).and_then(|s| s.version()).ok())
-                .await
-                .ok()
-                .flatten();
-            if now.is_some() && now != last {
-                let event = Event::default().event("store").data(now.unwrap_or(0).to_string());
-                return Some((Ok::<_, std::convert::Infallible>(event), (store, now)));
-            }
-            tokio::time::sleep(POLL).await;
-        }
-    });
-    Sse::new(stream).into_response()
+    Sse::new(version_events(human.service.versions())).into_response()
+}
+
+/// One `store` event per version seen on `versions`, the current one first.
+pub fn version_events(
+    versions: tokio::sync::watch::Receiver<Option<u64>>,
+) -> impl futures_util::Stream<Item = Result<Event, std::convert::Infallible>> {
+    WatchStream::new(versions)
+        .filter_map(|version| version.map(|v| Ok(Event::default().event("store").data(v.to_string()))))
 }
 
 #[cfg(test)]

@@ -1,22 +1,22 @@
 //! The human's acts on the tray: `POST /tray/stamp` and `POST /tray/ratify`.
 //! Each one is checked ([`super::checks::check_write`]), held to its
 //! policy verb being human-only, read as a small JSON body, and handed to
-//! the store's [`Store::act`], which lands it once or refuses it whole.
+//! the service's [`act`](crate::service::Service::act), which lands it once
+//! or refuses it whole.
 
 use std::sync::Arc;
 
+use crate::COCKPIT;
+use crate::store::tray::{Act, ActRefused, Acted, RECEIPT_HASH_LEN};
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use m1nd::COCKPIT;
-use m1nd::store::Store;
-use m1nd::store::tray::{Act, ActRefused, Acted, RECEIPT_HASH_LEN};
 use m1nd_core::sanitize::{cap, display};
 use serde_json::json;
 
 use super::checks::check_write;
-use super::{Human, answer, blocking, problem};
+use super::{Human, answer, problem, service_problem};
 
 /// The largest act request read.
 pub const MAX_FORM_BYTES: usize = 8 * 1024;
@@ -55,16 +55,26 @@ pub(super) async fn ratify(State(human): State<Arc<Human>>, request: Request) ->
     act(human, request, Act::Ratify).await
 }
 
+/// An act's body that is not the form it must be.
+#[derive(Debug, thiserror::Error)]
+#[error("{shape}: {detail}")]
+struct BadForm {
+    /// What the act's body is, said to the sender.
+    shape: &'static str,
+    /// serde's account of what was wrong, sanitised.
+    detail: String,
+}
+
 /// `(target, receipt_hash, store_version)` from the act's JSON body.
-fn form(act: Act, bytes: &[u8]) -> Result<(String, String, u64), String> {
-    let shown = |e: serde_json::Error| display(&e.to_string(), cap::DETAIL);
+fn form(act: Act, bytes: &[u8]) -> Result<(String, String, u64), BadForm> {
+    let bad = |shape, e: serde_json::Error| BadForm { shape, detail: display(&e.to_string(), cap::DETAIL) };
     match act {
         Act::Stamp => serde_json::from_slice::<StampForm>(bytes)
             .map(|f| (f.mission, f.receipt_hash, f.store_version))
-            .map_err(|e| format!("a stamp is {{\"mission\", \"receipt_hash\", \"store_version\"}}: {}", shown(e))),
+            .map_err(|e| bad("a stamp is {\"mission\", \"receipt_hash\", \"store_version\"}", e)),
         Act::Ratify => serde_json::from_slice::<RatifyForm>(bytes)
             .map(|f| (f.block, f.receipt_hash, f.store_version))
-            .map_err(|e| format!("a ratification is {{\"block\", \"receipt_hash\", \"store_version\"}}: {}", shown(e))),
+            .map_err(|e| bad("a ratification is {\"block\", \"receipt_hash\", \"store_version\"}", e)),
     }
 }
 
@@ -93,7 +103,7 @@ async fn act(human: Arc<Human>, request: Request, act: Act) -> Response {
     };
     let (target, receipt_hash, store_version) = match form(act, &bytes) {
         Ok(form) => form,
-        Err(why) => return problem(StatusCode::BAD_REQUEST, "form", why),
+        Err(why) => return problem(StatusCode::BAD_REQUEST, "form", why.to_string()),
     };
     let hash_ok = receipt_hash.len() == RECEIPT_HASH_LEN
         && receipt_hash.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
@@ -104,38 +114,34 @@ async fn act(human: Arc<Human>, request: Request, act: Act) -> Response {
             "the target is an id and `receipt_hash` 64 lowercase hex digits",
         );
     }
-    let store = human.store.clone();
-    let outcome = blocking(move || {
-        let mut store = Store::open(&store).map_err(ActRefused::Store)?;
-        store.act(act, &target, &receipt_hash, store_version)
-    })
-    .await;
+    let outcome = human.service.act(act, target, receipt_hash, store_version).await;
     let done = match act {
         Act::Stamp => "stamped",
         Act::Ratify => "ratified",
     };
     match outcome {
-        Err(r) => r.into_response(),
-        Ok(Ok(Acted::Now { store_version })) => {
+        Ok(Acted::Now { store_version }) => {
             answer(StatusCode::OK, &json!({ "ok": true, done: true, "store_version": store_version }))
         }
-        Ok(Ok(Acted::Already { store_version, at })) => answer(
+        Ok(Acted::Already { store_version, at }) => answer(
             StatusCode::OK,
             &json!({
                 "ok": true, done: false, "already": true, "store_version": store_version,
                 "note": format!("already {done} at store_version {store_version} ({at}); nothing more was written"),
             }),
         ),
-        Ok(Err(refused)) => {
-            let (status, code) = match &refused {
-                ActRefused::Unknown { .. } => (StatusCode::NOT_FOUND, "unknown"),
-                ActRefused::NotWaiting { .. } => (StatusCode::CONFLICT, "not_waiting"),
-                ActRefused::StateMoved { .. } => (StatusCode::CONFLICT, "state_moved"),
-                ActRefused::FutureVersion { .. } => (StatusCode::BAD_REQUEST, "form"),
-                ActRefused::Store(_) => (StatusCode::SERVICE_UNAVAILABLE, "store"),
-            };
-            problem(status, code, refused.to_string())
-        }
+        Err(e) => service_problem(&e),
+    }
+}
+
+/// The code a page reads to know what happened to its act.
+pub(super) fn code(refused: &ActRefused) -> &'static str {
+    match refused {
+        ActRefused::Unknown { .. } => "unknown",
+        ActRefused::NotWaiting { .. } => "not_waiting",
+        ActRefused::StateMoved { .. } => "state_moved",
+        ActRefused::FutureVersion { .. } | ActRefused::VersionZero => "form",
+        ActRefused::Store(_) => "store",
     }
 }
 

@@ -32,6 +32,8 @@ use rmcp::model::{CallToolRequest, ClientRequest, ErrorData, JsonRpcMessage, Jso
 use rmcp::service::RxJsonRpcMessage;
 use serde::de::{self, DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+use crate::mcp::methods::shape_of;
+
 /// The other scalar visits of a visitor that treats every scalar as it
 /// treats a bool (counts it, or notes a non-object), written once.
 macro_rules! scalars_like_bool {
@@ -61,19 +63,6 @@ macro_rules! scalars_like_bool {
 /// The most JSON values (objects, arrays, strings, numbers, literals) one
 /// message may hold. A `tools/call` here carries a handful of arguments.
 pub const MAX_JSON_VALUES: usize = 100_000;
-
-/// The params of the methods this server answers, for errors.
-const SHAPES: &[(&str, &str)] = &[
-    ("initialize", "{ protocolVersion: string, capabilities: object, clientInfo: { name, version } }"),
-    ("ping", "no params or an object"),
-    ("tools/list", "no params or { cursor?: string }"),
-    ("tools/call", "{ name: string, arguments?: object }"),
-];
-
-/// The expected params of a method this server answers.
-pub fn shape_of(method: &str) -> Option<&'static str> {
-    SHAPES.iter().find(|(m, _)| *m == method).map(|(_, shape)| *shape)
-}
 
 /// What a line is.
 pub enum Parsed {

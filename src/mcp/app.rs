@@ -6,9 +6,9 @@
 //! `resources/read` and draws the template with each result's
 //! `structuredContent`. A host without the extension ignores all of this and
 //! shows the text card in `content`. The one resource is the template built
-//! into this binary ([`m1nd::widget`]); its URI changes whenever its bytes do.
+//! into this binary ([`crate::widget`]); its URI changes whenever its bytes do.
 
-use m1nd::widget;
+use crate::widget;
 use rmcp::ErrorData as McpError;
 use rmcp::model::{ExtensionCapabilities, JsonObject, MetaObject, ReadResourceResult, Resource, ResourceContents};
 use serde_json::{Value, json};

@@ -1,10 +1,13 @@
-//! `m1nd serve`: the cockpit table served over MCP, on stdio or over
-//! Streamable HTTP ([`http`]). Both transports hand every message to one
-//! [`Server`]; what follows holds for each of them.
+//! The MCP adapter: rmcp's `ServerHandler` over the [`Service`](crate::service::Service).
+//!
+//! Both transports ([`crate::transport`]) hand every message to one
+//! [`Server`]; what follows holds for each of them. The adapter parses
+//! nothing itself and decides nothing: it lists what the table derives and
+//! hands each `tools/call` to the service.
 //!
 //! # What a `tools/call` goes through, in order
 //!
-//! 1. **The guard** ([`m1nd_core::guard::Guard`], built from [`m1nd::COCKPIT`]).
+//! 1. **The guard** ([`m1nd_core::guard::Guard`], built from [`crate::COCKPIT`]).
 //!    A name longer than [`MAX_NAME_BYTES`](m1nd_core::guard::MAX_NAME_BYTES) is refused as unknown before
 //!    anything else looks at it (no verb is that long, and "did you mean"
 //!    over megabytes would stall the server). Otherwise the guard normalises
@@ -16,27 +19,27 @@
 //!    `isError: true` whose text names the verb and the rule. Nothing has
 //!    been opened, read or written at this point.
 //! 2. **Served here?** A verb the table knows but this server does not
-//!    implement (it has no entry in [`catalog::registry`]) is refused, naming
-//!    the tools it does serve. The same entry says what answers the verb.
-//! 3. **Arguments** ([`arguments`]): only the names the table lists in the
+//!    implement (it has no entry in [`dispatch::registry`](crate::service::dispatch::registry))
+//!    is refused, naming the tools it does serve. The guard's handle says
+//!    what answers the verb, by index.
+//! 3. **Arguments**: only the names the table lists in the
 //!    verb's `requires`/`accepts` and the policy's `[common]` arguments
 //!    (`agent_id`), each of the JSON type tools.toml declares for it and at
-//!    most [`arguments::MAX_STRING_BYTES`] long; every `requires` present.
+//!    most [`MAX_STRING_BYTES`](crate::service::MAX_STRING_BYTES) long; every `requires` present.
 //!    The checked values, the caller's `agent_id` among them, are what
 //!    dispatch receives.
-//! 4. **Dispatch** ([`call`]): only now is the store touched, through the
-//!    handler the registry gave for the verb the guard resolved (no second
-//!    lookup by name), on the session's store connection (checked against
-//!    the files before every call; see [`held`]). Reads and the cockpit read
-//!    in one read transaction (reusing the cockpit answers already composed over the
-//!    same state; see [`answers`]) and never write; `memorize` and `persist`
+//! 4. **Dispatch**: only now is the store touched, on the service's store
+//!    thread, through the handler the handle gave (no second lookup by name),
+//!    on the one store connection (checked against the files before every
+//!    call). Reads and the cockpit read in one read transaction (reusing the
+//!    cockpit answers already composed over the same state) and never write; `memorize` and `persist`
 //!    are each one write transaction with optimistic concurrency
 //!    (`expected_store_version`): writers, in this process or another, take
 //!    turns, and a stale write is refused and changes nothing.
 //!
 //! # Where `tools/list` comes from
 //!
-//! The tools are the verbs this server implements ([`catalog::registry`]: the
+//! The tools are the verbs this server implements ([`dispatch::registry`](crate::service::dispatch::registry): the
 //! cockpit, help, and the store's reads and writes, each named once) intersected
 //! with the table's verbs, minus what [`Guard::shows`](m1nd_core::guard::Guard::shows)
 //! hides from the session. Descriptions are the table's summaries; input
@@ -56,47 +59,10 @@
 //! with a status-only verb is narrowed in its schema instead: the pinned
 //! argument becomes required and limited to its allowed values.
 
-mod answers;
 mod app;
-pub mod arguments;
 pub mod attestation;
-pub mod call;
-pub mod catalog;
 mod handler;
-mod held;
-mod help;
-pub mod http;
-mod reply;
-mod request;
-pub mod transport;
-mod worker;
+pub mod methods;
+pub mod tools;
 
-use std::path::PathBuf;
-
-pub use handler::Server;
-
-/// How a server session is set up.
-#[derive(Clone, Debug)]
-pub struct Options {
-    /// Refuse every verb that writes.
-    pub read_only: bool,
-    /// The store directory (`.m1nd` by default).
-    pub store: PathBuf,
-}
-
-/// Serve MCP on stdin/stdout until the client closes stdin.
-pub fn run(options: Options) -> Result<(), String> {
-    let runtime = tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| format!("cannot start the async runtime: {e}"))?;
-    runtime.block_on(async move {
-        use rmcp::ServiceExt;
-        let service = Server::new(options)?
-            .serve(transport::Stdio::new())
-            .await
-            .map_err(|e| format!("the MCP session did not start: {e}"))?;
-        service.waiting().await.map_err(|e| format!("the MCP session ended abnormally: {e}"))?;
-        Ok(())
-    })
-}
+pub use handler::{Server, instructions};

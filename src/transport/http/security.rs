@@ -37,6 +37,28 @@ const BEARER: &[u8] = b"Bearer ";
 /// The `Host` names always admitted (any port): the loopback names.
 pub const LOOPBACK_HOSTS: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
+/// A setting of the HTTP transport that would leave it less protected than
+/// meant; the server does not start with one.
+#[derive(Debug, thiserror::Error)]
+pub enum SecurityError {
+    #[error("{TOKEN_ENV} is not valid UTF-8")]
+    TokenNotText,
+    #[error("{TOKEN_ENV} must be at least {MIN_TOKEN_BYTES} bytes long (it has {bytes})")]
+    TokenTooShort { bytes: usize },
+    #[error("{TOKEN_ENV} may hold only visible ASCII characters (no spaces or control characters)")]
+    TokenNotVisible,
+    #[error(
+        "refusing to listen on {addr}: it is not a loopback address, so other machines could call the server; \
+         listen on 127.0.0.1 or set {TOKEN_ENV} to a secret of at least {MIN_TOKEN_BYTES} bytes that every client \
+         sends as `Authorization: Bearer <token>`"
+    )]
+    Exposed { addr: SocketAddr },
+    #[error(
+        "--allow-origin {origin:?} is not an origin; write scheme://host:port (or :* for any port), e.g. http://localhost:5173"
+    )]
+    NotAnOrigin { origin: String },
+}
+
 /// The bearer token every request must carry.
 #[derive(Clone)]
 pub struct Token(Box<[u8]>);
@@ -51,18 +73,16 @@ impl Token {
     /// Read the token from the environment's value. Unset means no token; a
     /// set but empty, short or non-text value stops the server rather than
     /// run with a weaker secret than the operator meant.
-    pub fn from_env(value: Option<OsString>) -> Result<Option<Token>, String> {
+    pub fn from_env(value: Option<OsString>) -> Result<Option<Token>, SecurityError> {
         let Some(value) = value else { return Ok(None) };
         let Some(text) = value.to_str() else {
-            return Err(format!("{TOKEN_ENV} is not valid UTF-8"));
+            return Err(SecurityError::TokenNotText);
         };
         if text.len() < MIN_TOKEN_BYTES {
-            return Err(format!("{TOKEN_ENV} must be at least {MIN_TOKEN_BYTES} bytes long (it has {})", text.len()));
+            return Err(SecurityError::TokenTooShort { bytes: text.len() });
         }
         if !text.bytes().all(|b| b.is_ascii_graphic()) {
-            return Err(format!(
-                "{TOKEN_ENV} may hold only visible ASCII characters (no spaces or control characters)"
-            ));
+            return Err(SecurityError::TokenNotVisible);
         }
         Ok(Some(Token(text.as_bytes().into())))
     }
@@ -81,19 +101,15 @@ impl Token {
 }
 
 /// Refuse a bind that others could reach when no token guards it.
-pub fn check_exposure(addr: SocketAddr, token: Option<&Token>) -> Result<(), String> {
+pub fn check_exposure(addr: SocketAddr, token: Option<&Token>) -> Result<(), SecurityError> {
     if addr.ip().is_loopback() || token.is_some() {
         return Ok(());
     }
-    Err(format!(
-        "refusing to listen on {addr}: it is not a loopback address, so other machines could call the server; \
-         listen on 127.0.0.1 or set {TOKEN_ENV} to a secret of at least {MIN_TOKEN_BYTES} bytes that every client \
-         sends as `Authorization: Bearer <token>`"
-    ))
+    Err(SecurityError::Exposed { addr })
 }
 
 /// Check an `--allow-origin` value: `null`, or `scheme://host:port` (`:*` for any port).
-pub fn check_origin(origin: &str) -> Result<(), String> {
+pub fn check_origin(origin: &str) -> Result<(), SecurityError> {
     if origin == "null" {
         return Ok(());
     }
@@ -110,11 +126,8 @@ pub fn check_origin(origin: &str) -> Result<(), String> {
     Ok(())
 }
 
-fn bad_origin(origin: &str) -> String {
-    let shown: String = origin.chars().take(64).collect();
-    format!(
-        "--allow-origin {shown:?} is not an origin; write scheme://host:port (or :* for any port), e.g. http://localhost:5173"
-    )
+fn bad_origin(origin: &str) -> SecurityError {
+    SecurityError::NotAnOrigin { origin: origin.chars().take(64).collect() }
 }
 
 /// rmcp's service settings: the allow-lists, the body cap, both protocol eras.
@@ -149,7 +162,7 @@ mod tests {
     use super::*;
 
     fn token(text: &str) -> Result<Option<Token>, String> {
-        Token::from_env(Some(text.into()))
+        Token::from_env(Some(text.into())).map_err(|e| e.to_string())
     }
 
     #[test]
@@ -183,7 +196,7 @@ mod tests {
         assert!(check_exposure("[::1]:1338".parse().expect("addr"), None).is_ok());
         for addr in ["0.0.0.0:1338", "192.168.1.9:1338", "[::]:1338"] {
             let addr = addr.parse().expect("addr");
-            assert!(check_exposure(addr, None).unwrap_err().contains(TOKEN_ENV), "{addr}");
+            assert!(check_exposure(addr, None).unwrap_err().to_string().contains(TOKEN_ENV), "{addr}");
             assert!(check_exposure(addr, Some(&t)).is_ok(), "{addr}");
         }
     }

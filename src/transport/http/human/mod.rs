@@ -11,7 +11,7 @@
 //! - **Writes** (`POST /tray/stamp`, `POST /tray/ratify`, `POST /logout`) also need an `Origin`
 //!   equal to this server's own (`http://` + the `Host` sent), no
 //!   cross-site `Sec-Fetch-Site`, the session's CSRF token in
-//!   `X-M1nd-Csrf`, a JSON body of at most [`acts::MAX_FORM_BYTES`]. Each check
+//!   `X-M1nd-Csrf`, a JSON body of at most `acts::MAX_FORM_BYTES`. Each check
 //!   that fails answers before the store is opened.
 //!
 //! State strings reach the page only as JSON, which the page sets as text
@@ -22,7 +22,6 @@ pub mod authority;
 mod checks;
 mod pages;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use axum::Router;
@@ -33,10 +32,13 @@ use serde_json::json;
 
 use authority::Authority;
 
+use crate::service::{Service, ServiceError};
+
 /// What the human's handlers share.
 pub struct Human {
     pub authority: Authority,
-    pub store: PathBuf,
+    /// The one way to the store, shared with `/mcp`.
+    pub service: Service,
     pub hosts: Vec<String>,
 }
 
@@ -91,12 +93,14 @@ fn html(body: String) -> Response {
         .into_response()
 }
 
-async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> Result<T, Refused> {
-    tokio::task::spawn_blocking(f).await.map_err(|_| {
-        Refused(StatusCode::INTERNAL_SERVER_ERROR, "internal", "the request failed inside the server".into())
-    })
-}
-
-fn store_problem(e: impl std::fmt::Display) -> Response {
-    problem(StatusCode::SERVICE_UNAVAILABLE, "store", e.to_string())
+/// A failure of the service, answered with the status its kind says, and a
+/// code a page can act on.
+fn service_problem(e: &ServiceError) -> Response {
+    let status = StatusCode::from_u16(e.kind().http_status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+    let code = match e {
+        ServiceError::Cockpit(_) => "select",
+        ServiceError::Act(refused) => acts::code(refused),
+        _ => "store",
+    };
+    problem(status, code, e.to_string())
 }

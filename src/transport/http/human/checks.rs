@@ -29,7 +29,8 @@ pub(super) fn host_name(host: &str) -> String {
 pub(super) async fn check_host(State(human): State<Arc<Human>>, request: Request, next: Next) -> Response {
     let host = request.headers().get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or_default();
     let name = host_name(host);
-    let allowed = crate::server::http::security::LOOPBACK_HOSTS.contains(&name.as_str()) || human.hosts.contains(&name);
+    let allowed =
+        crate::transport::http::security::LOOPBACK_HOSTS.contains(&name.as_str()) || human.hosts.contains(&name);
     if !allowed {
         return problem(StatusCode::FORBIDDEN, "host", "Forbidden: this Host is not one the server answers to");
     }

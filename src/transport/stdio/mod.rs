@@ -2,7 +2,7 @@
 //!
 //! rmcp's own stdio transport drops a line that is not JSON without a word.
 //! Here every bad line can get a JSON-RPC error and the session goes on; what
-//! a line *is* is decided beside the handler, in [`request`](super::request).
+//! a line *is* is decided beside the handler, in [`request`].
 //! This file reads lines, writes answers and keeps three promises:
 //!
 //! - **Bounded work per line.** A line is read at most [`MAX_LINE_BYTES`]
@@ -14,8 +14,8 @@
 //!   bad lines are counted instead of answered, and one error (no id) says
 //!   how many went unanswered, sent with the next error the bucket allows or
 //!   when the session closes. Answers wait in a queue of at most
-//!   [`ERROR_BURST`] for one writer task; a peer that does not read its
-//!   stdout makes the server count, not buffer.
+//!   [`ERROR_BURST`] answers; a peer that does not read its stdout makes
+//!   the server count, not buffer (`errors.rs`).
 //! - **One answer per request id.** A request whose id is already in flight
 //!   (read, not yet answered) is refused with `-32600` before it reaches the
 //!   handler, so it cannot run unanswered: rmcp keeps one answer slot per id,
@@ -34,36 +34,64 @@
 //!   empty input buffer is still watched for the end of stdin.
 //!
 //! A malformed notification (no id) gets no answer, as notifications never do.
-//! Writing goes through rmcp's framed writer, so answers never interleave.
+//! Writing goes through one writer task (`out.rs`), so answers never interleave.
+//!
+//! When the transport serves m1nd's own [`Server`], a `tools/call` of a
+//! session that initialized the legacy way is answered by the service
+//! directly and its kept answer written as bytes (`fast.rs`); every promise
+//! above holds for those calls too.
 
 use std::collections::HashSet;
-use std::pin::Pin;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::time::Instant;
 
 use rmcp::RoleServer;
-use rmcp::model::{ClientNotification, ErrorData, JsonRpcMessage, JsonRpcNotification, RequestId};
+use rmcp::model::ServerResult;
+use rmcp::model::{ClientNotification, ClientRequest, ErrorData, JsonRpcMessage, JsonRpcNotification, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
-use rmcp::transport::async_rw::AsyncRwTransport;
-use rmcp::transport::{StdioReader, StdioWriter, stdio_pipes};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::sync::{Notify, mpsc};
+use rmcp::transport::{StdioReader, stdio_pipes};
+use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
+use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
 use m1nd_core::sanitize::{cap, display};
 
+use super::ServeError;
 use super::request::{self, Parsed};
+use crate::mcp::Server;
+
+mod errors;
+mod fast;
+mod out;
+
+use errors::ErrorAnswers;
+pub use errors::{ERROR_BURST, ERRORS_PER_SECOND};
+use fast::FastPath;
+use out::{Frame, Out, Writing};
+
+/// Serve MCP on stdin/stdout until the client closes stdin.
+pub fn run(server: Server) -> Result<(), ServeError> {
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ServeError::Runtime)?;
+    // Stdin and stdout are taken inside the runtime, which drives them.
+    runtime.block_on(async move { serve(server, Stdio::new()).await })
+}
+
+/// Serve `server` on `transport` until its input ends. The transport answers
+/// m1nd's own calls itself where it may (`fast.rs`).
+pub async fn serve<R: AsyncRead + Unpin + Send + 'static>(
+    server: Server,
+    transport: Stdio<R>,
+) -> Result<(), ServeError> {
+    use rmcp::ServiceExt;
+    let transport = transport.answering(server.service().clone());
+    let service = server.serve(transport).await.map_err(|e| ServeError::Start(e.to_string()))?;
+    service.waiting().await.map_err(|e| ServeError::Ended(e.to_string()))?;
+    Ok(())
+}
 
 /// The longest line read, as rmcp's own transport allows.
 pub const MAX_LINE_BYTES: usize = 16 * 1024 * 1024;
-
-/// Error answers the bucket allows at once (and the most that wait to be written).
-pub const ERROR_BURST: usize = 64;
-
-/// Error answers the bucket allows per second once the burst is spent.
-pub const ERRORS_PER_SECOND: u32 = 16;
 
 /// Requests handed to rmcp and not yet answered, at most.
 pub const MAX_IN_FLIGHT: usize = 64;
@@ -74,19 +102,18 @@ const YIELD_EVERY: usize = 16;
 /// A line buffer that grew past this is given back after its line.
 const KEEP_LINE_CAPACITY: usize = 1 << 20;
 
-type Sending = Pin<Box<dyn Future<Output = Result<(), std::io::Error>> + Send>>;
-
-/// Stdin read line by line; stdout written by rmcp's framed writer.
-pub struct Stdio {
-    read: BufReader<StdioReader>,
+/// Input read line by line; output written by one writer task.
+pub struct Stdio<R = StdioReader> {
+    read: BufReader<R>,
     line: Vec<u8>,
     /// Skipping the rest of an oversized line.
     discarding: bool,
-    write: AsyncRwTransport<RoleServer, tokio::io::Empty, StdioWriter>,
+    out: Out,
+    writer: Option<JoinHandle<()>>,
     errors: ErrorAnswers,
-    /// Ids of requests handed to rmcp and not yet answered.
+    /// Ids of requests read and not yet answered (by rmcp or the fast path).
     in_flight: HashSet<RequestId>,
-    /// Ids of cancelled requests, whose answers rmcp drops.
+    /// Ids of cancelled requests, whose answers are dropped.
     cancelled: HashSet<RequestId>,
     /// Answers handed to the writer and not yet written.
     writing: Arc<AtomicUsize>,
@@ -94,6 +121,8 @@ pub struct Stdio {
     answered: Arc<Notify>,
     /// Messages handed to rmcp since the transport last yielded.
     handed: usize,
+    /// The calls answered here rather than by rmcp, when serving m1nd.
+    fast: Option<FastPath>,
 }
 
 enum Line {
@@ -103,27 +132,67 @@ enum Line {
 }
 
 impl Stdio {
-    /// Must be called inside the runtime: when stdin and stdout are pipes (as
-    /// MCP clients launch servers) they are driven without blocking threads.
+    /// Stdin and stdout. Must be called inside the runtime: when they are
+    /// pipes (as MCP clients launch servers) they are driven without
+    /// blocking threads.
+    #[expect(
+        clippy::new_without_default,
+        reason = "taking stdin and stdout needs a runtime; a default would hide that"
+    )]
     pub fn new() -> Self {
         let (read, write) = stdio_pipes();
+        Self::over(read, write)
+    }
+}
+
+impl<R: AsyncRead + Unpin + Send + 'static> Stdio<R> {
+    /// Any reader and writer: a test's pipes, or stdin and stdout.
+    pub fn over<W: AsyncWrite + Unpin + Send + 'static>(read: R, write: W) -> Self {
+        let (out, writer) = Out::start(write);
         Self {
             read: BufReader::new(read),
             line: Vec::new(),
             discarding: false,
-            write: AsyncRwTransport::new_server(tokio::io::empty(), write),
+            out,
+            writer: Some(writer),
             errors: ErrorAnswers::new(),
             in_flight: HashSet::new(),
             cancelled: HashSet::new(),
             writing: Arc::new(AtomicUsize::new(0)),
             answered: Arc::new(Notify::new()),
             handed: 0,
+            fast: None,
         }
     }
 
-    /// Wait while the window is full. False when stdin ended meanwhile.
+    /// Answer `tools/call` through `service` where rmcp would answer it the
+    /// same way (see `fast.rs`).
+    pub fn answering(mut self, service: crate::service::Service) -> Self {
+        self.fast = Some(FastPath::new(service));
+        self
+    }
+
+    /// How many calls the fast path has answered so far, when it is on.
+    pub fn fast_path_calls(&self) -> Option<Arc<std::sync::atomic::AtomicU64>> {
+        self.fast.as_ref().map(FastPath::calls)
+    }
+
+    /// Forget the ids the fast path has answered.
+    fn reap(&mut self) {
+        if let Some(fast) = &mut self.fast {
+            for id in fast.answered() {
+                self.in_flight.remove(&id);
+            }
+        }
+    }
+
+    /// Wait while the window is full. False when the input ended meanwhile.
     async fn window(&mut self) -> bool {
-        while self.in_flight.len() + self.writing.load(Ordering::Acquire) >= MAX_IN_FLIGHT {
+        loop {
+            self.reap();
+            if self.in_flight.len() + self.writing.load(Ordering::Acquire) < MAX_IN_FLIGHT {
+                return true;
+            }
             if !self.read.buffer().is_empty() {
                 self.answered.notified().await;
                 continue;
@@ -137,7 +206,6 @@ impl Stdio {
                 }
             }
         }
-        true
     }
 
     /// A request id is taken while its request is in flight or was cancelled.
@@ -145,7 +213,7 @@ impl Stdio {
         self.in_flight.contains(id) || self.cancelled.contains(id)
     }
 
-    /// Note what a message handed to rmcp does to the window.
+    /// Note what a message handed on does to the window.
     fn track(&mut self, message: &RxJsonRpcMessage<RoleServer>) {
         match message {
             JsonRpcMessage::Request(request) => {
@@ -158,13 +226,15 @@ impl Stdio {
                 if let Some(id) = &cancel.params.request_id
                     && self.in_flight.remove(id)
                 {
+                    if let Some(fast) = &mut self.fast {
+                        fast.cancel(id);
+                    }
                     self.cancelled.insert(id.clone());
                 }
             }
             _ => {}
         }
     }
-
     /// Read one line into `self.line`, never holding more than the limit.
     /// Cancellation-safe: bytes are moved and consumed with no await between,
     /// so a cancelled read resumes where it stopped.
@@ -195,29 +265,9 @@ impl Stdio {
             }
         }
     }
-
-    /// Answer a bad line, if the bucket allows; otherwise count it.
-    fn answer(&mut self, error: ErrorData, id: Option<RequestId>) {
-        let now = Instant::now();
-        if !self.errors.bucket.take(now) {
-            self.errors.unanswered += 1;
-            return;
-        }
-        if self.errors.unanswered > 0 {
-            let summary = self.errors.summary();
-            let sending = self.write.send(JsonRpcMessage::error(summary, None));
-            self.errors.queue(Box::pin(sending));
-            if !self.errors.bucket.take(now) {
-                self.errors.unanswered += 1;
-                return;
-            }
-        }
-        let sending = self.write.send(JsonRpcMessage::error(error, id));
-        self.errors.queue(Box::pin(sending));
-    }
 }
 
-impl Transport<RoleServer> for Stdio {
+impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for Stdio<R> {
     type Error = std::io::Error;
 
     fn send(
@@ -225,23 +275,24 @@ impl Transport<RoleServer> for Stdio {
         item: TxJsonRpcMessage<RoleServer>,
     ) -> impl Future<Output = Result<(), Self::Error>> + Send + 'static {
         let answered = match &item {
-            JsonRpcMessage::Response(response) => Some(&response.id),
+            JsonRpcMessage::Response(response) => {
+                if let (Some(fast), ServerResult::InitializeResult(_)) = (&mut self.fast, &response.result) {
+                    fast.settle();
+                }
+                Some(&response.id)
+            }
             JsonRpcMessage::Error(error) => error.id.as_ref(),
             _ => None,
         };
-        let mut slot = None;
+        let mut frame = Frame::message(&item);
         if let Some(id) = answered {
             self.cancelled.remove(id);
             if self.in_flight.remove(id) {
-                slot = Some(Writing::start(&self.writing, &self.answered));
+                frame = frame.holding(Writing::start(&self.writing, &self.answered));
             }
         }
-        let sending = self.write.send(item);
-        async move {
-            let written = sending.await;
-            drop(slot);
-            written
-        }
+        let out = self.out.clone();
+        async move { out.send(frame).await }
     }
 
     async fn receive(&mut self) -> Option<RxJsonRpcMessage<RoleServer>> {
@@ -261,7 +312,7 @@ impl Transport<RoleServer> for Stdio {
                 Line::End => return None,
                 Line::Oversized => {
                     let why = format!("a message longer than {MAX_LINE_BYTES} bytes was skipped");
-                    self.answer(ErrorData::invalid_request(why, None), None);
+                    self.errors.answer(&self.out, ErrorData::invalid_request(why, None), None);
                 }
                 Line::Whole => {
                     let parsed = request::parse(&self.line);
@@ -284,10 +335,16 @@ impl Transport<RoleServer> for Stdio {
                                      Send it with an id of its own"
                                 );
                                 // A well-formed request: answered as every request is, outside the bucket.
-                                let sending = self
-                                    .write
-                                    .send(JsonRpcMessage::error(ErrorData::invalid_request(why, None), Some(id)));
-                                self.errors.queue(Box::pin(sending));
+                                self.errors.refuse(&self.out, ErrorData::invalid_request(why, None), id);
+                            }
+                            JsonRpcMessage::Request(request)
+                                if self.fast.as_ref().is_some_and(|fast| fast.takes(&request)) =>
+                            {
+                                let ClientRequest::CallToolRequest(call) = request.request else { continue };
+                                self.in_flight.insert(request.id.clone());
+                                if let Some(fast) = &mut self.fast {
+                                    fast.spawn(request.id, call.params, &self.out, &self.writing, &self.answered);
+                                }
                             }
                             message => {
                                 self.track(&message);
@@ -295,7 +352,7 @@ impl Transport<RoleServer> for Stdio {
                             }
                         },
                         Parsed::Skip => continue,
-                        Parsed::Answer(error, id) => self.answer(error, id),
+                        Parsed::Answer(error, id) => self.errors.answer(&self.out, error, id),
                     }
                 }
             }
@@ -305,133 +362,15 @@ impl Transport<RoleServer> for Stdio {
     }
 
     async fn close(&mut self) -> Result<(), Self::Error> {
-        if self.errors.unanswered > 0 {
-            let summary = self.errors.summary();
-            let sending = self.write.send(JsonRpcMessage::error(summary, None));
-            self.errors.queue(Box::pin(sending));
+        if let Some(fast) = &mut self.fast {
+            fast.close().await;
         }
-        self.errors.finish().await;
-        self.write.close().await
-    }
-}
-
-/// An answer on its way out: it holds its place in the window until it is
-/// written (or dropped), then makes room.
-struct Writing {
-    writing: Arc<AtomicUsize>,
-    answered: Arc<Notify>,
-}
-
-impl Writing {
-    fn start(writing: &Arc<AtomicUsize>, answered: &Arc<Notify>) -> Self {
-        writing.fetch_add(1, Ordering::AcqRel);
-        Self { writing: writing.clone(), answered: answered.clone() }
-    }
-}
-
-impl Drop for Writing {
-    fn drop(&mut self) {
-        self.writing.fetch_sub(1, Ordering::AcqRel);
-        self.answered.notify_one();
-    }
-}
-
-/// Error answers to bad lines: the bucket, the count of the unanswered, and
-/// one writer task that writes what the bucket let through, in order.
-struct ErrorAnswers {
-    bucket: Bucket,
-    unanswered: u64,
-    queue: Option<mpsc::Sender<Sending>>,
-    writer: Option<JoinHandle<()>>,
-}
-
-impl ErrorAnswers {
-    fn new() -> Self {
-        let (queue, mut pending) = mpsc::channel::<Sending>(ERROR_BURST);
-        let writer = tokio::spawn(async move {
-            while let Some(sending) = pending.recv().await {
-                let _ = sending.await;
-            }
-        });
-        Self { bucket: Bucket::new(Instant::now()), unanswered: 0, queue: Some(queue), writer: Some(writer) }
-    }
-
-    /// Hand an answer to the writer; a full queue means stdout is not being
-    /// read, and the answer is counted instead.
-    fn queue(&mut self, sending: Sending) {
-        let queued = self.queue.as_ref().is_some_and(|queue| queue.try_send(sending).is_ok());
-        if !queued {
-            self.unanswered += 1;
-        }
-    }
-
-    /// The one error that stands for the bad lines that were not answered.
-    fn summary(&mut self) -> ErrorData {
-        let count = std::mem::take(&mut self.unanswered);
-        ErrorData::invalid_request(
-            format!(
-                "{count} more bad lines were not answered one by one: this server answers at most {ERROR_BURST} \
-                 bad lines at once and {ERRORS_PER_SECOND} per second after that"
-            ),
-            None,
-        )
-    }
-
-    /// Write what is queued, then stop the writer.
-    async fn finish(&mut self) {
-        drop(self.queue.take());
+        self.errors.close(&self.out);
+        // A peer that closed its end cannot be told more; that is how sessions end.
+        let _ = self.out.finish().await;
         if let Some(writer) = self.writer.take() {
             let _ = writer.await;
         }
-    }
-}
-
-/// A token bucket: [`ERROR_BURST`] tokens, refilled at [`ERRORS_PER_SECOND`].
-struct Bucket {
-    tokens: f64,
-    at: Instant,
-}
-
-impl Bucket {
-    fn new(now: Instant) -> Self {
-        Self { tokens: ERROR_BURST as f64, at: now }
-    }
-
-    fn take(&mut self, now: Instant) -> bool {
-        let elapsed = now.saturating_duration_since(self.at);
-        self.at = now;
-        self.tokens = (self.tokens + elapsed.as_secs_f64() * f64::from(ERRORS_PER_SECOND)).min(ERROR_BURST as f64);
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
-            true
-        } else {
-            false
-        }
-    }
-}
-
-/// How long the bucket takes to allow one more answer after it is empty.
-#[cfg(test)]
-mod tests {
-    use std::time::Duration;
-
-    use super::*;
-
-    #[test]
-    fn the_bucket_allows_a_burst_then_a_steady_rate() {
-        let start = Instant::now();
-        let mut bucket = Bucket::new(start);
-        let burst = (0..1000).filter(|_| bucket.take(start)).count();
-        assert_eq!(burst, ERROR_BURST);
-        // One second later: one second's worth, not a new burst.
-        let later = start + Duration::from_secs(1);
-        let refilled = (0..1000).filter(|_| bucket.take(later)).count();
-        assert_eq!(refilled, ERRORS_PER_SECOND as usize);
-        let refill = Duration::from_millis(1000 / u64::from(ERRORS_PER_SECOND));
-        assert!(!bucket.take(later + refill / 2));
-        assert!(bucket.take(later + refill + refill / 2));
-        // A long pause refills to the burst and no further.
-        let rested = later + Duration::from_secs(3600);
-        assert_eq!((0..1000).filter(|_| bucket.take(rested)).count(), ERROR_BURST);
+        Ok(())
     }
 }

@@ -50,71 +50,96 @@ enum Accepted {
     Integer(u64),
 }
 
+/// Why a call's arguments are refused. Each message names the verb, the
+/// argument and what it takes.
+#[derive(Debug, thiserror::Error)]
+pub enum ArgumentError {
+    #[error("`{verb}` has no argument `{name}`; it takes {takes}")]
+    Unknown { verb: String, name: String, takes: String },
+    #[error("argument `{name}` of `{verb}` has no declared type, so it is refused")]
+    Untyped { verb: String, name: String },
+    #[error("argument `{name}` of `{verb}` {problem}")]
+    Value { verb: String, name: String, problem: ValueProblem },
+    #[error("`{verb}` requires the argument `{name}`")]
+    Missing { verb: String, name: String },
+}
+
+/// What is wrong with one value: a clause that follows "argument `x` of `verb`".
+#[derive(Debug, thiserror::Error)]
+pub enum ValueProblem {
+    #[error("is {bytes} bytes; this server accepts at most {MAX_STRING_BYTES} bytes per argument")]
+    TooLong { bytes: usize },
+    #[error(
+        "must be {expected}, got {received}{}. {SEND_AS_TYPED}",
+        if *.negative { ", and a reference is never negative" } else { "" }
+    )]
+    NotAReference { expected: &'static str, received: String, negative: bool },
+    #[error("must be {expected}, got {received}")]
+    Wrong { expected: &'static str, received: String },
+    #[error("must be {expected} of 1 to {MAX_ID_CHARS} characters, got {chars} characters")]
+    IdLength { expected: &'static str, chars: usize },
+    #[error("must be {expected}, got {received}, which holds control, invisible or repeated space characters")]
+    IdUnprintable { expected: &'static str, received: String },
+}
+
 /// Check `args` for `verb` against `table`. A `null` value counts as absent.
-pub fn check(table: &Cockpit, verb: &Verb, args: Option<&JsonObject>) -> Result<Checked, String> {
+pub fn check(table: &Cockpit, verb: &Verb, args: Option<&JsonObject>) -> Result<Checked, ArgumentError> {
     let mut checked = Checked::default();
+    let named = || verb.name.to_string();
     for (name, value) in args.into_iter().flatten() {
         let Some(takes) = table.takes(verb).find(|t| t.name == name) else {
-            let shown = display(name, cap::NAME);
             let takes: Vec<&str> = table.takes(verb).map(|t| t.name).collect();
             let takes = if takes.is_empty() { "no arguments".to_owned() } else { takes.join(", ") };
-            return Err(format!("`{}` has no argument `{shown}`; it takes {takes}", verb.name));
+            return Err(ArgumentError::Unknown { verb: named(), name: display(name, cap::NAME), takes });
         };
         if value.is_null() {
             continue;
         }
         let Some(kind) = takes.kind else {
-            return Err(format!("argument `{name}` of `{}` has no declared type, so it is refused", verb.name));
+            return Err(ArgumentError::Untyped { verb: named(), name: name.clone() });
         };
         match accept(kind, value) {
             Ok(Accepted::Text(s)) => checked.strings.push((name.clone(), s)),
             Ok(Accepted::Integer(n)) => checked.integers.push((name.clone(), n)),
-            Err(why) => return Err(format!("argument `{name}` of `{}` {why}", verb.name)),
+            Err(problem) => return Err(ArgumentError::Value { verb: named(), name: name.clone(), problem }),
         }
     }
     for Takes { name, .. } in table.takes(verb).filter(|t| t.required) {
         if checked.text(name).is_none() && checked.integer(name).is_none() {
-            return Err(format!("`{}` requires the argument `{name}`", verb.name));
+            return Err(ArgumentError::Missing { verb: named(), name: name.to_owned() });
         }
     }
     Ok(checked)
 }
 
-/// One non-null value against its kind: what it is, or why it is refused
-/// (a clause that follows "argument `x` of `verb`").
-fn accept(kind: ArgKind, value: &Value) -> Result<Accepted, String> {
+/// One non-null value against its kind: what it is, or why it is refused.
+fn accept(kind: ArgKind, value: &Value) -> Result<Accepted, ValueProblem> {
     let expected = kind.expected();
     match (kind, value) {
         (ArgKind::Text | ArgKind::Reference | ArgKind::Id, Value::String(s)) if s.len() > MAX_STRING_BYTES => {
-            Err(format!("is {} bytes; this server accepts at most {MAX_STRING_BYTES} bytes per argument", s.len()))
+            Err(ValueProblem::TooLong { bytes: s.len() })
         }
         (ArgKind::Text | ArgKind::Reference, Value::String(s)) => Ok(Accepted::Text(s.clone())),
         (ArgKind::Id, Value::String(s)) => id(s).map(Accepted::Text),
         (ArgKind::Integer, Value::Number(n)) if n.is_u64() => Ok(Accepted::Integer(n.as_u64().unwrap_or_default())),
         (ArgKind::Reference, Value::Number(n)) if n.is_u64() => Ok(Accepted::Text(n.to_string())),
         (ArgKind::Reference, other) => {
-            let why = match other {
-                Value::Number(n) if n.as_i64().is_some_and(i64::is_negative) => ", and a reference is never negative",
-                _ => "",
-            };
-            Err(format!("must be {expected}, got {}{why}. {SEND_AS_TYPED}", received(other)))
+            let negative = matches!(other, Value::Number(n) if n.as_i64().is_some_and(i64::is_negative));
+            Err(ValueProblem::NotAReference { expected, received: received(other), negative })
         }
-        (_, other) => Err(format!("must be {expected}, got {}", received(other))),
+        (_, other) => Err(ValueProblem::Wrong { expected, received: received(other) }),
     }
 }
 
 /// An [`ArgKind::Id`], or why the string is not one.
-fn id(s: &str) -> Result<String, String> {
+fn id(s: &str) -> Result<String, ValueProblem> {
     let expected = ArgKind::Id.expected();
     match check_id(s) {
         Ok(()) => Ok(s.to_owned()),
-        Err(IdProblem::Length(chars)) => {
-            Err(format!("must be {expected} of 1 to {MAX_ID_CHARS} characters, got {chars} characters"))
+        Err(IdProblem::Length(chars)) => Err(ValueProblem::IdLength { expected, chars }),
+        Err(IdProblem::Unprintable) => {
+            Err(ValueProblem::IdUnprintable { expected, received: received(&Value::from(s)) })
         }
-        Err(IdProblem::Unprintable) => Err(format!(
-            "must be {expected}, got {}, which holds control, invisible or repeated space characters",
-            received(&Value::from(s))
-        )),
     }
 }
 
@@ -145,7 +170,7 @@ mod tests {
     use super::*;
 
     fn verb(name: &str) -> &'static Verb {
-        m1nd::COCKPIT.verb(name).unwrap_or_else(|| panic!("`{name}` is in tools.toml"))
+        crate::COCKPIT.verb(name).unwrap_or_else(|| panic!("`{name}` is in tools.toml"))
     }
 
     fn object(v: Value) -> JsonObject {
@@ -156,7 +181,11 @@ mod tests {
     }
 
     fn call(name: &str, args: Value) -> Result<Checked, String> {
-        check(&m1nd::COCKPIT, verb(name), Some(&object(args)))
+        call_typed(name, args).map_err(|e| e.to_string())
+    }
+
+    fn call_typed(name: &str, args: Value) -> Result<Checked, ArgumentError> {
+        check(&crate::COCKPIT, verb(name), Some(&object(args)))
     }
 
     #[test]
@@ -188,7 +217,7 @@ mod tests {
             assert!(err.contains(expected), "{args}: {err}");
         }
         let huge = object(json!({"claim": "x".repeat(MAX_STRING_BYTES + 1)}));
-        let err = check(&m1nd::COCKPIT, verb("memorize"), Some(&huge)).expect_err("huge");
+        let err = check(&crate::COCKPIT, verb("memorize"), Some(&huge)).expect_err("huge").to_string();
         assert!(err.contains("argument `claim`") && err.contains("at most 65536 bytes"), "{err}");
         assert!(err.len() < 200);
     }
@@ -257,12 +286,12 @@ mod tests {
     /// Every verb takes the common `agent_id`, and the check hands it on.
     #[test]
     fn every_verb_takes_the_common_agent_id() {
-        assert!(!m1nd::COCKPIT.common.is_empty(), "tools.toml declares common arguments");
-        for verb in m1nd::COCKPIT.verbs.iter() {
+        assert!(!crate::COCKPIT.common.is_empty(), "tools.toml declares common arguments");
+        for verb in crate::COCKPIT.verbs.iter() {
             let mut args: JsonObject =
-                m1nd::COCKPIT.takes(verb).filter(|t| t.required).map(|t| (t.name.into(), plausible(t.kind))).collect();
+                crate::COCKPIT.takes(verb).filter(|t| t.required).map(|t| (t.name.into(), plausible(t.kind))).collect();
             args.insert("agent_id".into(), json!("agent-7"));
-            let checked = check(&m1nd::COCKPIT, verb, Some(&args)).unwrap_or_else(|e| panic!("{}: {e}", verb.name));
+            let checked = check(&crate::COCKPIT, verb, Some(&args)).unwrap_or_else(|e| panic!("{}: {e}", verb.name));
             assert_eq!(checked.text("agent_id"), Some("agent-7"), "{}", verb.name);
         }
     }

@@ -1,0 +1,43 @@
+//! What can keep the gateway from serving, as types. A refused *call* is not
+//! here: that is [`m1nd_core::gateway::GatewayRefused`], answered to the
+//! client as a tool error while the session goes on.
+
+use std::path::PathBuf;
+
+/// Why the gateway, or `policy import`, could not do its work.
+#[derive(Debug, thiserror::Error)]
+pub enum GatewayError {
+    /// The policy breaks laws; each violation is rendered as the compiler renders it.
+    #[error("the policy breaks {} law{}", .0.len(), if .0.len() == 1 { "" } else { "s" })]
+    Policy(Vec<String>),
+    #[error("cannot start the upstream `{upstream}`: {source}")]
+    Spawn { upstream: String, source: std::io::Error },
+    #[error("the upstream `{upstream}` did not complete the MCP handshake: {message}")]
+    Handshake { upstream: String, message: String },
+    #[error("the upstream `{upstream}` did not answer `initialize` within {secs} s")]
+    HandshakeTimeout { upstream: String, secs: u64 },
+    /// This build has no HTTP client (the `http-upstream` feature is off).
+    #[error(
+        "cannot reach `{upstream}`: this m1nd was built without the `http-upstream` feature; build one with it \
+         (it is on by default), or start the upstream as a command after `--`"
+    )]
+    NoHttpClient { upstream: String },
+    #[error("the upstream's tools/list failed: {0}")]
+    List(String),
+    #[error("the upstream did not answer tools/list within {secs} s")]
+    ListTimeout { secs: u64 },
+    #[error("the upstream's tools could not be listed; nothing to serve")]
+    NothingToServe,
+    #[error("the downstream MCP session did not start: {0}")]
+    DownstreamStart(String),
+    #[error("the downstream session ended abnormally: {0}")]
+    DownstreamEnded(String),
+    #[error("cannot {op} {}: {source}", .path.display())]
+    Io { op: &'static str, path: PathBuf, source: std::io::Error },
+    /// `policy import` never replaces a reviewed policy.
+    #[error(
+        "{} exists; a reviewed policy is never overwritten: compare with `m1nd policy import --update`",
+        .0.display()
+    )]
+    WouldOverwrite(PathBuf),
+}

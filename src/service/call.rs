@@ -1,0 +1,153 @@
+//! What a call does once it reaches the store, and how its result reads.
+//!
+//! Reads and the cockpit run on a reader, in one read transaction each
+//! (reusing the cockpit answers already composed over the same state; see
+//! [`super::answers`]), and never write. `memorize` and `persist save` /
+//! `checkpoint` are changes for the writer's next group commit, each with
+//! optimistic concurrency (`expected_store_version`): a stale write is
+//! refused and changes nothing, and the others in its commit go on.
+
+use m1nd_core::runtime::{self, Charset, Reading, Request, text};
+use serde_json::{Map, Value, json};
+
+use super::answer::Answer;
+use super::answers::Answers;
+use super::arguments::Checked;
+use super::error::ServiceError;
+use crate::COCKPIT;
+use crate::store::{Change, Counts, Done, PersistAction, PersistOutcome, Probe, Read, Refusal, Store, StoreError};
+
+/// Where `memorize` records a claim as coming from when no source is given.
+const DEFAULT_SOURCE: &str = "mcp";
+
+/// The argument that names the calling agent, recorded with what it writes.
+const AGENT_ID: &str = "agent_id";
+
+/// The cockpit's request in a call's arguments.
+pub fn cockpit_request(args: &Checked) -> Request {
+    Request { select: args.text("select").map(str::to_owned), seen_store_version: args.integer("seen_store_version") }
+}
+
+/// The cockpit (`read` is `None`) or one of the store's reads, on `store`.
+pub fn read(
+    store: &Store,
+    answers: &Answers,
+    probe: &Probe,
+    read: Option<Read>,
+    args: &Checked,
+) -> Result<Answer, ServiceError> {
+    let snapshot = store.snapshot()?;
+    let store_version = snapshot.version();
+    Ok(match read {
+        None => {
+            // Inside the read transaction no commit can be under way: the mark is this state's.
+            let mark = probe.mark();
+            answers.get_or_compose(mark, cockpit_request(args), |request| {
+                let view = runtime::cockpit(&COCKPIT, &snapshot, request)?;
+                Ok::<_, ServiceError>(Answer::cockpit(text::render(&view, Charset::Unicode), view))
+            })?
+        }
+        Some(read) => {
+            let verb = read.name();
+            let reading = snapshot.read(read, &args.pairs()).map_err(|source| ServiceError::Read { verb, source })?;
+            Answer::value(reading_json(verb, store_version, &reading))
+        }
+    })
+}
+
+/// `persist status` or `persist load`: the counts now, after checking the
+/// caller's `expected_store_version` (nothing is held in memory, so `load`
+/// has nothing to refresh).
+pub fn persist_read(store: &Store, action: PersistAction, expected: Option<u64>) -> Result<Answer, ServiceError> {
+    let fail = |source| ServiceError::Write { verb: "persist", source };
+    let snapshot = store.snapshot().map_err(fail)?;
+    let store_version = snapshot.version();
+    if let Some(expected) = expected.filter(|e| *e != store_version) {
+        return Err(fail(StoreError::Conflict { expected, actual: store_version }));
+    }
+    let outcome = PersistOutcome { action, store_version, wrote: false, counts: snapshot.counts().map_err(fail)? };
+    Ok(Answer::value(persist_json(&outcome)))
+}
+
+/// `persist`'s action: a read (`status`, `load`) or a write (`save`, `checkpoint`).
+pub fn persist_action(args: &Checked) -> Result<PersistAction, ServiceError> {
+    let action = args.text("action").map(|a| a.trim().to_ascii_lowercase()).unwrap_or_else(|| "status".into());
+    PersistAction::parse(&action).ok_or_else(|| {
+        let shown: String = action.chars().take(32).collect();
+        ServiceError::Write {
+            verb: "persist",
+            source: StoreError::BadArgument(format!(
+                "unknown persist action `{shown}`; use status, save, checkpoint or load"
+            )),
+        }
+    })
+}
+
+/// The change `memorize` asks for.
+pub fn memorize(args: &Checked) -> Change {
+    Change::Memorize {
+        claim: args.text("claim").unwrap_or_default().to_owned(),
+        source: args.text("source").unwrap_or(DEFAULT_SOURCE).to_owned(),
+        agent: args.text(AGENT_ID).map(str::to_owned),
+        expected: args.integer("expected_store_version"),
+    }
+}
+
+/// The change `persist save` or `persist checkpoint` asks for.
+pub fn checkpoint(action: PersistAction, args: &Checked) -> Change {
+    Change::Checkpoint {
+        action,
+        agent: args.text(AGENT_ID).map(str::to_owned),
+        expected: args.integer("expected_store_version"),
+    }
+}
+
+/// A committed change's answer, or why `verb` changed nothing.
+pub fn written(verb: &'static str, result: Result<Done, Refusal>) -> Result<Answer, ServiceError> {
+    match result {
+        Ok(Done::Memorized { store_version }) => {
+            Ok(Answer::value(json!({ "verb": "memorize", "memorized": true, "store_version": store_version })))
+        }
+        Ok(Done::Persisted(outcome)) => Ok(Answer::value(persist_json(&outcome))),
+        // The tray's acts come back through Service::act, never as a call.
+        Ok(Done::Acted(_)) => Err(ServiceError::Dropped),
+        Err(Refusal::Store(source)) => Err(ServiceError::Write { verb, source }),
+        Err(Refusal::Act(refused)) => Err(ServiceError::Act(refused)),
+    }
+}
+
+/// A read's answer. Its fields come from state, so they are shown sanitised
+/// (no field the store accepts is longer than a claim).
+fn reading_json(verb: &str, store_version: u64, reading: &Reading) -> Value {
+    let numbers: Map<String, Value> = reading.numbers.iter().map(|(n, v)| (n.clone(), Value::from(*v))).collect();
+    let shown = |v: &str| Value::from(m1nd_core::sanitize::display(v, crate::store::MAX_CLAIM_CHARS));
+    let items: Vec<Value> = reading
+        .items
+        .iter()
+        .map(|item| Value::Object(item.fields.iter().map(|(k, v)| (k.clone(), shown(v))).collect()))
+        .collect();
+    json!({ "verb": verb, "store_version": store_version, "numbers": numbers, "items": items })
+}
+
+fn persist_json(outcome: &PersistOutcome) -> Value {
+    json!({
+        "verb": "persist",
+        "action": outcome.action.as_str(),
+        "store_version": outcome.store_version,
+        "wrote": outcome.wrote,
+        "counts": counts_json(&outcome.counts),
+    })
+}
+
+fn counts_json(c: &Counts) -> Value {
+    json!({
+        "missions": c.missions,
+        "blocks": c.blocks,
+        "memories": c.memories,
+        "alerts": c.alerts,
+        "modules": c.modules,
+        "drift": c.drift,
+        "presences": c.presences,
+        "checkpoints": c.checkpoints,
+    })
+}

@@ -1,0 +1,210 @@
+//! What can go wrong between a front end and the store, as types, and what
+//! each kind of failure means to the caller.
+//!
+//! [`ErrorKind`] is the one place a failure becomes an HTTP status or a
+//! JSON-RPC error code: adapters ask the error for its kind and never decide
+//! a status themselves, so a caller's mistake (a bad reference, a malformed
+//! act, a stale version) is a 4xx wherever it arrives, and only the store's
+//! own trouble is a 5xx.
+
+use m1nd_core::Verb;
+use m1nd_core::guard::{Guard, Refused};
+use m1nd_core::runtime::CockpitError;
+
+use super::arguments::ArgumentError;
+use super::dispatch;
+use crate::store::StoreError;
+use crate::store::tray::ActRefused;
+
+/// Why the service could not do what it was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    /// The guard refused the call, before anything else looked at it.
+    #[error(transparent)]
+    Refused(#[from] Refused),
+    /// A verb the table knows that this server does not implement.
+    #[error("`{verb}` is a known verb, but this server does not implement it; it serves {served}")]
+    NotServed { verb: String, served: String },
+    /// The call's arguments are not what the verb takes.
+    #[error(transparent)]
+    Arguments(#[from] ArgumentError),
+    /// The cockpit cannot answer this reference.
+    #[error("cockpit: {0}")]
+    Cockpit(#[from] CockpitError),
+    /// A read verb failed.
+    #[error("{verb}: {source}")]
+    Read { verb: &'static str, source: StoreError },
+    /// A write was refused and changed nothing.
+    #[error("`{verb}` changed nothing: {source}")]
+    Write { verb: &'static str, source: StoreError },
+    /// The store could not be opened or read.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// A tray act was refused; nothing was written.
+    #[error(transparent)]
+    Act(#[from] ActRefused),
+    /// A thread of the store could not be started.
+    #[error("cannot start the store's threads: {0}")]
+    Thread(std::io::Error),
+    /// A queue is full (or closed): the call was not run.
+    #[error(transparent)]
+    Queue(#[from] super::fair::QueueFull),
+    /// The store's threads have stopped (the server is going down).
+    #[error("the call could not be run: the server's store threads have stopped")]
+    Stopped,
+    /// A thread of the store dropped the job without an answer.
+    #[error("the call failed before it was answered; nothing is known to have changed")]
+    Dropped,
+}
+
+/// What a failure means to the caller, and so how each protocol says it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ErrorKind {
+    /// The request is wrong; the same request will fail again (400).
+    Invalid,
+    /// The policy or the session's mode forbids it (403).
+    Forbidden,
+    /// What the request names does not exist (404).
+    NotFound,
+    /// The state is not what the caller saw: re-read and decide again (409).
+    Conflict,
+    /// The store has no room for the write (507).
+    Full,
+    /// The store cannot serve right now; retrying later may work (503).
+    Unavailable,
+    /// A cap on what a client may have waiting was hit: slow down (429).
+    Busy,
+    /// A fault of the server or its data (500).
+    Internal,
+}
+
+impl ErrorKind {
+    /// The HTTP status this kind is answered with.
+    pub const fn http_status(self) -> u16 {
+        match self {
+            ErrorKind::Invalid => 400,
+            ErrorKind::Forbidden => 403,
+            ErrorKind::NotFound => 404,
+            ErrorKind::Conflict => 409,
+            ErrorKind::Full => 507,
+            ErrorKind::Unavailable => 503,
+            ErrorKind::Busy => 429,
+            ErrorKind::Internal => 500,
+        }
+    }
+
+    /// The JSON-RPC error code for a protocol-level answer of this kind.
+    /// (A tool call's failures are tool results with `isError`, not errors.)
+    pub const fn jsonrpc_code(self) -> i32 {
+        match self {
+            ErrorKind::Invalid | ErrorKind::Forbidden | ErrorKind::Conflict => -32602,
+            ErrorKind::NotFound => -32002,
+            ErrorKind::Full | ErrorKind::Unavailable | ErrorKind::Busy | ErrorKind::Internal => -32603,
+        }
+    }
+}
+
+impl ServiceError {
+    /// What this failure means to the caller.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            ServiceError::Refused(_) => ErrorKind::Forbidden,
+            ServiceError::NotServed { .. } => ErrorKind::NotFound,
+            ServiceError::Arguments(_) | ServiceError::Cockpit(_) => ErrorKind::Invalid,
+            ServiceError::Read { source, .. } | ServiceError::Write { source, .. } | ServiceError::Store(source) => {
+                store_kind(source)
+            }
+            ServiceError::Act(refused) => act_kind(refused),
+            ServiceError::Thread(_) | ServiceError::Stopped | ServiceError::Dropped => ErrorKind::Unavailable,
+            ServiceError::Queue(_) => ErrorKind::Busy,
+        }
+    }
+
+    /// A verb the table knows that [`dispatch`] does not serve, naming what it does.
+    pub(super) fn not_served(verb: &Verb, guard: &Guard<'_>) -> Self {
+        let served: Vec<&str> = dispatch::served_verbs().filter(|v| guard.shows(v)).map(|v| &*v.name).collect();
+        ServiceError::NotServed { verb: verb.name.to_string(), served: served.join(", ") }
+    }
+}
+
+fn store_kind(e: &StoreError) -> ErrorKind {
+    match e {
+        StoreError::BadArgument(_) => ErrorKind::Invalid,
+        StoreError::Conflict { .. } | StoreError::AlreadyExists { .. } => ErrorKind::Conflict,
+        StoreError::Full { .. } => ErrorKind::Full,
+        StoreError::NotFound { .. }
+        | StoreError::Busy { .. }
+        | StoreError::Moved { .. }
+        | StoreError::Io { .. }
+        | StoreError::Sql { .. }
+        | StoreError::Interrupted
+        | StoreError::Stopped => ErrorKind::Unavailable,
+        StoreError::Corrupt { .. } | StoreError::NotRegular { .. } => ErrorKind::Internal,
+    }
+}
+
+fn act_kind(refused: &ActRefused) -> ErrorKind {
+    match refused {
+        ActRefused::Unknown { .. } => ErrorKind::NotFound,
+        ActRefused::NotWaiting { .. } | ActRefused::StateMoved { .. } => ErrorKind::Conflict,
+        ActRefused::FutureVersion { .. } | ActRefused::VersionZero => ErrorKind::Invalid,
+        ActRefused::Store(e) => store_kind(e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use m1nd_core::runtime::{self, Request};
+
+    use super::*;
+    use crate::store::tray::Act;
+
+    #[test]
+    fn a_callers_mistake_is_never_a_server_error() {
+        let table = m1nd_core::runtime::MemoryReader::default();
+        let bad_select = runtime::cockpit(
+            &crate::COCKPIT,
+            &table,
+            &Request { select: Some("9.9.9.9".into()), seen_store_version: None },
+        )
+        .expect_err("four numbers");
+        let callers: Vec<ServiceError> = vec![
+            ServiceError::Cockpit(bad_select),
+            ServiceError::Arguments(ArgumentError::Missing { verb: "memorize".into(), name: "claim".into() }),
+            ServiceError::Act(ActRefused::VersionZero),
+            ServiceError::Act(ActRefused::FutureVersion { seen: 9, actual: 3 }),
+            ServiceError::Act(ActRefused::StateMoved { act: Act::Stamp, now: "0".repeat(64) }),
+            ServiceError::Act(ActRefused::Unknown { act: Act::Ratify }),
+            ServiceError::Write { verb: "memorize", source: StoreError::Conflict { expected: 1, actual: 2 } },
+            ServiceError::Write { verb: "memorize", source: StoreError::BadArgument("empty claim".into()) },
+        ];
+        for e in callers {
+            let status = e.kind().http_status();
+            assert!((400..500).contains(&status), "{e} is the caller's mistake but answers {status}");
+        }
+        let path = PathBuf::from("/tmp/s/state.db");
+        let servers: Vec<ServiceError> = vec![
+            ServiceError::Store(StoreError::Busy { path: path.clone() }),
+            ServiceError::Store(StoreError::NotFound { path: path.clone() }),
+            ServiceError::Act(ActRefused::Store(StoreError::Moved { path: path.clone() })),
+            ServiceError::Write { verb: "persist", source: StoreError::Full { path, limit: 1 } },
+            ServiceError::Stopped,
+        ];
+        for e in servers {
+            assert!(e.kind().http_status() >= 500, "{e}");
+        }
+    }
+
+    #[test]
+    fn messages_keep_their_words() {
+        let e = ServiceError::Write { verb: "memorize", source: StoreError::Conflict { expected: 3, actual: 4 } };
+        assert_eq!(
+            e.to_string(),
+            "`memorize` changed nothing: state moved: expected store_version 3, the store is at 4; re-read and retry"
+        );
+        let refused = Guard::new(&crate::COCKPIT, true).check("learn", None).expect_err("denied");
+        assert_eq!(ServiceError::from(refused.clone()).to_string(), refused.to_string());
+    }
+}

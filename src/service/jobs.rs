@@ -1,0 +1,79 @@
+//! The work the service hands to its threads, and how a job knows its
+//! caller still wants it.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Instant;
+
+use m1nd_core::runtime::{Request, View};
+use tokio::sync::oneshot;
+
+use super::answer::Answer;
+use super::arguments::Checked;
+use super::error::ServiceError;
+use crate::store::tray::TrayState;
+use crate::store::{Change, Done, PersistAction, Read, Refusal};
+
+/// What a reader does for a job.
+pub enum ReadWork {
+    /// The cockpit card, or one of the store's reads.
+    Call { read: Option<Read>, checked: Checked, reply: oneshot::Sender<Result<Answer, ServiceError>> },
+    /// `persist status` or `persist load`: the counts, checked against `expected`.
+    Persist { action: PersistAction, expected: Option<u64>, reply: oneshot::Sender<Result<Answer, ServiceError>> },
+    /// The cockpit's view for the human's pages and the CLI.
+    View { request: Request, reply: oneshot::Sender<Result<View, ServiceError>> },
+    /// What the tray shows.
+    Tray { reply: oneshot::Sender<Result<TrayState, ServiceError>> },
+}
+
+/// A read, with its deadline and its caller's flag.
+pub struct ReadJob {
+    pub work: ReadWork,
+    pub cancel: Cancel,
+    /// When the job's time budget runs out, queueing included.
+    pub deadline: Instant,
+}
+
+impl ReadJob {
+    /// Whether whoever sent the job has stopped waiting for its answer.
+    pub fn abandoned(&self) -> bool {
+        self.cancel.is_set()
+            || match &self.work {
+                ReadWork::Call { reply, .. } | ReadWork::Persist { reply, .. } => reply.is_closed(),
+                ReadWork::View { reply, .. } => reply.is_closed(),
+                ReadWork::Tray { reply } => reply.is_closed(),
+            }
+    }
+}
+
+/// A write for the writer's next group commit.
+pub struct WriteJob {
+    pub change: Change,
+    pub reply: oneshot::Sender<Result<Done, Refusal>>,
+}
+
+/// Set when the caller of a job goes away (its future was dropped: the
+/// client cancelled, or its connection closed). A job checks it before it
+/// starts, and a running read checks it at SQLite's progress checkpoints.
+#[derive(Clone, Debug, Default)]
+pub struct Cancel(Arc<AtomicBool>);
+
+impl Cancel {
+    pub fn is_set(&self) -> bool {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// A guard that sets the flag when dropped, whichever way its scope ends.
+    pub fn on_drop(&self) -> CancelOnDrop {
+        CancelOnDrop(self.clone())
+    }
+}
+
+/// Sets its [`Cancel`] when dropped.
+pub struct CancelOnDrop(Cancel);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.0.store(true, Ordering::Relaxed);
+    }
+}
