@@ -1,73 +1,124 @@
 //! Store failures. Every one that concerns a file names it, so a human can go
 //! and look at (or restore) exactly that file.
 
-use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
 use rusqlite::ErrorCode;
 
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// No store file where one was expected. Opening never creates a store,
     /// so a typo in a path cannot silently start an empty one.
-    NotFound {
-        path: PathBuf,
-    },
+    #[error(
+        "no m1nd store at {}: run `m1nd init` (or `m1nd init --demo` for a sample) to create one",
+        .path.display()
+    )]
+    NotFound { path: PathBuf },
     /// `init` or `import` found a store already; they never overwrite one.
-    AlreadyExists {
-        path: PathBuf,
-    },
+    #[error("a store already exists at {}; refusing to overwrite it", .path.display())]
+    AlreadyExists { path: PathBuf },
     /// The file is not a valid store. `line`/`column` are 1-based; 0 means the
     /// problem is not at one place in the text (e.g. two items share an id).
-    Corrupt {
-        path: PathBuf,
-        line: usize,
-        column: usize,
-        reason: String,
-    },
+    #[error("corrupt store {}{}: {reason}", .path.display(), at(*.line, *.column))]
+    Corrupt { path: PathBuf, line: usize, column: usize, reason: String },
     /// A path in the store directory is something SQLite must not open.
-    NotRegular {
-        path: PathBuf,
-        kind: &'static str,
-    },
-    Io {
-        path: PathBuf,
-        op: &'static str,
-        source: io::Error,
-    },
+    #[error(
+        "{} is {kind}, not a regular file; the store refuses to open it (restore the file or remove it)",
+        .path.display()
+    )]
+    NotRegular { path: PathBuf, kind: &'static str },
+    #[error("cannot {op} {}: {source}", .path.display())]
+    Io { path: PathBuf, op: &'static str, source: io::Error },
     /// SQLite refused; `op` says what the store was doing.
-    Sql {
-        path: PathBuf,
-        op: &'static str,
-        message: String,
-    },
+    #[error("cannot {op} {}: {message}", .path.display())]
+    Sql { path: PathBuf, op: &'static str, message: String },
     /// Another writer held the store for longer than the busy timeout.
-    Busy {
-        path: PathBuf,
-    },
+    #[error(
+        "the store {} is busy: another writer held it past the timeout; nothing changed, retry",
+        .path.display()
+    )]
+    Busy { path: PathBuf },
     /// The write would take the store past its declared size limit, or the
     /// disk (or a file-size limit) has no room for it. Nothing was written.
-    Full {
-        path: PathBuf,
-        limit: u64,
-    },
+    #[error(
+        "the store {} has no room for this write (its declared limit is {limit} bytes, or the disk or a \
+         file-size limit is full); nothing changed",
+        .path.display()
+    )]
+    Full { path: PathBuf, limit: u64 },
     /// The file at the store's path is no longer the one this write went to
     /// (it was deleted, replaced or moved meanwhile): the write is not
     /// acknowledged, because it is not durable in the store at its path.
-    Moved {
-        path: PathBuf,
-    },
+    #[error(
+        "the store file {} was deleted or replaced during the write, so the write is not in the store at \
+         that path; it is not acknowledged",
+        .path.display()
+    )]
+    Moved { path: PathBuf },
     /// The caller's `expected_store_version` is not the store's: someone else
     /// wrote in between, so the caller's view is stale.
-    Conflict {
-        expected: u64,
-        actual: u64,
-    },
+    #[error("state moved: expected store_version {expected}, the store is at {actual}; re-read and retry")]
+    Conflict { expected: u64, actual: u64 },
+    /// The caller asked for something the store does not do or hold.
+    #[error("{0}")]
     BadArgument(String),
+    /// A read was stopped at a checkpoint: its time budget ran out (or its
+    /// caller left, who hears nothing). Reads change nothing.
+    #[error("the read was stopped: it ran past its time budget (--call-budget); nothing changed")]
+    Stopped,
+    /// The transaction a change waited in ended before the change was tried.
+    #[error("the write transaction ended before this change was applied; nothing of it was written")]
+    Interrupted,
+}
+
+/// A failure shared by every change of one transaction is given to each.
+impl Clone for StoreError {
+    fn clone(&self) -> Self {
+        match self {
+            StoreError::NotFound { path } => StoreError::NotFound { path: path.clone() },
+            StoreError::AlreadyExists { path } => StoreError::AlreadyExists { path: path.clone() },
+            StoreError::Corrupt { path, line, column, reason } => {
+                StoreError::Corrupt { path: path.clone(), line: *line, column: *column, reason: reason.clone() }
+            }
+            StoreError::NotRegular { path, kind } => StoreError::NotRegular { path: path.clone(), kind },
+            StoreError::Io { path, op, source } => {
+                StoreError::Io { path: path.clone(), op, source: io::Error::new(source.kind(), source.to_string()) }
+            }
+            StoreError::Sql { path, op, message } => {
+                StoreError::Sql { path: path.clone(), op, message: message.clone() }
+            }
+            StoreError::Busy { path } => StoreError::Busy { path: path.clone() },
+            StoreError::Full { path, limit } => StoreError::Full { path: path.clone(), limit: *limit },
+            StoreError::Moved { path } => StoreError::Moved { path: path.clone() },
+            StoreError::Conflict { expected, actual } => StoreError::Conflict { expected: *expected, actual: *actual },
+            StoreError::BadArgument(why) => StoreError::BadArgument(why.clone()),
+            StoreError::Interrupted => StoreError::Interrupted,
+            StoreError::Stopped => StoreError::Stopped,
+        }
+    }
+}
+
+/// `:line:column` when the problem has a place in the text.
+fn at(line: usize, column: usize) -> String {
+    if line > 0 { format!(":{line}:{column}") } else { String::new() }
 }
 
 impl StoreError {
+    /// Whether the connection that met this error may go on being used: a
+    /// refused write (a stale version, a bad argument, the size limit, a busy
+    /// store) says nothing about the connection; anything else drops it.
+    pub fn keeps_connection(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Conflict { .. }
+                | StoreError::BadArgument(_)
+                | StoreError::Full { .. }
+                | StoreError::Busy { .. }
+                | StoreError::Stopped
+        )
+    }
+
     pub(crate) fn io(path: impl Into<PathBuf>, op: &'static str, source: io::Error) -> Self {
         StoreError::Io { path: path.into(), op, source }
     }
@@ -85,67 +136,9 @@ impl StoreError {
                 StoreError::Corrupt { path, line: 0, column: 0, reason: e.to_string() }
             }
             Some(ErrorCode::DatabaseBusy | ErrorCode::DatabaseLocked) => StoreError::Busy { path },
+            Some(ErrorCode::OperationInterrupted) => StoreError::Stopped,
             Some(ErrorCode::CannotOpen) => StoreError::Sql { path, op, message: format!("{e} (is it readable?)") },
             _ => StoreError::Sql { path, op, message: e.to_string() },
-        }
-    }
-}
-
-impl fmt::Display for StoreError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StoreError::NotFound { path } => write!(
-                f,
-                "no m1nd store at {}: run `m1nd init` (or `m1nd init --demo` for a sample) to create one",
-                path.display()
-            ),
-            StoreError::AlreadyExists { path } => {
-                write!(f, "a store already exists at {}; refusing to overwrite it", path.display())
-            }
-            StoreError::Corrupt { path, line, column, reason } => {
-                if *line > 0 {
-                    write!(f, "corrupt store {}:{line}:{column}: {reason}", path.display())
-                } else {
-                    write!(f, "corrupt store {}: {reason}", path.display())
-                }
-            }
-            StoreError::NotRegular { path, kind } => write!(
-                f,
-                "{} is {kind}, not a regular file; the store refuses to open it (restore the file or remove it)",
-                path.display()
-            ),
-            StoreError::Io { path, op, source } => write!(f, "cannot {op} {}: {source}", path.display()),
-            StoreError::Sql { path, op, message } => write!(f, "cannot {op} {}: {message}", path.display()),
-            StoreError::Busy { path } => write!(
-                f,
-                "the store {} is busy: another writer held it past the timeout; nothing changed, retry",
-                path.display()
-            ),
-            StoreError::Full { path, limit } => write!(
-                f,
-                "the store {} has no room for this write (its declared limit is {limit} bytes, or the disk or a \
-                 file-size limit is full); nothing changed",
-                path.display()
-            ),
-            StoreError::Moved { path } => write!(
-                f,
-                "the store file {} was deleted or replaced during the write, so the write is not in the store at \
-                 that path; it is not acknowledged",
-                path.display()
-            ),
-            StoreError::Conflict { expected, actual } => {
-                write!(f, "state moved: expected store_version {expected}, the store is at {actual}; re-read and retry")
-            }
-            StoreError::BadArgument(why) => f.write_str(why),
-        }
-    }
-}
-
-impl std::error::Error for StoreError {
-    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
-        match self {
-            StoreError::Io { source, .. } => Some(source),
-            _ => None,
         }
     }
 }

@@ -49,7 +49,7 @@ fn open(path: &Path) -> io::Result<File> {
 /// Parse and validate; `path` is only named in errors.
 pub fn decode(path: &Path, bytes: &[u8]) -> Result<State, StoreError> {
     let state: State = serde_json::from_slice(bytes).map_err(|e| parse_error(path, &e))?;
-    state.validate().map_err(|reason| StoreError::corrupt(path, reason))?;
+    state.validate().map_err(|reason| StoreError::corrupt(path, reason.to_string()))?;
     Ok(state)
 }
 

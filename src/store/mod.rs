@@ -50,12 +50,14 @@
 //! write that would grow the file past it fails inside its transaction and
 //! is rolled back ([`StoreError::Full`]).
 
+mod batch;
 mod clock;
 mod demo;
 mod error;
 mod file;
 mod json;
 mod load;
+mod mark;
 pub mod reads;
 mod schema;
 mod state;
@@ -74,9 +76,11 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
+pub use batch::{Change, Done, MAX_BATCH, Refusal};
 pub use error::StoreError;
 pub use file::{DB_FILE, FileId, JOURNAL_FILE};
 pub use json::STATE_JSON;
+pub use mark::{Mark, Probe};
 pub use reads::{LISTED, Snapshot, Stamp};
 pub use state::{
     Alert, Block, BlockStatus, Counts, Drift, FORMAT, Format, MAX_CLAIM_CHARS, MAX_SOURCE_CHARS, Memory, Mission,
@@ -95,6 +99,9 @@ pub const DEFAULT_MAX_BYTES: u64 = 1 << 30;
 /// little state.
 pub const MIN_MAX_BYTES: u64 = 256 * 1024;
 
+/// How often a running statement looks whether it should stop (SQLite steps).
+pub const STOP_CHECK_STEPS: i32 = 4_000;
+
 /// How long a connection waits for another's write before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
@@ -102,7 +109,7 @@ pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 ///
 /// Reads go through a [`Snapshot`] (one read transaction, one at a time per
 /// store), so one request sees one state; writes are methods on the store
-/// (see [`writes`]).
+/// (see the `writes` module).
 #[derive(Debug)]
 pub struct Store {
     dir: PathBuf,
@@ -163,7 +170,7 @@ impl Store {
                 "a store's size limit must be at least {MIN_MAX_BYTES} bytes, not {max_bytes}"
             )));
         }
-        state.validate().map_err(|reason| StoreError::corrupt(&path, reason))?;
+        state.validate().map_err(|reason| StoreError::corrupt(&path, reason.to_string()))?;
         if i64::try_from(state.store_version.max(state.checkpoints)).is_err() {
             return Err(StoreError::BadArgument(format!(
                 "store_version {} or checkpoints {} is past what the store can hold ({})",
@@ -212,6 +219,26 @@ impl Store {
     pub fn still_at_path(&self) -> Result<(), StoreError> {
         file::check_journal(&self.dir)?;
         if file::probe(&self.path)? == self.file { Ok(()) } else { Err(StoreError::Moved { path: self.path.clone() }) }
+    }
+
+    /// Stop any statement of this connection at its next checkpoint (every
+    /// [`STOP_CHECK_STEPS`] SQLite steps) once `stop` says so; the statement
+    /// then fails with [`StoreError::Stopped`]. Reads use it for their time
+    /// budget and for callers that left.
+    pub fn stop_when(&mut self, stop: impl Fn() -> bool + Send + std::panic::RefUnwindSafe + 'static) {
+        // Only fails for a connection that is already closed, which a Store never holds.
+        let _ = self.conn.progress_handler(STOP_CHECK_STEPS, Some(stop));
+    }
+
+    /// SQLite's `data_version` on this connection: it changes whenever
+    /// another connection (in this process or another) commits to the file,
+    /// and not for this connection's own commits. Reading it writes nothing
+    /// and begins no transaction, so it is the cheap way to ask "did anyone
+    /// else write?".
+    pub fn data_version(&self) -> Result<i64, StoreError> {
+        self.conn
+            .pragma_query_value(None, "data_version", |r| r.get(0))
+            .map_err(|e| StoreError::sql(&self.path, "read", &e))
     }
 
     /// The current `store_version`.

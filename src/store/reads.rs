@@ -8,30 +8,29 @@
 //! the composer sanitises and caps them.
 //!
 //! Every reading costs the same whatever the store holds: numbers are
-//! [`tally`](super::tally) lookups, and items are the first [`LISTED`] rows
+//! `tally` lookups, and items are the first [`LISTED`] rows
 //! of an index. The reads whose answer depends on an argument (`impact`,
 //! `why`, `trace`) search the small tables (blocks, modules, drift, alerts),
 //! never the memories. Readings that depend on the state alone are computed
 //! once per snapshot, on first use, and lent (`Cow::Borrowed`) after that.
 
 use std::borrow::Cow;
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 
 use m1nd_core::ReadVerb;
 use m1nd_core::runtime::{Item, ReadError, Reader, Reading};
-use rusqlite::{Params, Transaction};
+use rusqlite::Transaction;
 
 use super::error::StoreError;
 use super::file::FileId;
 use super::state::{BlockStatus, Counts, Phase};
-use super::verbs::{self, Op, Read};
+use super::verbs::{self, Read};
 use super::{Store, tally};
 
+mod listings;
 mod search;
 
-/// The most items a reading lists: the largest collection law M008 admits,
-/// so every collection the policy can declare is filled.
-pub const LISTED: usize = 20;
+pub use listings::LISTED;
 
 /// What identifies the state a snapshot sees: the file and its version.
 /// Every write by the store bumps the version in the same transaction, so
@@ -48,6 +47,10 @@ pub struct Snapshot<'s> {
     tx: Transaction<'s>,
     version: u64,
     memo: [OnceCell<Reading>; Read::COUNT],
+    /// Every count, read when a second one is asked for.
+    tallies: OnceCell<tally::Tallies>,
+    /// Whether a count was looked up alone already.
+    counted: Cell<bool>,
 }
 
 impl Store {
@@ -65,7 +68,14 @@ impl Store {
                 e => fail(e),
             })?;
         let version = u64::try_from(version).map_err(|_| StoreError::corrupt(&self.path, "store_version < 0"))?;
-        Ok(Snapshot { store: self, tx, version, memo: Default::default() })
+        Ok(Snapshot {
+            store: self,
+            tx,
+            version,
+            memo: Default::default(),
+            tallies: OnceCell::new(),
+            counted: Cell::new(false),
+        })
     }
 }
 
@@ -80,38 +90,26 @@ impl Snapshot<'_> {
 
     /// How much of each kind the store holds.
     pub fn counts(&self) -> Result<Counts, StoreError> {
-        let n = |name: &str| self.tally(name).map(to_usize).map_err(|e| self.error(e));
-        let blocks = [BlockStatus::Fresh, BlockStatus::Stale, BlockStatus::Candidate];
         let checkpoints: i64 = self
             .tx
             .query_row("SELECT checkpoints FROM store WHERE one = 1", [], |r| r.get(0))
             .map_err(|e| self.error(e))?;
-        Ok(Counts {
-            missions: n(tally::MISSIONS)?,
-            blocks: blocks.into_iter().map(|s| n(&tally::status(s))).sum::<Result<usize, _>>()?,
-            memories: n(tally::MEMORIES)?,
-            alerts: n(tally::ALERTS)?,
-            modules: n(tally::MODULES)?,
-            drift: n(tally::DRIFT)?,
-            presences: n(tally::PRESENCES)?,
-            checkpoints: u64::try_from(checkpoints).unwrap_or(0),
-        })
+        let tallies = self.tallies().map_err(|e| self.error(e))?;
+        Ok(Counts::from_tallies(tallies, u64::try_from(checkpoints).unwrap_or(0)))
     }
 
     /// Run `read` with `arguments` (the first value given for a name wins).
     /// Only `boot_memory`'s `action` matters to a state-only read.
-    pub fn read(&self, read: Read, arguments: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
+    pub fn read(&self, read: Read, arguments: &[(&str, &str)]) -> Result<Cow<'_, Reading>, StoreError> {
         let arg = |name: &str| argument(arguments, name);
-        let verb = verbs::name(read);
+        let verb = read.name();
         if read.plain() {
-            if read == Read::Memories && !matches!(arg("action"), None | Some("list")) {
-                return Err(ReadError(format!("{verb}: this store only lists memories (action = list)")));
-            }
+            admits(read, arguments)?;
             let cell = &self.memo[read as usize];
             if let Some(reading) = cell.get() {
                 return Ok(Cow::Borrowed(reading));
             }
-            let reading = self.plain(read).map_err(|e| self.read_error(verb, &e))?;
+            let reading = self.plain(read).map_err(|e| self.error(e))?;
             return Ok(Cow::Borrowed(cell.get_or_init(|| reading)));
         }
         let reading = match read {
@@ -119,40 +117,63 @@ impl Snapshot<'_> {
             Read::Why => self.why(required(arg("source"), verb, "source")?, required(arg("target"), verb, "target")?),
             _ => self.trace(required(arg("error_text"), verb, "error_text")?),
         };
-        reading.map(Cow::Owned).map_err(|e| self.read_error(verb, &e))
+        reading.map(Cow::Owned).map_err(|e| self.error(e))
     }
 
     fn error(&self, e: rusqlite::Error) -> StoreError {
         StoreError::sql(&self.store.path, "read", &e)
     }
 
-    fn read_error(&self, verb: &str, e: &rusqlite::Error) -> ReadError {
-        ReadError(format!("{verb}: {}", StoreError::sql(&self.store.path, "read", e)))
+    /// A count. The first is looked up alone (a plain read like `north`
+    /// wants one); from the second on, every count is read in one statement,
+    /// once per snapshot (the cockpit wants a dozen).
+    fn tally(&self, name: &str) -> rusqlite::Result<u64> {
+        if let Some(all) = self.tallies.get() {
+            return Ok(all.get(name));
+        }
+        if !self.counted.replace(true) {
+            return tally::get(&self.tx, name);
+        }
+        Ok(self.tallies()?.get(name))
     }
 
-    fn tally(&self, name: &str) -> rusqlite::Result<u64> {
-        tally::get(&self.tx, name)
+    /// Every count, read in one statement, once per snapshot.
+    fn tallies(&self) -> rusqlite::Result<&tally::Tallies> {
+        if let Some(all) = self.tallies.get() {
+            return Ok(all);
+        }
+        let all = tally::Tallies::read(&self.tx)?;
+        Ok(self.tallies.get_or_init(|| all))
     }
 
     /// The rows of `sql` (its columns are `fields`, in order) as items.
-    fn items(&self, sql: &str, fields: &[&str], params: impl Params) -> rusqlite::Result<Vec<Item>> {
+    fn items(&self, sql: &str, fields: &[&str]) -> rusqlite::Result<Vec<Item>> {
         let mut statement = self.tx.prepare_cached(sql)?;
-        let rows = statement.query_map(params, |row| {
+        let rows = statement.query_map([], |row| {
             let values: Vec<String> = (0..fields.len()).map(|i| row.get(i)).collect::<rusqlite::Result<_>>()?;
             Ok(Item::new(fields.iter().copied().zip(values)))
         })?;
         rows.collect()
     }
 
+    /// A state-only reading: its numbers and its listing.
     fn plain(&self, read: Read) -> rusqlite::Result<Reading> {
-        let limit = LISTED as i64;
-        let reading = match read {
-            Read::North => Reading::default().with("count", self.tally(&tally::phase(Phase::MergeWait))?),
+        let mut reading = self.numbers(read)?;
+        if let Some((sql, fields)) = listing(read) {
+            reading.items = self.items(sql, fields)?;
+        }
+        Ok(reading)
+    }
+
+    /// A state-only reading's numbers alone: tally lookups, no rows.
+    fn numbers(&self, read: Read) -> rusqlite::Result<Reading> {
+        let reading = Reading::default();
+        Ok(match read {
+            Read::North => reading.with("count", self.tally(&tally::phase(Phase::MergeWait))?),
             Read::Blocks => {
                 let status = |s: BlockStatus| self.tally(&tally::status(s));
                 let (fresh, stale) = (status(BlockStatus::Fresh)?, status(BlockStatus::Stale)?);
-                let sql = "SELECT id, title, status, receipt, hash, node FROM blocks ORDER BY urgency, seq LIMIT ?1";
-                Reading::listing(self.items(sql, &["id", "title", "status", "receipt", "hash", "node"], [limit])?)
+                reading
                     .with("blocks", fresh + stale)
                     .with("stale", stale)
                     .with("candidates", status(BlockStatus::Candidate)?)
@@ -162,42 +183,44 @@ impl Snapshot<'_> {
                 for phase in Phase::ALL.into_iter().filter(|p| p.in_flight()) {
                     flight += self.tally(&tally::phase(phase))?;
                 }
-                let sql = "SELECT id, title, phase, agent FROM missions WHERE board IS NOT NULL \
-                           ORDER BY board, seq LIMIT ?1";
-                Reading::listing(self.items(sql, &["id", "title", "phase", "agent"], [limit])?)
-                    .with("flight", flight)
-                    .with("waiting", self.tally(&tally::phase(Phase::MergeWait))?)
+                reading.with("flight", flight).with("waiting", self.tally(&tally::phase(Phase::MergeWait))?)
             }
-            Read::Doctor => {
-                let sql = "SELECT id, level, text, node FROM alerts ORDER BY severity, seq LIMIT ?1";
-                Reading::listing(self.items(sql, &["id", "level", "text", "node"], [limit])?)
-                    .with("alerts", self.tally(tally::ALERTS)?)
-            }
+            Read::Doctor => reading.with("alerts", self.tally(tally::ALERTS)?),
             Read::Trust => {
-                let sql = "SELECT id, score, defects FROM modules ORDER BY score_value, seq LIMIT ?1";
-                Reading::listing(self.items(sql, &["id", "score", "defects"], [limit])?)
-                    .with("modules", self.tally(tally::MODULES)?)
-                    .with("low", self.tally(tally::LOW_MODULES)?)
+                reading.with("modules", self.tally(tally::MODULES)?).with("low", self.tally(tally::LOW_MODULES)?)
             }
-            Read::Memories => {
-                let sql = "SELECT id, claim, source, at FROM memories ORDER BY seq DESC LIMIT ?1";
-                Reading::listing(self.items(sql, &["id", "claim", "source", "at"], [limit])?)
-                    .with("memories", self.tally(tally::MEMORIES)?)
-            }
-            Read::Drift => {
-                let sql = "SELECT id, evidence, cause FROM drift ORDER BY seq LIMIT ?1";
-                Reading::listing(self.items(sql, &["id", "evidence", "cause"], [limit])?)
-                    .with("nodes", self.tally(tally::DRIFT)?)
-            }
-            Read::Presences => {
-                let sql = "SELECT id, doing, since FROM presences ORDER BY last_seen DESC, seq LIMIT ?1";
-                Reading::listing(self.items(sql, &["id", "doing", "since"], [limit])?)
-                    .with("agents", self.tally(tally::PRESENCES)?)
-            }
-            Read::Impact | Read::Why | Read::Trace => Reading::default(),
-        };
-        Ok(reading)
+            Read::Memories => reading.with("memories", self.tally(tally::MEMORIES)?),
+            Read::Drift => reading.with("nodes", self.tally(tally::DRIFT)?),
+            Read::Presences => reading.with("agents", self.tally(tally::PRESENCES)?),
+            Read::Impact | Read::Why | Read::Trace => reading,
+        })
     }
+}
+
+/// Whether a state-only read takes these arguments: only `boot_memory`'s
+/// `action` matters, and this store only lists.
+fn admits(read: Read, arguments: &[(&str, &str)]) -> Result<(), StoreError> {
+    if read == Read::Memories && !matches!(argument(arguments, "action"), None | Some("list")) {
+        return Err(StoreError::BadArgument(format!(
+            "{}: this store only lists memories (action = list)",
+            read.name()
+        )));
+    }
+    Ok(())
+}
+
+/// A state-only read's listing: its query and the item fields of its columns.
+fn listing(read: Read) -> Option<(&'static str, &'static [&'static str])> {
+    Some(match read {
+        Read::Blocks => (listings::BLOCKS, &["id", "title", "status", "receipt", "hash", "node"]),
+        Read::Orient => (listings::MISSIONS, &["id", "title", "phase", "agent"]),
+        Read::Doctor => (listings::ALERTS, &["id", "level", "text", "node"]),
+        Read::Trust => (listings::MODULES, &["id", "score", "defects"]),
+        Read::Memories => (listings::MEMORIES, &["id", "claim", "source", "at"]),
+        Read::Drift => (listings::DRIFT, &["id", "evidence", "cause"]),
+        Read::Presences => (listings::PRESENCES, &["id", "doing", "since"]),
+        Read::North | Read::Impact | Read::Why | Read::Trace => return None,
+    })
 }
 
 #[cfg(test)]
@@ -211,18 +234,43 @@ impl Snapshot<'_> {
 }
 
 impl Reader for Snapshot<'_> {
+    /// The read is found by the verb's handle in the compiled table. A
+    /// handle that names another verb than the read carries (a read from
+    /// some other table) is refused rather than run as the wrong read.
     fn read(&self, read: &ReadVerb, bound: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
-        let Some(Op::Read(op)) = verbs::op(read.verb()) else {
+        let op = verbs::read_at(read.verb_id()).filter(|op| op.name() == read.verb());
+        let Some(op) = op else {
             let shown = m1nd_core::sanitize::display(read.verb(), m1nd_core::sanitize::cap::NAME);
             return Err(ReadError(format!("not a read this store serves: {shown}")));
         };
-        if bound.is_empty() && read.arguments().is_empty() {
-            return Snapshot::read(self, op, &[]);
+        let answered = if bound.is_empty() && read.arguments().is_empty() {
+            Snapshot::read(self, op, &[])
+        } else {
+            // Bound values come from the selected item and win over fixed ones.
+            let arguments: Vec<(&str, &str)> =
+                bound.iter().copied().chain(read.arguments().iter().map(|a| (&*a.name, &*a.value))).collect();
+            Snapshot::read(self, op, &arguments)
+        };
+        answered.map_err(|e| match e {
+            StoreError::BadArgument(why) => ReadError(why),
+            e => ReadError(format!("{}: {e}", op.name())),
+        })
+    }
+
+    /// A state-only read's numbers without its rows: the root shows only
+    /// counts. Anything else is the whole read.
+    fn count(&self, read: &ReadVerb, bound: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
+        match verbs::read_at(read.verb_id()).filter(|op| op.name() == read.verb()) {
+            Some(op) if op.plain() && bound.is_empty() => {
+                let fixed: Vec<(&str, &str)> = read.arguments().iter().map(|a| (&*a.name, &*a.value)).collect();
+                admits(op, &fixed).map_err(|e| ReadError(e.to_string()))?;
+                if let Some(whole) = self.memo[op as usize].get() {
+                    return Ok(Cow::Borrowed(whole));
+                }
+                self.numbers(op).map(Cow::Owned).map_err(|e| ReadError(format!("{}: {}", op.name(), self.error(e))))
+            }
+            _ => Reader::read(self, read, bound),
         }
-        // Bound values come from the selected item and win over fixed ones.
-        let arguments: Vec<(&str, &str)> =
-            bound.iter().copied().chain(read.arguments().iter().map(|a| (&*a.name, &*a.value))).collect();
-        Snapshot::read(self, op, &arguments)
     }
 
     fn store_version(&self) -> u64 {
@@ -234,14 +282,15 @@ fn argument<'a>(arguments: &[(&'a str, &'a str)], name: &str) -> Option<&'a str>
     arguments.iter().find(|(n, _)| *n == name).map(|(_, v)| v.trim()).filter(|v| !v.is_empty())
 }
 
-fn required<'a>(value: Option<&'a str>, verb: &str, name: &str) -> Result<&'a str, ReadError> {
-    value.ok_or_else(|| ReadError(format!("{verb} needs a non-empty `{name}`")))
+fn required<'a>(value: Option<&'a str>, verb: &str, name: &str) -> Result<&'a str, StoreError> {
+    value.ok_or_else(|| StoreError::BadArgument(format!("{verb} needs a non-empty `{name}`")))
 }
 
 fn count(n: usize) -> u64 {
     u64::try_from(n).unwrap_or(u64::MAX)
 }
 
+#[cfg(test)]
 fn to_usize(n: u64) -> usize {
     usize::try_from(n).unwrap_or(usize::MAX)
 }
@@ -255,8 +304,12 @@ mod tests {
     use super::super::test_dir::test_dir;
     use super::*;
 
+    use crate::store::Op;
+
+    /// A read of `name` with its handle in the compiled table.
     fn verb(name: &'static str) -> ReadVerb {
-        ReadVerb::__from_checked_policy(Cow::Borrowed("test"), Cow::Borrowed(name), Cow::Borrowed(&[]))
+        let id = crate::COCKPIT.verb_id(name).expect("a table verb");
+        ReadVerb::__from_checked_policy(Cow::Borrowed("test"), Cow::Borrowed(name), id, Cow::Borrowed(&[]))
     }
 
     fn demo() -> (tempfile::TempDir, Store) {
@@ -326,6 +379,13 @@ mod tests {
             .query_row("SELECT count(*) FROM modules WHERE score_value < ?1", [tally::LOW_TRUST], |r| r.get(0))
             .expect("low");
         assert_eq!(snapshot.tally(tally::LOW_MODULES).expect("low"), low as u64);
+        // Every count read at once is the count looked up alone, and one never kept reads 0.
+        let names = snapshot.column("SELECT name FROM tallies");
+        assert!(names.len() > 10, "{names:?}");
+        for name in names.into_iter().flatten().chain(["no.such.count".to_owned(), String::new()]) {
+            let alone = tally::get(&snapshot.tx, &name).expect("get");
+            assert_eq!(snapshot.tally(&name).expect("tally"), alone, "{name}");
+        }
     }
 
     #[test]
@@ -390,6 +450,59 @@ mod tests {
         assert!(scores.windows(2).all(|w| w[0] <= w[1]), "{scores:?}");
     }
 
+    /// Every listing is prepared once per connection and never again: the
+    /// cached statements have been re-prepared zero times after many reads
+    /// across writes (a bound `LIMIT ?` made SQLite re-prepare on each run).
+    #[test]
+    fn listing_statements_are_never_prepared_again() {
+        let (_dir, mut store) = demo();
+        for round in 0..3 {
+            let snapshot = store.snapshot().expect("snapshot");
+            for &(_, op) in verbs::VERBS {
+                if let Op::Read(read) = op
+                    && read.plain()
+                {
+                    snapshot.read(read, &[]).expect("read");
+                }
+            }
+            drop(snapshot);
+            store.memorize(&format!("round {round}"), "test", None, None).expect("write");
+        }
+        for sql in listings::ALL.into_iter().chain([tally::ALL, "SELECT store_version FROM store WHERE one = 1"]) {
+            let statement = store.conn.prepare_cached(sql).expect("cached");
+            assert_eq!(statement.get_status(rusqlite::StatementStatus::RePrepare), 0, "re-prepared: {sql}");
+            assert!(statement.get_status(rusqlite::StatementStatus::Run) >= 3, "not run from the cache: {sql}");
+        }
+        assert_eq!(LISTED, 20);
+    }
+
+    /// The root shows counts: composing it runs no listing query. A drill
+    /// into one collection runs that collection's listing, once.
+    #[test]
+    fn the_root_reads_counts_and_a_drill_reads_one_listing() {
+        let (_dir, store) = demo();
+        let runs = |store: &Store| -> Vec<i32> {
+            listings::ALL
+                .iter()
+                .map(|sql| store.conn.prepare_cached(sql).expect("prepare").get_status(rusqlite::StatementStatus::Run))
+                .collect()
+        };
+        let compose = |select: Option<&str>| {
+            let snapshot = store.snapshot().expect("snapshot");
+            let request = m1nd_core::runtime::Request { select: select.map(str::to_owned), seen_store_version: None };
+            m1nd_core::runtime::cockpit(&crate::COCKPIT, &snapshot, &request).expect("composes")
+        };
+        let root = compose(None);
+        assert_eq!(runs(&store), vec![0; listings::ALL.len()], "the root ran a listing");
+        assert!(root.entries.iter().any(|e| e.text.as_str().starts_with("map: 11 blocks")), "{root:?}");
+        let map = crate::COCKPIT.slots.iter().find(|s| s.facet.key() == "map").expect("a map slot");
+        let drilled = compose(Some(&map.n.to_string()));
+        assert!(!drilled.entries.is_empty());
+        let ran: Vec<i32> = runs(&store);
+        assert_eq!(ran.iter().sum::<i32>(), 1, "{ran:?}");
+        assert_eq!(ran[0], 1, "the blocks listing is the one that ran: {ran:?}");
+    }
+
     #[test]
     fn plain_reads_are_lent_and_computed_once_per_snapshot() {
         let (_dir, store) = demo();
@@ -430,6 +543,7 @@ mod tests {
             ReadVerb::__from_checked_policy(
                 Cow::Borrowed("memories"),
                 Cow::Borrowed("boot_memory"),
+                crate::COCKPIT.verb_id("boot_memory").expect("boot_memory"),
                 Cow::Borrowed(args),
             )
         };
@@ -474,8 +588,16 @@ mod tests {
     fn bad_reads_are_errors_not_panics() {
         let (_dir, store) = demo();
         let snapshot = store.snapshot().expect("snapshot");
-        for name in ["memorize", "persist", "apply", "", "NORTH"] {
+        for name in ["memorize", "persist", "apply"] {
             let err = Reader::read(&snapshot, &verb(name), &[]).expect_err(name);
+            assert!(err.0.starts_with("not a read this store serves: "));
+        }
+        // Names no table has, under the handle of a read: never run as that read.
+        let north = crate::COCKPIT.verb_id("north").expect("north");
+        for name in ["", "NORTH", "m1nd.north"] {
+            let read =
+                ReadVerb::__from_checked_policy(Cow::Borrowed("t"), Cow::Borrowed(name), north, Cow::Borrowed(&[]));
+            let err = Reader::read(&snapshot, &read, &[]).expect_err(name);
             assert!(err.0.starts_with("not a read this store serves: "));
         }
         for read in [Read::Impact, Read::Why, Read::Trace] {
@@ -484,12 +606,30 @@ mod tests {
         }
     }
 
+    /// A read whose handle names another verb than it carries is refused,
+    /// never run as the verb its handle names.
+    #[test]
+    fn a_read_whose_handle_disagrees_with_its_verb_is_refused() {
+        let (_dir, store) = demo();
+        let snapshot = store.snapshot().expect("snapshot");
+        let doctor = crate::COCKPIT.verb_id("doctor").expect("doctor");
+        let forged =
+            ReadVerb::__from_checked_policy(Cow::Borrowed("t"), Cow::Borrowed("north"), doctor, Cow::Borrowed(&[]));
+        let refused = Reader::read(&snapshot, &forged, &[]).expect_err("refused");
+        assert!(refused.0.contains("not a read this store serves"), "{}", refused.0);
+        let learn = crate::COCKPIT.verb_id("learn").expect("learn");
+        let unserved =
+            ReadVerb::__from_checked_policy(Cow::Borrowed("t"), Cow::Borrowed("learn"), learn, Cow::Borrowed(&[]));
+        assert!(Reader::read(&snapshot, &unserved, &[]).is_err());
+    }
+
     #[test]
     fn every_read_the_policy_composes_is_served() {
         let (_dir, store) = demo();
         let snapshot = store.snapshot().expect("snapshot");
         for read in crate::COCKPIT.reads() {
             assert!(matches!(verbs::op(read.verb()), Some(Op::Read(_))), "{}", read.verb());
+            assert_eq!(verbs::read_at(read.verb_id()).map(Read::name), Some(read.verb()), "found by handle");
             // Item actions get their binding from an item; give every name.
             let bound = [("node", "crates/graph"), ("source", "x"), ("target", "y"), ("error_text", "timeout")];
             assert!(Reader::read(&snapshot, read, &bound).is_ok(), "{}", read.verb());

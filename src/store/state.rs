@@ -240,7 +240,7 @@ impl State {
 
     /// The rules serde cannot express. Readers rely on them (ids are unique
     /// and scores are numbers), so a state that breaks one is corrupt.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), InvalidState> {
         unique("missions", self.missions.iter().map(|m| m.id.as_str()))?;
         unique("blocks", self.blocks.iter().map(|b| b.id.as_str()))?;
         unique("memories", self.memories.iter().map(|m| m.id.as_str()))?;
@@ -248,37 +248,55 @@ impl State {
         unique("modules", self.modules.iter().map(|m| m.id.as_str()))?;
         unique("drift", self.drift.iter().map(|d| d.id.as_str()))?;
         unique("presences", self.presences.iter().map(|p| p.id.as_str()))?;
-        for mission in &self.missions {
-            if !is_mission_id(&mission.id) {
-                return Err(format!("mission id `{}` is not `msn_` followed by 12 hex digits", shown(&mission.id)));
-            }
+        if let Some(mission) = self.missions.iter().find(|m| !is_mission_id(&m.id)) {
+            return Err(InvalidState::MissionId { id: shown(&mission.id) });
         }
         prefixed("blocks", "sb_", self.blocks.iter().map(|b| b.id.as_str()))?;
         prefixed("memories", "mem_", self.memories.iter().map(|m| m.id.as_str()))?;
         for memory in &self.memories {
-            check_claim(&memory.claim).map_err(|why| format!("memory `{}`: {why}", shown(&memory.id)))?;
+            check_claim(&memory.claim).map_err(|problem| InvalidState::Memory { id: shown(&memory.id), problem })?;
         }
-        for module in &self.modules {
-            if module.score_value().is_none() {
-                return Err(format!(
-                    "module `{}` has score `{}`; a score is a decimal from 0 to 1",
-                    shown(&module.id),
-                    shown(&module.score)
-                ));
-            }
+        if let Some(module) = self.modules.iter().find(|m| m.score_value().is_none()) {
+            return Err(InvalidState::Score { id: shown(&module.id), score: shown(&module.score) });
         }
         Ok(())
     }
 }
 
+/// A state that breaks a rule serde cannot express.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum InvalidState {
+    #[error("{kind}: an item has an empty id")]
+    EmptyId { kind: &'static str },
+    #[error("{kind}: id `{id}` appears twice")]
+    Duplicate { kind: &'static str, id: String },
+    #[error("mission id `{id}` is not `msn_` followed by 12 hex digits")]
+    MissionId { id: String },
+    #[error("{kind}: id `{id}` does not start with `{prefix}`")]
+    Prefix { kind: &'static str, id: String, prefix: &'static str },
+    #[error("memory `{id}`: {problem}")]
+    Memory { id: String, problem: ClaimProblem },
+    #[error("module `{id}` has score `{score}`; a score is a decimal from 0 to 1")]
+    Score { id: String, score: String },
+}
+
+/// What is wrong with a claim.
+#[derive(Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ClaimProblem {
+    #[error("the claim is empty")]
+    Empty,
+    #[error("the claim is {chars} characters; the limit is {MAX_CLAIM_CHARS}")]
+    TooLong { chars: usize },
+}
+
 /// The claim rules shared by `memorize` and `validate`.
-pub fn check_claim(claim: &str) -> Result<(), String> {
+pub fn check_claim(claim: &str) -> Result<(), ClaimProblem> {
     if claim.trim().is_empty() {
-        return Err("the claim is empty".to_owned());
+        return Err(ClaimProblem::Empty);
     }
     let chars = claim.chars().count();
     if chars > MAX_CLAIM_CHARS {
-        return Err(format!("the claim is {chars} characters; the limit is {MAX_CLAIM_CHARS}"));
+        return Err(ClaimProblem::TooLong { chars });
     }
     Ok(())
 }
@@ -293,36 +311,33 @@ fn is_mission_id(id: &str) -> bool {
         .is_some_and(|hex| hex.len() == 12 && hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)))
 }
 
-fn unique<'a>(kind: &str, ids: impl Iterator<Item = &'a str>) -> Result<(), String> {
+fn unique<'a>(kind: &'static str, ids: impl Iterator<Item = &'a str>) -> Result<(), InvalidState> {
     let mut seen = HashSet::new();
     for id in ids {
         if id.trim().is_empty() {
-            return Err(format!("{kind}: an item has an empty id"));
+            return Err(InvalidState::EmptyId { kind });
         }
         if !seen.insert(id) {
-            return Err(format!("{kind}: id `{}` appears twice", shown(id)));
+            return Err(InvalidState::Duplicate { kind, id: shown(id) });
         }
     }
     Ok(())
 }
 
-fn prefixed<'a>(kind: &str, prefix: &str, ids: impl Iterator<Item = &'a str>) -> Result<(), String> {
-    for id in ids {
-        if id.len() <= prefix.len() || !id.starts_with(prefix) {
-            return Err(format!("{kind}: id `{}` does not start with `{prefix}`", shown(id)));
-        }
+fn prefixed<'a>(
+    kind: &'static str,
+    prefix: &'static str,
+    ids: impl Iterator<Item = &'a str>,
+) -> Result<(), InvalidState> {
+    match ids.into_iter().find(|id| id.len() <= prefix.len() || !id.starts_with(prefix)) {
+        Some(id) => Err(InvalidState::Prefix { kind, id: shown(id), prefix }),
+        None => Ok(()),
     }
-    Ok(())
 }
 
-/// Untrusted text quoted in an error, kept short.
+/// Untrusted text quoted in an error: through the one sanitiser, kept short.
 fn shown(text: &str) -> String {
-    const MAX: usize = 40;
-    let mut out: String = text.chars().filter(|c| !c.is_control()).take(MAX).collect();
-    if text.chars().count() > MAX {
-        out.push('…');
-    }
-    out
+    m1nd_core::sanitize::display(text, m1nd_core::sanitize::cap::NAME)
 }
 
 #[cfg(test)]
@@ -372,7 +387,7 @@ mod tests {
         for _ in 0..2 {
             state.alerts.push(Alert { id: "al_1".into(), level: "warn".into(), text: "x".into(), node: "n".into() });
         }
-        assert!(state.validate().unwrap_err().contains("appears twice"));
+        assert!(state.validate().unwrap_err().to_string().contains("appears twice"));
     }
 
     #[test]

@@ -7,7 +7,7 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
-use super::state::{BlockStatus, Phase};
+use super::state::{BlockStatus, Counts, Phase};
 
 /// Below this a module's trust is low.
 pub const LOW_TRUST: f64 = 0.5;
@@ -37,9 +37,50 @@ pub fn add(conn: &Connection, name: &str, delta: i64) -> rusqlite::Result<()> {
         .map(drop)
 }
 
+/// The one lookup of a count.
+pub const GET: &str = "SELECT n FROM tallies WHERE name = ?1";
+
+/// Every count at once, by name: the table holds a few dozen rows, so one
+/// scan costs less than a handful of lookups.
+pub const ALL: &str = "SELECT name, n FROM tallies ORDER BY name";
+
+/// Every count, read in one statement.
+pub struct Tallies(Vec<(String, u64)>);
+
+impl Tallies {
+    pub fn read(conn: &Connection) -> rusqlite::Result<Self> {
+        let mut statement = conn.prepare_cached(ALL)?;
+        let rows =
+            statement.query_map([], |r| Ok((r.get::<_, String>(0)?, u64::try_from(r.get::<_, i64>(1)?).unwrap_or(0))));
+        Ok(Self(rows?.collect::<rusqlite::Result<_>>()?))
+    }
+
+    /// The count `name` (0 if nothing was ever counted), as [`get`] reads it.
+    pub fn get(&self, name: &str) -> u64 {
+        self.0.binary_search_by(|(n, _)| n.as_str().cmp(name)).map_or(0, |i| self.0[i].1)
+    }
+}
+
+impl Counts {
+    /// How much of each kind the store holds, from its counts.
+    pub fn from_tallies(tallies: &Tallies, checkpoints: u64) -> Self {
+        let n = |name: &str| usize::try_from(tallies.get(name)).unwrap_or(usize::MAX);
+        let blocks = [BlockStatus::Fresh, BlockStatus::Stale, BlockStatus::Candidate];
+        Counts {
+            missions: n(MISSIONS),
+            blocks: blocks.into_iter().map(|s| n(&status(s))).sum(),
+            memories: n(MEMORIES),
+            alerts: n(ALERTS),
+            modules: n(MODULES),
+            drift: n(DRIFT),
+            presences: n(PRESENCES),
+            checkpoints,
+        }
+    }
+}
+
 /// The count `name` (0 if nothing was ever counted).
 pub fn get(conn: &Connection, name: &str) -> rusqlite::Result<u64> {
-    let n: Option<i64> =
-        conn.prepare_cached("SELECT n FROM tallies WHERE name = ?1")?.query_row([name], |r| r.get(0)).optional()?;
+    let n: Option<i64> = conn.prepare_cached(GET)?.query_row([name], |r| r.get(0)).optional()?;
     Ok(n.map_or(0, |n| u64::try_from(n).unwrap_or(0)))
 }

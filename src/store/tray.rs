@@ -14,24 +14,39 @@
 //! a double click or a second person, is told it already happened and
 //! writes nothing.
 //!
-//! The judgement is made on one read transaction at version V, and the write
-//! commits only at V (the store's optimistic concurrency): if any writer came
-//! between, the act is judged again on the new state, a bounded number of
-//! times. So two people acting at once get one act and one "already".
+//! The judgement is made inside the act's own write transaction (a change
+//! of a group commit, see `batch.rs`), which holds the store's write lock:
+//! nothing can come between the judgement and the commit. So two people
+//! acting at once get one act and one "already".
+
+use std::sync::LazyLock;
 
 use m1nd_core::sanitize::{cap, display};
-use rusqlite::{OptionalExtension, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
+use super::batch::{Change, Done, Refusal};
 use super::error::StoreError;
 use super::state::{BlockStatus, Phase};
+use super::writes::Frame;
 use super::{Store, clock, tally};
 
 /// How many waiting missions and candidate blocks the tray lists.
 pub const TRAY_LISTED: usize = 50;
 
-/// How many times an act is judged again when other writes keep landing
-/// between its judgement and its commit.
-const ATTEMPTS: usize = 8;
+/// The tray's listings, with every value written into the SQL: a bound
+/// `LIMIT ?` or a bound value compared with an indexed column makes the
+/// bundled SQLite (built with STAT4) prepare the statement again on every
+/// run (see `reads/listings.rs`).
+static WAITING_MISSIONS: LazyLock<String> = LazyLock::new(|| {
+    format!("SELECT id, title, agent FROM missions WHERE board = 0 ORDER BY board, seq LIMIT {TRAY_LISTED}")
+});
+static CANDIDATE_BLOCKS: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT id, title, receipt, hash, node FROM blocks WHERE urgency = 1 AND status = '{}' \
+         ORDER BY urgency, seq LIMIT {TRAY_LISTED}",
+        BlockStatus::Candidate.as_str()
+    )
+});
 
 /// A receipt hash: 64 lowercase hex digits.
 pub const RECEIPT_HASH_LEN: usize = 64;
@@ -111,44 +126,50 @@ pub enum Acted {
     Already { store_version: u64, at: String },
 }
 
+impl Acted {
+    /// The version the act landed at, now or before.
+    pub fn store_version(&self) -> u64 {
+        match self {
+            Acted::Now { store_version } | Acted::Already { store_version, .. } => *store_version,
+        }
+    }
+}
+
 /// Why an act was refused. Nothing was written.
-#[derive(Debug)]
+#[derive(Debug, thiserror::Error)]
 pub enum ActRefused {
     /// No mission (or block) has this id.
+    #[error("no {} has this id; nothing was {}", .act.what(), .act.done())]
     Unknown { act: Act },
     /// The target is not waiting for this act; `state` is where it is.
+    #[error("{}", not_waiting(*.act, .state))]
     NotWaiting { act: Act, state: &'static str },
     /// The target changed since the page showed it: its receipt hash is now `now`.
+    #[error(
+        "state moved: the {} changed since the page showed it; read its new receipt first; nothing was {}",
+        .act.what(),
+        .act.done()
+    )]
     StateMoved { act: Act, now: String },
     /// The page claims a store_version the store has not reached.
+    #[error("the page names store_version {seen}, but the store is at {actual}; reload the tray")]
     FutureVersion { seen: u64, actual: u64 },
+    /// The page claims store_version 0, which no store has.
+    #[error("the page names store_version 0, but a store's versions start at 1; reload the tray")]
+    VersionZero,
     /// The store refused (busy, full, moved, I/O).
+    #[error("the store refused: {0}")]
     Store(StoreError),
 }
 
-impl std::fmt::Display for ActRefused {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ActRefused::Unknown { act } => write!(f, "no {} has this id; nothing was {}", act.what(), act.done()),
-            ActRefused::NotWaiting { act: Act::Stamp, state: "landed" } => {
-                f.write_str("the mission has already landed; nothing was stamped")
-            }
-            ActRefused::NotWaiting { act: Act::Stamp, state } => {
-                write!(f, "the mission is in `{state}`, not waiting for a stamp in merge_wait; nothing was stamped")
-            }
-            ActRefused::NotWaiting { act: Act::Ratify, state } => {
-                write!(f, "the block is `{state}`, not a candidate waiting for ratification; nothing was ratified")
-            }
-            ActRefused::StateMoved { act, .. } => write!(
-                f,
-                "state moved: the {} changed since the page showed it; read its new receipt first; nothing was {}",
-                act.what(),
-                act.done()
-            ),
-            ActRefused::FutureVersion { seen, actual } => {
-                write!(f, "the page names store_version {seen}, but the store is at {actual}; reload the tray")
-            }
-            ActRefused::Store(e) => write!(f, "the store refused: {e}"),
+fn not_waiting(act: Act, state: &str) -> String {
+    match (act, state) {
+        (Act::Stamp, "landed") => "the mission has already landed; nothing was stamped".to_owned(),
+        (Act::Stamp, state) => {
+            format!("the mission is in `{state}`, not waiting for a stamp in merge_wait; nothing was stamped")
+        }
+        (Act::Ratify, state) => {
+            format!("the block is `{state}`, not a candidate waiting for ratification; nothing was ratified")
         }
     }
 }
@@ -183,8 +204,8 @@ struct Target {
 }
 
 /// What the judgement decided on one state.
-enum Judged {
-    Go { version: u64 },
+pub(super) enum Judged {
+    Go,
     Already(Acted),
 }
 
@@ -195,11 +216,10 @@ impl Store {
         let fail = |e: rusqlite::Error| StoreError::sql(&self.path, "read", &e);
         let tx = self.conn.unchecked_transaction().map_err(fail)?;
         let store_version = current_version(&tx).map_err(fail)?;
-        let limit = TRAY_LISTED as i64;
         let missions = tx
-            .prepare_cached("SELECT id, title, agent FROM missions WHERE board = 0 ORDER BY board, seq LIMIT ?1")
+            .prepare_cached(&WAITING_MISSIONS)
             .and_then(|mut s| {
-                s.query_map([limit], |r| {
+                s.query_map([], |r| {
                     let (id, title, agent): (String, String, String) = (r.get(0)?, r.get(1)?, r.get(2)?);
                     let phase = Phase::MergeWait.as_str();
                     let receipt_hash = receipt_hash(&id, &title, phase, &agent);
@@ -211,12 +231,9 @@ impl Store {
             .map_err(fail)?;
         let candidate = BlockStatus::Candidate.as_str();
         let candidates = tx
-            .prepare_cached(
-                "SELECT id, title, receipt, hash, node FROM blocks WHERE urgency = 1 AND status = ?1 \
-                 ORDER BY urgency, seq LIMIT ?2",
-            )
+            .prepare_cached(&CANDIDATE_BLOCKS)
             .and_then(|mut s| {
-                s.query_map(params![candidate, limit], |r| {
+                s.query_map([], |r| {
                     let mut block = CandidateBlock {
                         id: r.get(0)?,
                         title: r.get(1)?,
@@ -242,57 +259,58 @@ impl Store {
     /// Do `act` on `target`, which the human saw with `receipt` at
     /// `seen_version`: a mission lands (merge_wait → landed), a block is
     /// ratified (candidate → fresh), and the act is recorded, in one write.
+    /// The judgement is made inside that write's transaction, so nothing can
+    /// come between it and the commit.
     pub fn act(&mut self, act: Act, target: &str, receipt: &str, seen_version: u64) -> Result<Acted, ActRefused> {
-        for _ in 0..ATTEMPTS {
-            let version = match self.judge(act, target, receipt, seen_version)? {
-                Judged::Already(acted) => return Ok(acted),
-                Judged::Go { version } => version,
-            };
-            let landed = self.commit(Some(version), None, |tx, now| apply(tx, act, target, receipt, seen_version, now));
-            match landed {
-                Ok(store_version) => return Ok(Acted::Now { store_version }),
-                // Someone wrote between the judgement and the commit: judge again.
-                Err(StoreError::Conflict { .. }) => continue,
-                Err(e) => return Err(ActRefused::Store(e)),
-            }
+        let change = Change::Act { act, target: target.to_owned(), receipt_hash: receipt.to_owned(), seen_version };
+        match self.apply(std::slice::from_ref(&change)).pop() {
+            Some(Ok(Done::Acted(acted))) => Ok(acted),
+            Some(Err(Refusal::Act(refused))) => Err(refused),
+            Some(Err(Refusal::Store(e))) => Err(ActRefused::Store(e)),
+            Some(Ok(_)) | None => Err(ActRefused::Store(StoreError::Interrupted)),
         }
-        Err(ActRefused::Store(StoreError::Busy { path: self.path.clone() }))
-    }
-
-    /// Decide on one consistent state whether the act may land.
-    fn judge(&self, act: Act, target: &str, receipt: &str, seen_version: u64) -> Result<Judged, ActRefused> {
-        let fail = |e: rusqlite::Error| ActRefused::Store(StoreError::sql(&self.path, "read", &e));
-        let tx = self.conn.unchecked_transaction().map_err(fail)?;
-        let version = current_version(&tx).map_err(fail)?;
-        let Some(now) = read_target(&tx, act, target).map_err(fail)? else {
-            return Err(ActRefused::Unknown { act });
-        };
-        let earlier: Option<(String, i64, String)> = tx
-            .prepare_cached("SELECT receipt_hash, store_version, at FROM human_acts WHERE act = ?1 AND target = ?2")
-            .and_then(|mut s| s.query_row([act.as_str(), target], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).optional())
-            .map_err(fail)?;
-        if let Some((hash, store_version, at)) = earlier {
-            if constant_time_eq::constant_time_eq(hash.as_bytes(), receipt.as_bytes()) {
-                let store_version = u64::try_from(store_version).unwrap_or(0);
-                return Ok(Judged::Already(Acted::Already { store_version, at }));
-            }
-            return Err(ActRefused::NotWaiting { act, state: now.state });
-        }
-        if seen_version > version {
-            return Err(ActRefused::FutureVersion { seen: seen_version, actual: version });
-        }
-        if !now.waiting {
-            return Err(ActRefused::NotWaiting { act, state: now.state });
-        }
-        if now.hash != receipt {
-            return Err(ActRefused::StateMoved { act, now: now.hash });
-        }
-        Ok(Judged::Go { version })
     }
 }
 
+/// Decide on the state `conn` sees, at `version`, whether the act may land.
+pub(super) fn judge_in(
+    conn: &Connection,
+    frame: &Frame,
+    act: Act,
+    target: &str,
+    receipt: &str,
+    seen_version: u64,
+    version: u64,
+) -> Result<Judged, ActRefused> {
+    let fail = |e: rusqlite::Error| ActRefused::Store(frame.fail(e));
+    let Some(now) = read_target(conn, act, target).map_err(fail)? else {
+        return Err(ActRefused::Unknown { act });
+    };
+    let earlier: Option<(String, i64, String)> = conn
+        .prepare_cached("SELECT receipt_hash, store_version, at FROM human_acts WHERE act = ?1 AND target = ?2")
+        .and_then(|mut s| s.query_row([act.as_str(), target], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).optional())
+        .map_err(fail)?;
+    if let Some((hash, store_version, at)) = earlier {
+        if constant_time_eq::constant_time_eq(hash.as_bytes(), receipt.as_bytes()) {
+            let store_version = u64::try_from(store_version).unwrap_or(0);
+            return Ok(Judged::Already(Acted::Already { store_version, at }));
+        }
+        return Err(ActRefused::NotWaiting { act, state: now.state });
+    }
+    if seen_version > version {
+        return Err(ActRefused::FutureVersion { seen: seen_version, actual: version });
+    }
+    if !now.waiting {
+        return Err(ActRefused::NotWaiting { act, state: now.state });
+    }
+    if now.hash != receipt {
+        return Err(ActRefused::StateMoved { act, now: now.hash });
+    }
+    Ok(Judged::Go)
+}
+
 /// The target's record as it is in this transaction.
-fn read_target(tx: &Transaction<'_>, act: Act, id: &str) -> rusqlite::Result<Option<Target>> {
+fn read_target(tx: &Connection, act: Act, id: &str) -> rusqlite::Result<Option<Target>> {
     match act {
         Act::Stamp => {
             let row: Option<(String, String, String)> = tx
@@ -331,7 +349,14 @@ fn read_target(tx: &Transaction<'_>, act: Act, id: &str) -> rusqlite::Result<Opt
 }
 
 /// The write itself: the target moves, the orderings and tallies follow, the act is kept.
-fn apply(tx: &Transaction<'_>, act: Act, id: &str, receipt: &str, seen: u64, version: u64) -> rusqlite::Result<()> {
+pub(super) fn apply(
+    tx: &Connection,
+    act: Act,
+    id: &str,
+    receipt: &str,
+    seen: u64,
+    version: u64,
+) -> rusqlite::Result<()> {
     let (sql, from, to) = match act {
         Act::Stamp => (
             "UPDATE missions SET phase = ?2, board = NULL WHERE id = ?1 AND phase = ?3",
@@ -385,6 +410,22 @@ mod tests {
             .collect();
         out.sort();
         out
+    }
+
+    /// The tray's listings are prepared once per connection, like the reads'.
+    #[test]
+    fn the_trays_listings_are_never_prepared_again() {
+        let dir = test_dir("tray-prepare");
+        let mut store = Store::init(dir.path(), true).expect("init");
+        for round in 0..3 {
+            store.tray().expect("tray");
+            store.memorize(&format!("round {round}"), "test", None, None).expect("write");
+        }
+        for sql in [&*WAITING_MISSIONS, &*CANDIDATE_BLOCKS] {
+            let statement = store.conn.prepare_cached(sql).expect("cached");
+            assert_eq!(statement.get_status(rusqlite::StatementStatus::RePrepare), 0, "re-prepared: {sql}");
+        }
+        assert_eq!(TRAY_LISTED, 50);
     }
 
     #[test]

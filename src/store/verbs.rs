@@ -8,6 +8,10 @@
 //! (`Op::Write`); tests tie that to the compiled deny list, so a writing verb
 //! can never be reached by a read-only session.
 
+use std::sync::LazyLock;
+
+use m1nd_core::VerbId;
+
 /// What the store does for a verb.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Op {
@@ -40,6 +44,11 @@ impl Read {
     /// Whether the answer depends on the state alone, not on an argument.
     pub const fn plain(self) -> bool {
         !matches!(self, Read::Impact | Read::Why | Read::Trace)
+    }
+
+    /// The verb's name, as [`VERBS`] spells it.
+    pub fn name(self) -> &'static str {
+        name(self)
     }
 }
 
@@ -77,6 +86,24 @@ pub const VERBS: &[(&str, Op)] = &[
 /// What the store does for `verb` (canonical), if it implements it.
 pub fn op(verb: &str) -> Option<Op> {
     VERBS.iter().find(|(name, _)| *name == verb).map(|&(_, op)| op)
+}
+
+/// The read of each table verb, by its handle: found by name once, from
+/// [`VERBS`] and the compiled table.
+static READS: LazyLock<Vec<Option<Read>>> = LazyLock::new(|| {
+    crate::COCKPIT
+        .verbs
+        .iter()
+        .map(|v| match op(&v.name) {
+            Some(Op::Read(read)) => Some(read),
+            _ => None,
+        })
+        .collect()
+});
+
+/// The read a verb handle of the compiled table names, if the store serves it.
+pub fn read_at(id: VerbId) -> Option<Read> {
+    READS.get(id.index()).copied().flatten()
 }
 
 /// The name of a read, as [`VERBS`] spells it.

@@ -33,7 +33,7 @@
 
 use std::fmt;
 
-use rusqlite::{OptionalExtension, Transaction, TransactionBehavior, params};
+use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use super::clock;
 use super::error::StoreError;
@@ -100,19 +100,9 @@ impl Store {
         agent: Option<&str>,
         expected_store_version: Option<u64>,
     ) -> Result<u64, StoreError> {
-        state::check_claim(claim).map_err(StoreError::BadArgument)?;
+        state::check_claim(claim).map_err(|problem| StoreError::BadArgument(problem.to_string()))?;
+        check_source(source)?;
         let source = source.trim();
-        if source.is_empty() {
-            return Err(StoreError::BadArgument(
-                "the source is empty; say who or what the claim comes from".to_owned(),
-            ));
-        }
-        let chars = source.chars().count();
-        if chars > MAX_SOURCE_CHARS {
-            return Err(StoreError::BadArgument(format!(
-                "the source is {chars} characters; the limit is {MAX_SOURCE_CHARS}"
-            )));
-        }
         let agent = agent_of(agent);
         self.commit(expected_store_version, agent.map(|a| (a, "memorize")), |tx, version| {
             let id = memory_id(tx, version)?;
@@ -161,38 +151,46 @@ impl Store {
         &mut self,
         expected: Option<u64>,
         seen: Option<(&str, &str)>,
-        change: impl FnOnce(&Transaction<'_>, u64) -> rusqlite::Result<()>,
+        change: impl FnOnce(&Connection, u64) -> rusqlite::Result<()>,
     ) -> Result<u64, StoreError> {
+        self.write_transaction(|tx, frame| {
+            let actual = frame.version(tx)?;
+            check_expected(expected, actual)?;
+            let version = frame.next(actual)?;
+            change(tx, version).map_err(|e| frame.fail(e))?;
+            if let Some((agent, doing)) = seen {
+                record_presence(tx, agent, doing).map_err(|e| frame.fail(e))?;
+            }
+            frame.bump(tx, version)?;
+            Ok(version)
+        })
+    }
+
+    /// The frame of every write transaction, one change or many: the files
+    /// are checked, `BEGIN IMMEDIATE` takes the write lock, the path must
+    /// still name the file the connection holds, `body` runs, the commit is
+    /// synced, and the path is checked again, so nothing is acknowledged
+    /// that is not durable in the store at its path. Any failure before the
+    /// commit rolls everything back.
+    pub(super) fn write_transaction<T>(
+        &mut self,
+        body: impl FnOnce(&mut Transaction<'_>, &Frame) -> Result<T, StoreError>,
+    ) -> Result<T, StoreError> {
         let Store { dir, path, conn, file: opened, max_bytes } = self;
-        let (path, opened, max_bytes) = (&*path, *opened, *max_bytes);
-        let fail = |e: rusqlite::Error| match e.sqlite_error_code() {
-            Some(rusqlite::ErrorCode::DiskFull) => StoreError::Full { path: path.to_owned(), limit: max_bytes },
-            _ => StoreError::sql(path, "write", &e),
-        };
-        let still_ours = || match file::id_of(path) {
+        let frame = Frame { path: path.clone(), max_bytes: *max_bytes };
+        let opened = *opened;
+        let still_ours = || match file::id_of(&frame.path) {
             Ok(now) if now == opened => Ok(()),
-            Ok(_) | Err(StoreError::NotFound { .. }) => Err(StoreError::Moved { path: path.to_owned() }),
+            Ok(_) | Err(StoreError::NotFound { .. }) => Err(StoreError::Moved { path: frame.path.clone() }),
             Err(e) => Err(e),
         };
         file::check_journal(dir)?;
         still_ours()?;
-        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(fail)?;
+        let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| frame.fail(e))?;
         // The lock is on the file the connection opened; if the path now
         // names another file, writing here would not be writing the store.
         still_ours()?;
-        let actual: i64 =
-            tx.query_row("SELECT store_version FROM store WHERE one = 1", [], |r| r.get(0)).map_err(fail)?;
-        let actual = u64::try_from(actual).map_err(|_| StoreError::corrupt(path, "store_version < 0"))?;
-        check_expected(expected, actual)?;
-        let version = actual
-            .checked_add(1)
-            .filter(|v| i64::try_from(*v).is_ok())
-            .ok_or_else(|| StoreError::corrupt(path, "store_version is at its maximum and cannot grow"))?;
-        change(&tx, version).map_err(fail)?;
-        if let Some((agent, doing)) = seen {
-            record_presence(&tx, agent, doing).map_err(fail)?;
-        }
-        tx.execute("UPDATE store SET store_version = ?1 WHERE one = 1", [version as i64]).map_err(fail)?;
+        let value = body(&mut tx, &frame)?;
         match tx.commit() {
             Ok(()) => {}
             // Deleting the journal is the commit. If something else deleted
@@ -201,10 +199,50 @@ impl Store {
             // done next, syncing the directory so the journal cannot come
             // back, is done here; then the write stands like any other.
             Err(e) if journal_was_already_gone(&e) => super::sync_dir(dir)?,
-            Err(e) => return Err(fail(e)),
+            Err(e) => return Err(frame.fail(e)),
         }
         still_ours()?;
-        Ok(version)
+        Ok(value)
+    }
+}
+
+/// What a write transaction's body needs to read and bump the version and
+/// to say what went wrong.
+pub(super) struct Frame {
+    path: std::path::PathBuf,
+    max_bytes: u64,
+}
+
+impl Frame {
+    /// A SQLite failure during the write, as a store error.
+    pub(super) fn fail(&self, e: rusqlite::Error) -> StoreError {
+        match e.sqlite_error_code() {
+            Some(rusqlite::ErrorCode::DiskFull) => StoreError::Full { path: self.path.clone(), limit: self.max_bytes },
+            _ => StoreError::sql(&self.path, "write", &e),
+        }
+    }
+
+    /// `store_version` as the transaction sees it.
+    pub(super) fn version(&self, conn: &Connection) -> Result<u64, StoreError> {
+        let actual: i64 = conn
+            .query_row("SELECT store_version FROM store WHERE one = 1", [], |r| r.get(0))
+            .map_err(|e| self.fail(e))?;
+        u64::try_from(actual).map_err(|_| StoreError::corrupt(&self.path, "store_version < 0"))
+    }
+
+    /// The version after `actual`, if the store can hold it.
+    pub(super) fn next(&self, actual: u64) -> Result<u64, StoreError> {
+        actual
+            .checked_add(1)
+            .filter(|v| i64::try_from(*v).is_ok())
+            .ok_or_else(|| StoreError::corrupt(&self.path, "store_version is at its maximum and cannot grow"))
+    }
+
+    /// Move `store_version` to `version`.
+    pub(super) fn bump(&self, conn: &Connection, version: u64) -> Result<(), StoreError> {
+        conn.execute("UPDATE store SET store_version = ?1 WHERE one = 1", [version as i64])
+            .map(drop)
+            .map_err(|e| self.fail(e))
     }
 }
 
@@ -212,14 +250,29 @@ fn journal_was_already_gone(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.extended_code == rusqlite::ffi::SQLITE_IOERR_DELETE_NOENT)
 }
 
+/// A memory's source: not empty, not too long.
+pub(super) fn check_source(source: &str) -> Result<(), StoreError> {
+    let source = source.trim();
+    if source.is_empty() {
+        return Err(StoreError::BadArgument("the source is empty; say who or what the claim comes from".to_owned()));
+    }
+    let chars = source.chars().count();
+    if chars > MAX_SOURCE_CHARS {
+        return Err(StoreError::BadArgument(format!(
+            "the source is {chars} characters; the limit is {MAX_SOURCE_CHARS}"
+        )));
+    }
+    Ok(())
+}
+
 /// The agent id to record: trimmed, and none if empty.
-fn agent_of(agent: Option<&str>) -> Option<&str> {
+pub(super) fn agent_of(agent: Option<&str>) -> Option<&str> {
     agent.map(str::trim).filter(|a| !a.is_empty())
 }
 
 /// Insert or refresh `agent`'s presence: first seen (`since`) stays, what it
 /// did and when it was last seen move.
-fn record_presence(tx: &Transaction<'_>, agent: &str, doing: &str) -> rusqlite::Result<()> {
+pub(super) fn record_presence(tx: &Connection, agent: &str, doing: &str) -> rusqlite::Result<()> {
     let known = tx
         .prepare_cached("SELECT 1 FROM presences WHERE id = ?1")?
         .query_row([agent], |_| Ok(()))
@@ -234,7 +287,7 @@ fn record_presence(tx: &Transaction<'_>, agent: &str, doing: &str) -> rusqlite::
     if known { Ok(()) } else { tally::add(tx, tally::PRESENCES, 1) }
 }
 
-fn check_expected(expected: Option<u64>, actual: u64) -> Result<(), StoreError> {
+pub(super) fn check_expected(expected: Option<u64>, actual: u64) -> Result<(), StoreError> {
     match expected {
         Some(expected) if expected != actual => Err(StoreError::Conflict { expected, actual }),
         _ => Ok(()),
@@ -243,7 +296,7 @@ fn check_expected(expected: Option<u64>, actual: u64) -> Result<(), StoreError> 
 
 /// `mem_` + the version in hex: unique because versions only grow, with a
 /// suffix in the unlikely case an imported id already took it.
-fn memory_id(tx: &Transaction<'_>, version: u64) -> rusqlite::Result<String> {
+pub(super) fn memory_id(tx: &Connection, version: u64) -> rusqlite::Result<String> {
     let base = format!("mem_{version:08x}");
     let mut taken = tx.prepare_cached("SELECT 1 FROM memories WHERE id = ?1")?;
     let mut is_taken = |id: &str| taken.query_row([id], |_| Ok(())).optional().map(|row| row.is_some());

@@ -6,6 +6,7 @@ use std::collections::HashSet;
 
 use m1nd_core::runtime::{Item, Reading};
 
+use super::listings::listed;
 use super::{LISTED, Snapshot, count};
 
 impl Snapshot<'_> {
@@ -61,23 +62,46 @@ impl Snapshot<'_> {
         Ok(Reading::listing(link).with("links", links))
     }
 
+    /// The alerts that share words with `error_text`, best match first, from
+    /// the alerts' word index: the cost is what the matches cost, never a
+    /// scan of every alert, and at most [`MAX_TRACE_WORDS`] words are sought.
     pub(super) fn trace(&self, error_text: &str) -> rusqlite::Result<Reading> {
-        let wanted = words(error_text);
-        let mut statement = self.tx.prepare_cached("SELECT id, node, text FROM alerts ORDER BY seq")?;
-        let alerts = statement.query_map([], |row| Ok((row.get::<_, String>(0)?, row.get(1)?, row.get(2)?)))?;
-        let mut hits: Vec<(usize, String, String)> = Vec::new();
-        for alert in alerts {
-            let (id, node, text): (String, String, String) = alert?;
-            let shared = words(&text).intersection(&wanted).count();
-            if shared > 0 {
-                hits.push((shared, id, node));
-            }
-        }
-        hits.sort_by_key(|(shared, _, _)| std::cmp::Reverse(*shared));
-        let matches = count(hits.len());
-        let items = hits.iter().take(LISTED).map(|(_, id, node)| Item::new([("id", id.as_str()), ("node", node)]));
-        Ok(Reading::listing(items).with("matches", matches))
+        let Some(query) = match_query(error_text) else {
+            return Ok(Reading::listing(None).with("matches", 0));
+        };
+        let matches: i64 = self
+            .tx
+            .prepare_cached("SELECT count(*) FROM alert_words WHERE alert_words MATCH ?1")?
+            .query_row([&query], |r| r.get(0))?;
+        let mut statement = self.tx.prepare_cached(TRACE)?;
+        let rows = statement.query_map([&query], |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)))?;
+        let hits = rows.collect::<rusqlite::Result<Vec<_>>>()?;
+        let items = hits.iter().map(|(id, node)| Item::new([("id", id.as_str()), ("node", node)]));
+        Ok(Reading::listing(items).with("matches", u64::try_from(matches).unwrap_or(0)))
     }
+}
+
+/// The most words of an error text `trace` looks for: the first distinct ones.
+pub const MAX_TRACE_WORDS: usize = 64;
+
+/// The best-matching alerts (FTS5's bm25 rank, then the oldest first).
+const TRACE: &str = concat!(
+    "SELECT a.id, a.node FROM alert_words JOIN alerts a ON a.seq = alert_words.rowid ",
+    "WHERE alert_words MATCH ?1 ORDER BY alert_words.rank, a.seq LIMIT ",
+    listed!()
+);
+
+/// An FTS5 query for any of the first [`MAX_TRACE_WORDS`] distinct words of
+/// `text`, each quoted as a string (so no word is read as query syntax), or
+/// `None` when it has no word worth seeking.
+fn match_query(text: &str) -> Option<String> {
+    let mut seen = HashSet::new();
+    let terms: Vec<String> = words(text)
+        .filter(|w| seen.insert(w.clone()))
+        .take(MAX_TRACE_WORDS)
+        .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
+        .collect();
+    (!terms.is_empty()).then(|| terms.join(" OR "))
 }
 
 /// Whether `text` mentions `node`: contains it, or is a path that `node`
@@ -89,9 +113,9 @@ fn mentions(text: &str, node: &str) -> bool {
     text.contains(node) || node.strip_prefix(text).is_some_and(|rest| rest.starts_with(['/', ':', '.', '#']))
 }
 
-/// The distinctive words of a text: lowercased, three letters or more, minus
-/// a few words every sentence shares.
-fn words(text: &str) -> HashSet<String> {
+/// The distinctive words of a text, in order: lowercased, three letters or
+/// more, minus a few words every sentence shares.
+fn words(text: &str) -> impl Iterator<Item = String> + '_ {
     const COMMON: &[&str] = &[
         "the", "and", "for", "with", "from", "not", "was", "are", "but", "has", "had", "this", "that", "into", "its",
         "after", "before", "than", "then", "when",
@@ -100,7 +124,6 @@ fn words(text: &str) -> HashSet<String> {
         .filter(|w| w.chars().count() >= 3)
         .map(str::to_lowercase)
         .filter(|w| !COMMON.contains(&w.as_str()))
-        .collect()
 }
 
 #[cfg(test)]

@@ -1,0 +1,134 @@
+//! Has the store changed? Asked without a connection, in two system calls.
+//!
+//! In rollback-journal mode SQLite adds one to the file change counter
+//! (offset 24 of the database header) in every transaction that commits a
+//! change, whoever commits it. A [`Mark`] is the file's identity (device and
+//! inode) and that counter: while the mark a reading was taken at is still
+//! the mark of the file at the store's path, nothing has been committed
+//! since, so what was composed from that reading is still the answer.
+//!
+//! A mark read while another process commits is either the old one (the
+//! commit has not written its first page; the old state is still the
+//! committed one) or the new one (the caller then reads the store, and
+//! SQLite's locks make it wait for the commit or roll a crashed one back).
+//! Either way no answer is given for a state that was never committed.
+//!
+//! # Why the files stay open
+//!
+//! POSIX record locks belong to a process and a file: closing *any*
+//! descriptor of the database file drops every lock this process holds on
+//! it, SQLite's included. So a file opened here is never closed while the
+//! process runs: one per file the store's path has named, and at most
+//! [`MAX_FILES`] (a store replaced more often than that is read the slow
+//! way, through a connection).
+
+use std::fs::File;
+use std::os::unix::fs::{FileExt, MetadataExt};
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use super::file::db_path;
+
+/// The most database files a probe keeps open.
+pub const MAX_FILES: usize = 8;
+
+/// Which file, and how many commits it has seen.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Mark {
+    dev: u64,
+    ino: u64,
+    changes: u32,
+}
+
+/// Reads marks of the store at one path.
+pub struct Probe {
+    path: PathBuf,
+    /// Every file opened so far, by identity; never closed (see the module doc).
+    files: Mutex<Vec<((u64, u64), File)>>,
+}
+
+impl Probe {
+    pub fn new(dir: &Path) -> Self {
+        Self { path: db_path(dir), files: Mutex::new(Vec::new()) }
+    }
+
+    /// The mark of the file at the store's path now, if it can be read
+    /// cheaply: `None` (read through a connection instead) when there is no
+    /// file, it is not a regular one, or too many files were opened.
+    pub fn mark(&self) -> Option<Mark> {
+        let meta = std::fs::symlink_metadata(&self.path).ok().filter(std::fs::Metadata::is_file)?;
+        let id = (meta.dev(), meta.ino());
+        let mut files = self.files.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let position = match files.iter().position(|(known, _)| *known == id) {
+            Some(position) => position,
+            None if files.len() < MAX_FILES => {
+                let file = File::open(&self.path).ok()?;
+                let opened = file.metadata().ok()?;
+                // The path may have been replaced between the look and the open.
+                if (opened.dev(), opened.ino()) != id {
+                    files.push(((opened.dev(), opened.ino()), file));
+                    return None;
+                }
+                files.push((id, file));
+                files.len() - 1
+            }
+            None => return None,
+        };
+        let mut counter = [0u8; 4];
+        files[position].1.read_exact_at(&mut counter, 24).ok()?;
+        Some(Mark { dev: id.0, ino: id.1, changes: u32::from_be_bytes(counter) })
+    }
+}
+
+/// Even when the probe goes (a test that starts several services in one
+/// process), its files stay open: closing one would drop SQLite's locks on
+/// that file for every connection of the process.
+impl Drop for Probe {
+    fn drop(&mut self) {
+        let files = self.files.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner());
+        for (_, file) in files.drain(..) {
+            std::mem::forget(file);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_dir::test_dir;
+    use super::*;
+    use crate::store::{DB_FILE, Store};
+
+    #[test]
+    fn a_commit_by_anyone_changes_the_mark_and_a_read_does_not() {
+        let dir = test_dir("mark");
+        let mut store = Store::init(dir.path(), true).expect("init");
+        let probe = Probe::new(dir.path());
+        let first = probe.mark().expect("a mark");
+        assert_eq!(probe.mark(), Some(first), "nothing happened");
+        store.snapshot().expect("read").counts().expect("counts");
+        assert_eq!(probe.mark(), Some(first), "a read commits nothing");
+        store.memorize("moves the mark", "test", None, None).expect("write");
+        let second = probe.mark().expect("a mark");
+        assert_ne!(second, first);
+        let mut other = Store::open(dir.path()).expect("open");
+        other.memorize("another connection", "test", None, None).expect("write");
+        assert_ne!(probe.mark(), Some(second), "another connection's commit");
+        // The store still works after the probe looked: its locks are intact.
+        store.memorize("still writes", "test", None, None).expect("write");
+    }
+
+    #[test]
+    fn a_replaced_file_has_another_mark_and_no_file_none() {
+        let dir = test_dir("mark-replace");
+        Store::init(dir.path(), false).expect("init");
+        let probe = Probe::new(dir.path());
+        let first = probe.mark().expect("a mark");
+        let other = test_dir("mark-other");
+        Store::init(other.path(), false).expect("other");
+        std::fs::rename(other.path().join(DB_FILE), dir.path().join(DB_FILE)).expect("replace");
+        let second = probe.mark().expect("a mark");
+        assert_ne!(second, first, "same counter, another file");
+        std::fs::remove_file(dir.path().join(DB_FILE)).expect("remove");
+        assert_eq!(probe.mark(), None);
+    }
+}
