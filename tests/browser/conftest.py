@@ -1,5 +1,9 @@
 """Fixtures: one chromium per run; per test a fresh store, a real `m1nd serve`
-and the mock host page in front of it."""
+and a host page in front of it: the official AppBridge host (`open_view`,
+official_host.py), or the mock (`open_mock_view`, mock_host.html) for the
+messages no conforming host sends. Every message an official-host page
+recorded is checked against the ext-apps schemas, and a test whose page saw
+an invalid one fails at teardown, naming each."""
 
 from __future__ import annotations
 
@@ -9,6 +13,7 @@ import pytest
 from playwright.sync_api import Frame, Page, sync_playwright
 
 import harness
+from official_host import OfficialHost
 
 
 @pytest.fixture(scope="session")
@@ -25,9 +30,9 @@ def store(tmp_path: Path) -> Path:
 
 
 class View:
-    """The widget inside the mock host, with the server behind both."""
+    """The widget inside a host page, with the server behind both."""
 
-    def __init__(self, page: Page, host: harness.Host):
+    def __init__(self, page: Page, host: OfficialHost | harness.MockHost):
         self.page = page
         self.host = host
         self.frame: Frame | None = None
@@ -35,7 +40,9 @@ class View:
     def start(self, select: str = "", theme: str | None = "light", **config) -> "View":
         self.page.goto(self.host.url)
         self.page.evaluate("(c) => window.host.start(c)", {"select": select, "theme": theme, **config})
-        self.page.wait_for_function("window.host.ready", timeout=harness.TIMEOUT_S * 1000)
+        self.page.wait_for_function("window.host.ready || window.host.failed", timeout=harness.TIMEOUT_S * 1000)
+        failed = self.page.evaluate("window.host.failed")
+        assert not failed, failed
         self.frame = self.page.locator("#view").element_handle().content_frame()
         self.wait_painted()
         return self
@@ -78,19 +85,58 @@ class View:
     def results(self) -> list[dict]:
         return self.page.evaluate("window.host.results")
 
+    def log(self) -> list[dict]:
+        """Every message of the official host's page, both ways: {from, message, answers, problems}."""
+        return self.page.evaluate("window.host.log")
+
+    def call(self, name: str, arguments: dict) -> dict:
+        """A tool call from the official host's own client (a probe, not a view message)."""
+        return self.page.evaluate("([n, a]) => window.host.call(n, a)", [name, arguments])
+
     def trap(self) -> list:
         """The trap global every hostile string tries to set, in the view and the host."""
         return [self.frame.evaluate("window.__m1nd_trap"), self.page.evaluate("window.__m1nd_trap")]
 
 
+# Each refused message, named: its place in the page's log, who sent it, what it was.
+INVALID = """() => window.host.invalid.map((e) => `#${e.index} from the ${e.from}: ` +
+  (e.message && typeof e.message === "object" && typeof e.message.method === "string" ? e.message.method
+    : e.answers ? `the answer to ${e.answers}` : JSON.stringify(e.message).slice(0, 120)) +
+  " -- " + e.problems.join("; ").slice(0, 2000))"""
+
+
 @pytest.fixture
 def open_view(browser, store):
-    """open_view(store=..., color_scheme=...) → a View on a fresh server over that store."""
+    """open_view(store=..., color_scheme=...) -> a View in the official host on a fresh server over that store."""
+    opened: list = []
+
+    def make(on: Path = store, color_scheme: str = "light") -> View:
+        host = OfficialHost(on)
+        page = browser.new_page(color_scheme=color_scheme, viewport={"width": 800, "height": 960})
+        opened.append((page, host))
+        return View(page, host)
+
+    yield make
+    invalid = []
+    for page, host in opened:
+        try:
+            if page.evaluate("typeof window.host === 'object'"):
+                invalid += page.evaluate(INVALID)
+        finally:
+            page.close()
+            host.close()
+    if invalid:
+        pytest.fail("messages the ext-apps schemas refuse:\n" + "\n".join(invalid), pytrace=False)
+
+
+@pytest.fixture
+def open_mock_view(browser, store):
+    """open_mock_view(store=...) -> a View in the mock host (mock_host.html) on a fresh stdio server."""
     opened: list = []
 
     def make(on: Path = store, color_scheme: str = "light") -> View:
         mcp = harness.Mcp(on)
-        host = harness.Host(mcp)
+        host = harness.MockHost(mcp)
         page = browser.new_page(color_scheme=color_scheme, viewport={"width": 800, "height": 960})
         opened.append((page, host, mcp))
         return View(page, host)

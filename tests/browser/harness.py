@@ -1,5 +1,6 @@
 """The browser suite's moving parts: `m1nd serve` over stdio, the mock host's
-loopback HTTP server, chromium, and the two skins read back as text cards."""
+loopback HTTP server, chromium, and the two skins read back as text cards.
+The host built on the official AppBridge is in official_host.py."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 ROOT = HERE.parent.parent
-HOST_PAGE = (HERE / "host.html").read_bytes()
+MOCK_HOST_PAGE = (HERE / "mock_host.html").read_bytes()
 CORPUS = json.loads((ROOT / "tests" / "widget" / "references.json").read_text())
 UI_EXTENSION = "io.modelcontextprotocol/ui"
 TIMEOUT_S = 30
@@ -122,8 +123,9 @@ class Mcp:
             self.proc.wait()
 
 
-class Host:
-    """The mock host page on 127.0.0.1, with POST /rpc proxied to one server."""
+class MockHost:
+    """The mock host page (mock_host.html) on 127.0.0.1, with POST /rpc proxied
+    to one stdio server: for the cases the official bridge cannot produce."""
 
     def __init__(self, mcp: Mcp):
         self.mcp = mcp
@@ -134,7 +136,7 @@ class Host:
                 if self.path != "/":
                     self.send_error(404)
                     return
-                self._answer(200, "text/html; charset=utf-8", HOST_PAGE)
+                self._answer(200, "text/html; charset=utf-8", MOCK_HOST_PAGE)
 
             def do_POST(self):  # noqa: N802
                 if self.path != "/rpc":

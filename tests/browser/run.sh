@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Browser suite: the widget in Debian's chromium, driven by Playwright for Python,
-# inside a mock MCP Apps host that talks to a real `m1nd serve`.
+# inside an MCP Apps host built on the official AppBridge (@modelcontextprotocol/ext-apps)
+# that talks to a real `m1nd serve --http`, and the tray.
 #
 #   tests/browser/run.sh              build if needed, run the pytest suite, exit with pytest's code
 #   tests/browser/run.sh -k themes    extra arguments go to pytest
 #   tests/browser/run.sh bench        the paint bench (bench_paint.py)
 #
 # Playwright never downloads a browser here: it launches /usr/bin/chromium
-# (M1ND_CHROMIUM overrides it). The venv lives in target/browser-venv, axe-core
-# in target/browser-node; both are reused while their pinned lists are unchanged.
+# (M1ND_CHROMIUM overrides it). The venv lives in target/browser-venv, the npm
+# packages (axe-core, ext-apps, the MCP client, ajv, esbuild) in target/browser-node;
+# both are reused while their pinned lists are unchanged. The host page's script
+# (bridge/host.js and what it imports) is bundled by esbuild on every run into
+# target/browser-node/host.js: a few hundred milliseconds.
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -35,15 +39,22 @@ source "$root/tests/lib/venv.sh"
 pinned_venv browser "$venv" "$req"
 
 node_dir="$root/target/browser-node"
-lock_want="$(sha256sum "$here/package-lock.json" | cut -d' ' -f1)"
+lock_want="$(sha256sum "$here/package.json" "$here/package-lock.json" | sha256sum | cut -d' ' -f1)"
 if [[ ! -f "$node_dir/.lock.sha256" || "$(cat "$node_dir/.lock.sha256")" != "$lock_want" ]]; then
-  echo "browser: installing axe-core from package-lock.json" >&2
+  echo "browser: installing the npm packages from package-lock.json" >&2
+  rm -rf "$node_dir"
   mkdir -p "$node_dir"
   cp "$here/package.json" "$here/package-lock.json" "$node_dir/"
   (cd "$node_dir" && npm ci --silent --no-audit --no-fund)
   echo "$lock_want" >"$node_dir/.lock.sha256"
 fi
 export M1ND_AXE="$node_dir/node_modules/axe-core/axe.min.js"
+
+# The official host's page script, resolved against the pinned packages (NODE_PATH).
+export M1ND_HOST_BUNDLE="$node_dir/host.js"
+NODE_PATH="$node_dir/node_modules" "$node_dir/node_modules/.bin/esbuild" "$here/bridge/host.js" \
+  --bundle --format=iife --platform=browser --target=chrome120 --log-level=warning \
+  --outfile="$M1ND_HOST_BUNDLE"
 
 if [[ -z "${M1ND_BIN:-}" ]]; then
   cargo build --quiet -p m1nd

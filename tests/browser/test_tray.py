@@ -238,6 +238,7 @@ def test_bad_input_gets_a_clear_error_and_writes_nothing(browser, server, store)
         "a missing field": (json.dumps({"mission": body["mission"]}).encode(), good, 400, "form"),
         "an extra field": (json.dumps({**body, "force": True}).encode(), good, 400, "form"),
         "a bad hash": (json.dumps({**body, "receipt_hash": "<script>"}).encode(), good, 400, "form"),
+        "store_version 0": (json.dumps({**body, "store_version": 0}).encode(), good, 400, "form"),
         "a huge body": (b"{" + b" " * 200_000 + b"}", good, 413, "form"),
         "not JSON": (b"mission=x", {**good, "Content-Type": "application/x-www-form-urlencoded"}, 415, "form"),
     }
@@ -247,6 +248,19 @@ def test_bad_input_gets_a_clear_error_and_writes_nothing(browser, server, store)
         assert answer["error"], name
         assert files(store) == before, f"{name} changed the store"
     assert "already landed" in server.request("POST", "/tray/stamp", good, json.dumps(landed).encode())[1]["error"]
+    context.close()
+
+
+def test_a_bad_select_is_the_callers_mistake(browser, server, store):
+    """A reference the cockpit cannot parse or resolve is a 400 that says why, on the page and its JSON."""
+    context, page = login(browser, server)
+    cookie, _ = session(context, page)
+    before = files(store)
+    for path in ["/cockpit.json?select=9.9.9.9", "/?select=nonsense", "/cockpit.json?select=%FF", "/cockpit.json?select=42"]:
+        got, answer = server.request("GET", path, {"Cookie": cookie})
+        assert (got, answer.get("code")) == (400, "select"), f"{path}: {got} {answer}"
+        assert answer["error"].startswith("cockpit: "), f"{path}: {answer}"
+    assert files(store) == before
     context.close()
 
 

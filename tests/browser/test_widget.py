@@ -1,6 +1,25 @@
-"""The cockpit widget in a real browser, inside a mock MCP Apps host, in front
-of a real `m1nd serve`: navigation, the two skins level by level, what the
-view sends, hostile state, bad input, pasted mode, themes and accessibility."""
+"""The cockpit widget in a real browser, inside an MCP Apps host, in front of
+a real `m1nd serve`: navigation, the two skins level by level, what the view
+sends, hostile state, bad input, pasted mode, themes and accessibility.
+
+The host these tests trust is built on the official host side
+(official_host.py, bridge/host.js): @modelcontextprotocol/ext-apps's
+AppBridge and PostMessageTransport in front of the view, the official MCP
+client behind it, a real `m1nd serve --http` behind that. Every message in
+both directions is checked against the package's own schemas (zod and
+schema.json; bridge/schema_check.js), and a test whose page saw an invalid one
+fails (conftest.open_view).
+
+The mock host (mock_host.html, `open_mock_view`) is kept for one test,
+test_stray_and_malformed_messages_send_nothing: messages no conforming host
+sends (a bare string, no `jsonrpc`, a notification with an id, params that
+are not an object, a second answer to an answered request, a result whose
+structuredContent is null) and a message from a window that is not the view's
+parent. AppBridge's typed API cannot emit the first kind, and they would fail
+the schema check by design; the second needs the mock's raw post beside it,
+to show that the same message from the parent is drawn. Pasted mode needs no
+host at all.
+"""
 
 from __future__ import annotations
 
@@ -79,17 +98,89 @@ def assert_payloads_honest(view: View) -> None:
             assert part["text"][len("cockpit ") :] in offered
 
 
-def test_the_host_gets_the_template_as_an_mcp_app(open_view):
+def test_the_official_bridge_accepts_the_view_and_draws_the_template_as_an_mcp_app(open_view):
     view = open_view().start()
     uri = view.page.evaluate("window.host.uri")
     assert uri.startswith("ui://m1nd/m1nd-cockpit-widget-v1-"), uri
     assert view.page.evaluate("window.host.mimeType") == "text/html;profile=mcp-app"
-    assert view.host.mcp.capabilities["extensions"][harness.UI_EXTENSION]["mimeTypes"] == ["text/html;profile=mcp-app"]
+    capabilities = view.page.evaluate("window.host.serverCapabilities")
+    assert capabilities["extensions"][harness.UI_EXTENSION]["mimeTypes"] == ["text/html;profile=mcp-app"]
+    # The page's client reached the server through the relay with its own Origin, which m1nd admits by --allow-origin.
+    relayed = view.host.relayed
+    assert relayed and all(origin == view.host.origin and status in (200, 202) for _, origin, status in relayed), relayed
+    iframe = view.page.locator("#view")
+    assert iframe.get_attribute("sandbox") == "allow-scripts"
+    assert "default-src 'none'" in iframe.get_attribute("srcdoc")
+
+    # ui/initialize: AppBridge answered with a result, kept the view's appInfo, then saw initialized.
     [init] = view.sent("ui/initialize")
     assert init["params"]["appInfo"]["version"] == "m1nd-cockpit-widget-v1"
+    [answer] = [e["message"] for e in view.log() if e["from"] == "host" and e["answers"] == "ui/initialize"]
+    assert "error" not in answer, answer
+    assert answer["result"]["protocolVersion"] == init["params"]["protocolVersion"] == "2026-01-26"
+    assert answer["result"]["hostInfo"]["name"] == "m1nd-test-host"
+    assert view.page.evaluate("window.host.appVersion") == init["params"]["appInfo"]
+    assert view.page.evaluate("window.host.initialized") is True
     methods = [m.get("method") for m in view.sent()]
     assert methods.index("ui/initialize") < methods.index("ui/notifications/initialized")
     assert "ui/notifications/size-changed" in methods
+    host_methods = [e["message"].get("method") for e in view.log() if e["from"] == "host"]
+    assert host_methods.index("ui/notifications/tool-input") < host_methods.index("ui/notifications/tool-result")
+
+    # The view answers the host's ui/resource-teardown, as a host asks before it removes the frame.
+    assert view.page.evaluate("window.host.teardown()") == {}
+    [torn] = [e for e in view.log() if e["from"] == "view" and e["answers"] == "ui/resource-teardown"]
+    assert torn["message"]["result"] == {}
+
+    # Every message was checked, both ways, and none refused (the fixture fails a test on any).
+    log = view.log()
+    assert {e["from"] for e in log} == {"view", "host"}
+    assert all(e["problems"] == [] for e in log), [e for e in log if e["problems"]]
+
+
+def test_the_schema_check_refuses_what_the_spec_refuses(open_view):
+    """The check the fixture relies on, on its own: the real exchange passes it
+    message by message, and each message below, broken in one way, does not."""
+    view = open_view().start()
+    view.choose("2", "2")
+    real = [[e["from"], e["message"]] for e in view.log()]
+    assert len(real) >= 8
+    assert view.page.evaluate("(s) => window.host.check(s)", real) == [[]] * len(real)
+
+    init = ["view", {"jsonrpc": "2.0", "id": 1, "method": "ui/initialize", "params": {
+        "appInfo": {"name": "x", "version": "1"}, "appCapabilities": {}, "protocolVersion": "2026-01-26"}}]
+    text = [{"type": "text", "text": "cockpit 2"}]
+    answer = {"protocolVersion": "2026-01-26", "hostInfo": {"name": "h", "version": "1"}, "hostCapabilities": {}, "hostContext": {}}
+    # name: (messages, what the refusal of the last one says); every message before the last passes.
+    broken = {
+        "no jsonrpc": ([["view", {"id": 2, "method": "tools/call", "params": {"name": "cockpit", "arguments": {}}}]],
+                       "not a JSON-RPC 2.0 message"),
+        "a tool call with no name": ([["view", {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"arguments": {}}}]],
+                                     "params.name"),
+        "a user turn in another role": ([["view", {"jsonrpc": "2.0", "id": 2, "method": "ui/message",
+                                                   "params": {"role": "assistant", "content": text}}]], "params.role"),
+        # zod drops an unknown key; schema.json refuses it.
+        "a key the spec does not name": ([["view", {"jsonrpc": "2.0", "method": "ui/notifications/size-changed",
+                                                    "params": {"width": 1, "height": 2, "depth": 3}}]],
+                                         "schema.json McpUiSizeChangedNotification: /params must NOT have additional properties (depth)"),
+        "a host's message from the view": ([["view", {"jsonrpc": "2.0", "method": "ui/notifications/tool-result",
+                                                      "params": {"content": text}}]], "never by the view"),
+        "a notification with an id": ([["view", {"jsonrpc": "2.0", "id": 2, "method": "ui/notifications/initialized"}]],
+                                      "must be a notification"),
+        "a method no bridge has": ([["view", {"jsonrpc": "2.0", "id": 2, "method": "ui/launch", "params": {}}]],
+                                   "ui/launch is not a message of an MCP Apps bridge"),
+        "a tool result whose content is text": ([["host", {"jsonrpc": "2.0", "method": "ui/notifications/tool-result",
+                                                           "params": {"content": "cockpit"}}]], "params.content"),
+        "an answer to nothing": ([["host", {"jsonrpc": "2.0", "id": 7, "result": {}}]], "answers no open request"),
+        "an initialize answer with no hostInfo": (
+            [init, ["host", {"jsonrpc": "2.0", "id": 1, "result": {k: v for k, v in answer.items() if k != "hostInfo"}}]],
+            "'hostInfo'"),
+        "a second answer": ([init, *[["host", {"jsonrpc": "2.0", "id": 1, "result": answer}]] * 2], "answers no open request"),
+    }
+    for name, (sequence, said) in broken.items():
+        verdicts = view.page.evaluate("(s) => window.host.check(s)", sequence)
+        assert all(v == [] for v in verdicts[:-1]), (name, verdicts)
+        assert any(said in problem for problem in verdicts[-1]), f"{name}: {verdicts[-1]}"
 
 
 def test_navigation_root_collection_item_action_and_back_carries_the_sigs(open_view):
@@ -225,7 +316,7 @@ def test_doors_are_labelled_text_that_opens_only_their_static_link(open_view):
     door_slot = None
     for entry in root["entries"]:
         number = entry["select"].split("@")[0]
-        if "door" in view.host.mcp.call("cockpit", {"select": entry["select"]})["structuredContent"]:
+        if "door" in view.call("cockpit", {"select": entry["select"]})["structuredContent"]:
             door_slot = number
             break
     assert door_slot, "the policy has a door"
@@ -254,11 +345,11 @@ def test_doors_are_labelled_text_that_opens_only_their_static_link(open_view):
     assert_same_geometry(view)
 
 
-def test_bad_views_and_stray_messages_send_nothing(open_view):
-    view = open_view().start()
+def test_stray_and_malformed_messages_send_nothing(open_mock_view):
+    # The mock host: nothing here is a message a conforming host sends (see the module's docstring).
+    view = open_mock_view().start()
     before = view.dom()
     calls = len(view.sent("tools/call"))
-    # Messages of unexpected shapes, and one from a window that is not the parent.
     good = view.results()[-1]
     forged = {**good, "structuredContent": {**good["structuredContent"], "title": "FORGED"}}
     for message in [
@@ -269,6 +360,7 @@ def test_bad_views_and_stray_messages_send_nothing(open_view):
         {"jsonrpc": "2.0", "id": 1, "result": forged},
     ]:
         view.page.evaluate("(m) => window.host.post(m)", message)
+    # The same view from a window that is not the parent.
     view.page.evaluate(
         """(m) => { window.addEventListener('message', (e) => { if (e.data === 'stray sent') window.straySent = true; });
         const f = document.createElement('iframe'); f.sandbox = 'allow-scripts';
@@ -282,14 +374,32 @@ def test_bad_views_and_stray_messages_send_nothing(open_view):
     # The same view, well formed and from the parent, is drawn: the ones above were refused for their shape.
     view.page.evaluate("(r) => window.host.feed(r)", forged)
     view.frame.wait_for_function("() => document.getElementById('title').textContent === 'FORGED'")
+    # A result whose structuredContent is null: said plainly, the text card, nothing to choose.
+    view.page.evaluate("(r) => window.host.feed(r)", {**good, "structuredContent": None})
+    view.frame.wait_for_selector("pre.fallback")
+    assert "m1nd-cockpit-v1" in view.frame.locator("#view .note").text_content()
+    assert view.frame.locator("pre.fallback").text_content() == good["content"][0]["text"]
+    assert view.frame.locator("#view button").count() == 0
+    view.frame.locator("main").click(position={"x": 5, "y": 5})
+    for key in "1", "Enter", "0", "Enter":
+        view.page.keyboard.press(key)
+    view.page.wait_for_timeout(200)
+    assert len(view.sent("tools/call")) == calls
+    assert_payloads_honest(view)
 
-    # A view of another schema, or missing fields: said plainly, text fallback, nothing to choose.
-    for structured in [
-        {**good["structuredContent"], "schema": "m1nd-cockpit-v2"},
-        {k: v for k, v in good["structuredContent"].items() if k != "menu_sig"},
-        None,
+
+def test_views_of_another_shape_fall_back_and_bad_selects_are_inert(open_view):
+    view = open_view().start()
+    calls = len(view.sent("tools/call"))
+    good = view.results()[-1]
+    # A view of another schema, missing fields, or none: said plainly, text fallback, nothing to choose.
+    no_view = {k: v for k, v in good.items() if k != "structuredContent"}
+    for result in [
+        {**good, "structuredContent": {**good["structuredContent"], "schema": "m1nd-cockpit-v2"}},
+        {**good, "structuredContent": {k: v for k, v in good["structuredContent"].items() if k != "menu_sig"}},
+        no_view,
     ]:
-        view.page.evaluate("(r) => window.host.feed(r)", {**good, "structuredContent": structured})
+        view.page.evaluate("(r) => window.host.feed(r)", result)
         view.frame.wait_for_selector("pre.fallback")
         said = view.frame.locator("#view .note").text_content()
         assert "m1nd-cockpit-v1" in said, said
@@ -298,6 +408,8 @@ def test_bad_views_and_stray_messages_send_nothing(open_view):
         view.frame.locator("main").click(position={"x": 5, "y": 5})
         for key in "1", "Enter", "0", "Enter":
             view.page.keyboard.press(key)
+        view.page.evaluate("(r) => window.host.feed(r)", good)
+        view.frame.wait_for_selector("button.entry")
     # A forged select that breaks the grammar is drawn inert and marked.
     bad = {**good["structuredContent"], "entries": [{"select": "2; rm -rf", "label": "two"}, {"select": "1.2.3.4", "item": "x"}]}
     view.page.evaluate("(r) => window.host.feed(r)", {**good, "structuredContent": bad})
@@ -409,9 +521,9 @@ def test_themes_and_screenshots(open_view, theme):
 def test_prefers_color_scheme_decides_when_the_host_says_nothing(open_view):
     view = open_view(color_scheme="dark").start(theme=None)
     assert background(view) == COLORS["dark"]
-    view.page.evaluate(
-        "window.host.post({jsonrpc: '2.0', method: 'ui/notifications/host-context-changed', params: {theme: 'light'}})"
-    )
+    view.page.evaluate("window.host.context({theme: 'light'})")
+    [changed] = [e["message"] for e in view.log() if e["message"].get("method") == "ui/notifications/host-context-changed"]
+    assert changed["params"] == {"theme": "light"}, "AppBridge sends only what changed"
     view.frame.wait_for_function("() => getComputedStyle(document.body).backgroundColor === 'rgb(242, 239, 233)'")
 
 
