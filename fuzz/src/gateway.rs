@@ -1,0 +1,187 @@
+//! What an upstream MCP server sends back through the gateway: its tool list
+//! (`m1nd_core::gateway::View::new`) and the calls checked against it
+//! (`gateway::check`, with the pins of `gateway/pins.rs` and `paths.rs`).
+//!
+//! The input is JSON:
+//!
+//! ```json
+//! {"policy": 1, "read_only": true,
+//!  "tools": [{"name": "read_file", "description": "…", "inputSchema": {…}}],
+//!  "calls": [{"name": "read_file", "arguments": {"path": "/…"}}]}
+//! ```
+//!
+//! `policy` picks one of [`crate::tables::gateways`]; `tools` is the
+//! upstream's `tools/list`; in a path, `{root}` stands for the scratch
+//! directory the fuzz policy pins, so a corpus works on any machine.
+//!
+//! The view offers only what the policy declares and the session may call,
+//! under the policy's name, annotations and (unless a person reviewed the
+//! definition) summary, with a pinned definition only at its reviewed digest.
+//! A call is forwarded only if the guard allows its verb and the view offers
+//! it; then it carries only arguments the verb declares, every value as sent
+//! but the pinned paths, and every pinned value satisfies its pin, checked
+//! here against the file system. Every refusal is display-safe.
+
+use std::collections::HashSet;
+use std::path::{Component, Path};
+
+use m1nd_core::Refusal;
+use m1nd_core::gateway::{Forward, Gateway, PinRule, View, check as gateway_check, digest};
+use m1nd_core::guard::{Guard, Refused};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::tables::{gateways, scratch};
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Upstream {
+    policy: usize,
+    read_only: bool,
+    tools: Vec<Value>,
+    calls: Vec<Call>,
+}
+
+#[derive(Deserialize)]
+struct Call {
+    name: String,
+    #[serde(default)]
+    arguments: Option<Value>,
+}
+
+/// The most calls checked for one input.
+const MOST_CALLS: usize = 16;
+
+pub fn check(data: &[u8]) {
+    let root = scratch();
+    let text = String::from_utf8_lossy(data).replace("{root}", root.to_str().unwrap_or_default());
+    let Ok(upstream) = serde_json::from_str::<Upstream>(&text) else { return };
+    let gateways = gateways();
+    let gateway = &gateways[upstream.policy % gateways.len()];
+    let guard = Guard::new(&gateway.policy, upstream.read_only);
+    let view = View::new(gateway, &guard, &upstream.tools);
+    judge_view(gateway, &guard, &view, &upstream.tools);
+
+    for call in upstream.calls.iter().take(MOST_CALLS) {
+        let arguments = call.arguments.as_ref().and_then(Value::as_object);
+        match gateway_check(gateway, &guard, &view, &call.name, arguments) {
+            Ok(forward) => judge_forward(gateway, &guard, &view, call, arguments, &forward),
+            Err(refused) => {
+                let message = refused.to_string();
+                assert!(crate::is_display_safe(&message), "refusal {message:?}");
+            }
+        }
+    }
+}
+
+/// The offered tools against the policy, and every hidden one accounted for.
+fn judge_view(gateway: &Gateway, guard: &Guard<'_>, view: &View, listed: &[Value]) {
+    let mut verbs = HashSet::new();
+    for offered in view.offered() {
+        assert!(verbs.insert(&offered.verb), "`{}` is offered twice", offered.verb);
+        let def = gateway.policy.verb(&offered.verb).expect("an offered verb is declared");
+        assert!(guard.shows(def), "`{}` is offered to a session that may not see it", offered.verb);
+        match guard.check(&offered.verb, None) {
+            Ok(_) | Err(Refused::ReadOnly(Refusal::StatusOnly { .. })) => {}
+            Err(refused) => panic!("`{}` is offered but the guard refuses it: {refused}", offered.verb),
+        }
+        assert_eq!(offered.tool["name"], Value::from(&*offered.verb), "the served name is the policy's");
+        let sources: Vec<&Value> =
+            listed.iter().filter(|d| d.get("name").and_then(Value::as_str) == Some(&offered.upstream)).collect();
+        assert!(!sources.is_empty(), "`{}` comes from no listed tool", offered.upstream);
+        let pinned = gateway.tool(&offered.verb).and_then(|t| t.definition.as_deref());
+        match pinned {
+            Some(pin) => {
+                assert!(sources.iter().any(|d| digest(d) == pin), "`{}` is not the reviewed one", offered.verb)
+            }
+            None => assert_eq!(offered.tool["description"], Value::from(&*def.summary), "an unreviewed description"),
+        }
+        let writes = !gateway.policy.deny.never_writes(&offered.verb);
+        let hints = &offered.tool["annotations"];
+        assert_eq!(hints["readOnlyHint"], Value::from(!writes), "`{}`'s readOnlyHint", offered.verb);
+        assert_eq!(hints["destructiveHint"], Value::from(writes), "`{}`'s destructiveHint", offered.verb);
+        if guard.read_only() {
+            assert!(!gateway.policy.deny.denies(&offered.verb), "read-only sees denied `{}`", offered.verb);
+        }
+    }
+    assert!(view.offered().len() + view.hidden().len() <= listed.len(), "the view invents tools");
+    for hidden in view.hidden() {
+        assert!(crate::is_display_safe(&hidden.upstream), "hidden name {:?}", hidden.upstream);
+        assert!(crate::is_display_safe(&hidden.to_string()), "why hidden: {hidden}");
+    }
+}
+
+/// A forwarded call: to an offered verb the guard allows, with declared
+/// arguments only, as sent but the pinned paths, each pin satisfied.
+fn judge_forward(
+    gateway: &Gateway,
+    guard: &Guard<'_>,
+    view: &View,
+    call: &Call,
+    sent: Option<&Map<String, Value>>,
+    forward: &Forward,
+) {
+    let allowed =
+        guard.check(&call.name, sent).unwrap_or_else(|r| panic!("forwarded `{}` the guard refuses: {r}", call.name));
+    assert_eq!(allowed.verb.name, forward.verb, "forwarded another verb than the guard allowed");
+    let offered = view.find(allowed.id).unwrap_or_else(|| panic!("forwarded `{}`, which is not offered", forward.verb));
+    assert_eq!(offered.verb, forward.verb, "the view offers the guard's verb under its handle");
+    assert_eq!(offered.upstream, forward.upstream, "forwarded to another upstream tool");
+    let def = gateway.policy.verb(&forward.verb).expect("a forwarded verb is declared");
+    assert!(!def.retired && !gateway.policy.human_only.contains(&def.name), "forwarded `{}`", def.name);
+    if guard.read_only() {
+        assert!(!gateway.policy.deny.denies(&def.name), "read-only forwarded denied `{}`", def.name);
+    }
+
+    let takes: Vec<&str> = gateway.policy.takes(def).map(|t| t.name).collect();
+    let mut sent_keys: Vec<&String> = sent.into_iter().flat_map(|s| s.keys()).collect();
+    let mut forwarded_keys: Vec<&String> = forward.arguments.keys().collect();
+    sent_keys.sort();
+    forwarded_keys.sort();
+    assert_eq!(forwarded_keys, sent_keys, "forwarded other arguments than sent");
+    let pins = gateway.tool(&forward.verb).map(|t| &t.pins[..]).unwrap_or_default();
+    for (key, value) in &forward.arguments {
+        assert!(takes.contains(&key.as_str()), "forwarded `{key}`, which `{}` does not declare", def.name);
+        let pinned_path = pins.iter().any(|p| p.argument == *key && matches!(p.rule, PinRule::Under(_)));
+        if !pinned_path {
+            assert_eq!(Some(value), sent.and_then(|s| s.get(key)), "`{key}` changed on the way");
+        }
+    }
+    for pin in pins {
+        let value =
+            forward.arguments.get(&*pin.argument).unwrap_or_else(|| panic!("pinned `{}` missing", pin.argument));
+        match &pin.rule {
+            PinRule::Allowed(allowed) => {
+                assert!(value.as_str().is_some_and(|v| allowed.iter().any(|a| a == v)), "`{}` = {value}", pin.argument)
+            }
+            PinRule::Under(dirs) => {
+                let paths: Vec<&Value> = match value {
+                    Value::Array(items) => items.iter().collect(),
+                    one => vec![one],
+                };
+                assert!(!paths.is_empty(), "`{}` forwarded no path", pin.argument);
+                for path in paths {
+                    let path = path.as_str().unwrap_or_else(|| panic!("`{}` forwarded {path}", pin.argument));
+                    assert_confined(path, dirs);
+                }
+            }
+        }
+    }
+}
+
+/// `path` is absolute, canonical (no `.` or `..`, no symlink on the way,
+/// as the file system resolves it now), and lies in one of `dirs`.
+fn assert_confined(path: &str, dirs: &[impl AsRef<str>]) {
+    let p = Path::new(path);
+    assert!(p.is_absolute(), "forwarded relative {path:?}");
+    assert!(p.components().all(|c| matches!(c, Component::RootDir | Component::Normal(_))), "{path:?} is not normal");
+    let mut prefix = std::path::PathBuf::new();
+    for component in p.components() {
+        prefix.push(component);
+        if let Ok(meta) = std::fs::symlink_metadata(&prefix) {
+            assert!(!meta.file_type().is_symlink(), "{path:?} passes through the symlink {prefix:?}");
+        }
+    }
+    let inside = dirs.iter().filter_map(|d| std::fs::canonicalize(d.as_ref()).ok()).any(|dir| p.starts_with(dir));
+    assert!(inside, "{path:?} lies in none of the pinned directories");
+}

@@ -1,0 +1,36 @@
+//! The properties the fuzz targets check, one module per parser a stranger
+//! can reach. Each target in `fuzz_targets/` is a few lines that hand the
+//! fuzzer's bytes to one `check` here; everything a target asserts lives in
+//! this library, next to the decoding of its input.
+//!
+//! A property is an `assert!`: libFuzzer reports a panic as a crash and keeps
+//! the input that caused it. Every check runs on library entry points of
+//! `m1nd-core`, never on a spawned binary.
+//!
+//! | target      | input                                     | module          |
+//! |-------------|-------------------------------------------|-----------------|
+//! | `reference` | what a human types as `select`            | [`reference`]   |
+//! | `sanitize`  | any untrusted text, and a cap             | [`sanitize`]    |
+//! | `policy`    | a policy directory ([`policy_dir`])       | [`policy`]      |
+//! | `gateway`   | an upstream's tool list, and calls to it  | [`gateway`]     |
+//! | `store`     | store contents from a hostile writer      | [`store`]       |
+
+pub mod gateway;
+pub mod policy;
+pub mod policy_dir;
+pub mod reference;
+pub mod sanitize;
+pub mod store;
+pub mod tables;
+mod view;
+
+/// What "invisible" means to every check of sanitised text: the predicate
+/// the sanitiser's own Unicode tests use (ICU4X's data, not the sanitiser's).
+#[path = "../../m1nd-core/tests/support/unicode.rs"]
+pub mod unicode;
+
+/// Whether `text` is what the sanitiser lets through: nothing invisible, no
+/// control or separator other than the plain space.
+pub fn is_display_safe(text: &str) -> bool {
+    !text.chars().any(|c| unicode::is_invisible(c) || unicode::breaks_text(c))
+}
