@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Instructions per round trip of the release `m1nd serve` (stdio) under valgrind's callgrind:
+# ping, the cockpit root cached and freshly composed, a plain read (north) and a write
+# (memorize), each as a ratio to ping; see scripts/bench_callgrind.py for the method.
+#
+#   scripts/bench-callgrind.sh [--n 400] [--repeat 2]
+#
+# Installs Debian's valgrind with apt-get when it is missing. Profiles of the cockpit kinds
+# (top inclusive functions per request) go to target/bench-callgrind/top-*.txt.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+export PYTHONDONTWRITEBYTECODE=1
+
+if ! command -v valgrind >/dev/null || ! command -v callgrind_annotate >/dev/null; then
+  apt-get update -qq && apt-get install -y -qq valgrind
+fi
+cargo build --quiet --release --bin m1nd
+target_dir="${CARGO_TARGET_DIR:-target}"
+[[ "$target_dir" == /* ]] || target_dir="$root/$target_dir"
+exec python3 scripts/bench_callgrind.py --bin "$target_dir/release/m1nd" --out "$target_dir/bench-callgrind" "$@"

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# The stripped size of the release `m1nd`, with every feature (the default) and as a binary that
+# only serves (`--no-default-features`: no `policy expand` code generator, no HTTP client for
+# gateway upstreams). Each build goes to its own target directory under target/size/.
+#
+#   scripts/binary-size.sh
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+out="$root/target/size"
+mkdir -p "$out"
+size_of() {
+  local name=$1
+  shift
+  CARGO_TARGET_DIR="$out/$name" cargo build --quiet --release --bin m1nd "$@"
+  cp "$out/$name/release/m1nd" "$out/m1nd-$name"
+  strip "$out/m1nd-$name"
+  stat -c %s "$out/m1nd-$name"
+}
+full=$(size_of full)
+serve=$(size_of serve-only --no-default-features)
+printf 'release m1nd, stripped (%s)\n' "$(rustc --version)"
+awk -v full="$full" -v serve="$serve" 'BEGIN {
+  printf "  %-40s %6.1f MB\n", "default features", full / 1e6
+  printf "  %-40s %6.1f MB\n", "--no-default-features (serves only)", serve / 1e6
+  printf "  the serve-only binary is %.2fx the full one\n", serve / full
+}'

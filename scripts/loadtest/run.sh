@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The team load test against `m1nd serve --http` (see team.py for the phases and the report).
+#
+#   scripts/loadtest/run.sh                   the full form on a release build: 60 s of load over
+#                                             100,000 alerts, kill -9 halfway (a bench)
+#   scripts/loadtest/run.sh --short           the CI form, about 25 s; fails only on a lost write
+#                                             or an error, never on a timing
+#   scripts/loadtest/run.sh --short --debug   the same on the debug build (what .ci/run does: the
+#                                             test suite has built it already; its figures are
+#                                             not the baseline's)
+#   scripts/loadtest/run.sh --json ...        also writes target/loadtest/report.json; any other
+#                                             flag goes to team.py (--help lists them)
+#
+# The driver is the Python standard library alone (no venv). M1ND_BIN names the server binary
+# and skips the build.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+cd "$root"
+export PYTHONDONTWRITEBYTECODE=1
+
+profile=release
+args=()
+for arg in "$@"; do
+  if [[ "$arg" == --debug ]]; then profile=debug; else args+=("$arg"); fi
+done
+
+if [[ -z "${M1ND_BIN:-}" ]]; then
+  if [[ "$profile" == release ]]; then
+    cargo build --quiet --release --bin m1nd
+  else
+    cargo build --quiet --bin m1nd
+  fi
+  target_dir="${CARGO_TARGET_DIR:-target}"
+  [[ "$target_dir" == /* ]] || target_dir="$root/$target_dir"
+  M1ND_BIN="$target_dir/$profile/m1nd"
+fi
+exec python3 "$root/scripts/loadtest/team.py" --bin "$M1ND_BIN" ${args[@]+"${args[@]}"}

@@ -1,0 +1,144 @@
+"""`m1nd serve --http` as a child process of the load test: start, `kill -9`, restart, measure.
+
+The server always listens on the same loopback port, so clients reconnect to the address they
+had once it is back. What it prints goes to a file; the address line says it is ready and the
+login line gives the human's one-time link. Only the process started here is ever signalled,
+by its own pid.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+READY = re.compile(r"m1nd: serving MCP on http://127\.0\.0\.1:(?P<port>\d+)/mcp")
+LOGIN = re.compile(r"m1nd: the tray: open (?P<link>http://\S+)")
+START_TIMEOUT_S = 60.0
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User plus system CPU time the process has used so far (/proc/PID/stat)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
+
+
+def status_kib(pid: int, key: str) -> int:
+    """A `VmRSS`/`VmHWM` line of /proc/PID/status, in KiB (0 if the process is gone)."""
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith(key + ":"):
+                return int(line.split()[1])
+    except OSError:
+        pass
+    return 0
+
+
+@dataclass
+class Life:
+    """One run of the server process, from start to its end."""
+
+    pid: int
+    started: float
+    ready_after_s: float
+    peak_rss_kib: int = 0
+    last_rss_kib: int = 0
+    hwm_kib: int = 0
+    cpu_s: float = 0.0
+    ended_by: str = ""
+
+
+@dataclass
+class Server:
+    binary: Path
+    store: Path
+    logs: Path
+    port: int
+    #: `--request-timeout` in seconds, or None for the server's default.
+    request_timeout: float | None = None
+    process: subprocess.Popen[bytes] | None = None
+    lives: list[Life] = field(default_factory=list)
+    login_link: str = ""
+
+    @property
+    def url_host(self) -> str:
+        return "127.0.0.1"
+
+    def start(self) -> Life:
+        """Start on the fixed port and wait until it prints its address."""
+        log = self.logs / f"serve-{len(self.lives) + 1}.stderr"
+        started = time.monotonic()
+        deadline = started + START_TIMEOUT_S
+        while True:
+            with open(log, "wb") as err:
+                self.process = subprocess.Popen(
+                    [str(self.binary), "serve", "--store", str(self.store), "--http", f"127.0.0.1:{self.port}"]
+                    + (["--request-timeout", str(self.request_timeout)] if self.request_timeout else []),
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=err,
+                    env={k: v for k, v in os.environ.items() if k not in ("M1ND_READ_ONLY", "M1ND_HTTP_TOKEN")},
+                )
+            while time.monotonic() < deadline:
+                text = log.read_text(errors="replace")
+                ready, login = READY.search(text), LOGIN.search(text)
+                if ready and login:
+                    self.login_link = login["link"]
+                    life = Life(self.process.pid, started, time.monotonic() - started)
+                    self.lives.append(life)
+                    return life
+                if self.process.poll() is not None:
+                    break
+                time.sleep(0.01)
+            if self.process.poll() is None:
+                self.process.kill()
+                self.process.wait()
+                raise RuntimeError(f"m1nd serve --http printed no address within {START_TIMEOUT_S:.0f} s; see {log}")
+            # The port may still be held a moment after a kill: try again until the deadline.
+            if time.monotonic() >= deadline or "cannot listen" not in log.read_text(errors="replace"):
+                raise RuntimeError(f"m1nd serve --http exited {self.process.returncode}: {log.read_text()[-1000:]}")
+            time.sleep(0.05)
+
+    def sample(self) -> None:
+        """Note the running server's memory (called periodically by the driver)."""
+        if self.process is None or not self.lives:
+            return
+        life = self.lives[-1]
+        try:
+            rss, hwm, cpu = status_kib(life.pid, "VmRSS"), status_kib(life.pid, "VmHWM"), cpu_seconds(life.pid)
+        except OSError:
+            return  # the process ended between two reads (the kill)
+        if rss:
+            life.last_rss_kib = rss
+            life.peak_rss_kib = max(life.peak_rss_kib, rss)
+            life.hwm_kib = max(life.hwm_kib, hwm)
+            life.cpu_s = cpu
+
+    def cpu(self) -> float:
+        assert self.process is not None
+        return cpu_seconds(self.process.pid)
+
+    def kill9(self) -> None:
+        """`kill -9` the running server, as a crash would stop it."""
+        assert self.process is not None
+        self.sample()
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+        self.lives[-1].ended_by = "kill -9"
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.sample()
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.lives[-1].ended_by = "SIGTERM"
