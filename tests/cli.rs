@@ -232,3 +232,39 @@ fn init_demo_then_cockpit_shows_a_living_menu() {
     assert!(stderr(&m1nd(&["cockpit", "99", "--store", store])).contains("there is no slot 99"));
     assert!(stderr(&m1nd(&["cockpit", "zz", "--store", store])).contains("valid forms"));
 }
+
+/// `--log-format json` writes one JSON object per line on stderr, with the
+/// level and the message as fields; a bad `M1ND_LOG` stops the command.
+#[test]
+fn logs_are_text_or_json_lines() {
+    use std::io::{BufRead, BufReader};
+    let dir = temp_dir("log-format");
+    let store = dir.path().join("store");
+    let store = store.to_str().expect("utf-8 path");
+    assert!(m1nd(&["init", "--store", store]).status.success());
+    for (format, check) in [
+        ("text", (|line: &str| line.starts_with("m1nd: serving MCP on http://127.0.0.1:")) as fn(&str) -> bool),
+        ("json", |line: &str| {
+            let event: Value = serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}"));
+            event["level"] == "INFO"
+                && event["message"].as_str().is_some_and(|m| m.starts_with("serving MCP on http://127.0.0.1:"))
+                && event["target"].as_str().is_some_and(|t| t.starts_with("m1nd::"))
+        }),
+    ] {
+        let mut child = Command::new(BIN)
+            .args(["serve", "--store", store, "--http", "127.0.0.1:0", "--log-format", format])
+            .env_remove("M1ND_LOG")
+            .stdin(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("serve");
+        let mut first = String::new();
+        BufReader::new(child.stderr.take().expect("stderr")).read_line(&mut first).expect("a line");
+        let _ = child.kill();
+        let _ = child.wait();
+        assert!(check(first.trim_end()), "{format}: {first}");
+    }
+    let bad = Command::new(BIN).args(["cockpit", "--store", store]).env("M1ND_LOG", "m1nd==x").output().expect("run");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(stderr(&bad).contains("M1ND_LOG=\"m1nd==x\" is not understood"), "{}", stderr(&bad));
+}

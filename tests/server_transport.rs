@@ -13,9 +13,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Value, json};
 use server_support::{BIN, demo_store, temp_dir};
 
-/// The bucket's figures, as the transport documents them.
-const ERROR_BURST: u64 = 64;
-const ERRORS_PER_SECOND: f64 = 16.0;
+use m1nd::transport::stdio::{ERROR_BURST, ERRORS_PER_SECOND};
 
 struct Raw {
     child: Child,
@@ -182,7 +180,7 @@ fn a_flood_of_junk_is_answered_within_the_bucket_and_summarised() {
     let answered = (errors.len() - summaries.len()) as u64;
     assert!(!summaries.is_empty(), "the unanswered lines were summarised");
     assert_eq!(answered + summaries.iter().sum::<u64>(), JUNK, "every junk line was answered or counted");
-    let allowed = ERROR_BURST + (ERRORS_PER_SECOND * (elapsed + 1.0)) as u64;
+    let allowed = ERROR_BURST as u64 + (f64::from(ERRORS_PER_SECOND) * (elapsed + 1.0)) as u64;
     assert!(
         (errors.len() as u64) <= allowed,
         "{} error answers in {elapsed:.2}s; the bucket allows {allowed}",

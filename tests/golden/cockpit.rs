@@ -1835,6 +1835,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                             ::m1nd_core::ReadVerb::__from_checked_policy(
                                 ::std::borrow::Cow::Borrowed("tray_bell"),
                                 ::std::borrow::Cow::Borrowed("north"),
+                                ::m1nd_core::VerbId::__at(1u32),
                                 ::std::borrow::Cow::Borrowed(&[]),
                             ),
                         ),
@@ -1874,6 +1875,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         read: ::m1nd_core::ReadVerb::__from_checked_policy(
                             ::std::borrow::Cow::Borrowed("map"),
                             ::std::borrow::Cow::Borrowed("system_blocks_snapshot"),
+                            ::m1nd_core::VerbId::__at(125u32),
                             ::std::borrow::Cow::Borrowed(&[]),
                         ),
                     },
@@ -1912,6 +1914,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                                     read: ::m1nd_core::ReadVerb::__from_checked_policy(
                                         ::std::borrow::Cow::Borrowed("block_impact"),
                                         ::std::borrow::Cow::Borrowed("impact"),
+                                        ::m1nd_core::VerbId::__at(8u32),
                                         ::std::borrow::Cow::Borrowed(&[]),
                                     ),
                                     bind: ::std::borrow::Cow::Borrowed(
@@ -1940,6 +1943,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                             ::m1nd_core::ReadVerb::__from_checked_policy(
                                 ::std::borrow::Cow::Borrowed("mission_board"),
                                 ::std::borrow::Cow::Borrowed("orient"),
+                                ::m1nd_core::VerbId::__at(0u32),
                                 ::std::borrow::Cow::Borrowed(&[]),
                             ),
                         ),
@@ -1981,6 +1985,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         read: ::m1nd_core::ReadVerb::__from_checked_policy(
                             ::std::borrow::Cow::Borrowed("health"),
                             ::std::borrow::Cow::Borrowed("doctor"),
+                            ::m1nd_core::VerbId::__at(31u32),
                             ::std::borrow::Cow::Borrowed(&[]),
                         ),
                     },
@@ -2013,6 +2018,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                                     read: ::m1nd_core::ReadVerb::__from_checked_policy(
                                         ::std::borrow::Cow::Borrowed("alert_trace"),
                                         ::std::borrow::Cow::Borrowed("trace"),
+                                        ::m1nd_core::VerbId::__at(55u32),
                                         ::std::borrow::Cow::Borrowed(&[]),
                                     ),
                                     bind: ::std::borrow::Cow::Borrowed(
@@ -2037,6 +2043,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         read: ::m1nd_core::ReadVerb::__from_checked_policy(
                             ::std::borrow::Cow::Borrowed("trust"),
                             ::std::borrow::Cow::Borrowed("trust"),
+                            ::m1nd_core::VerbId::__at(64u32),
                             ::std::borrow::Cow::Borrowed(&[]),
                         ),
                     },
@@ -2071,6 +2078,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                                     read: ::m1nd_core::ReadVerb::__from_checked_policy(
                                         ::std::borrow::Cow::Borrowed("module_impact"),
                                         ::std::borrow::Cow::Borrowed("impact"),
+                                        ::m1nd_core::VerbId::__at(8u32),
                                         ::std::borrow::Cow::Borrowed(&[]),
                                     ),
                                     bind: ::std::borrow::Cow::Borrowed(
@@ -2095,6 +2103,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         read: ::m1nd_core::ReadVerb::__from_checked_policy(
                             ::std::borrow::Cow::Borrowed("memories"),
                             ::std::borrow::Cow::Borrowed("boot_memory"),
+                            ::m1nd_core::VerbId::__at(113u32),
                             ::std::borrow::Cow::Borrowed(
                                 &[
                                     ::m1nd_core::Argument {
@@ -2142,6 +2151,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         read: ::m1nd_core::ReadVerb::__from_checked_policy(
                             ::std::borrow::Cow::Borrowed("drift"),
                             ::std::borrow::Cow::Borrowed("drift"),
+                            ::m1nd_core::VerbId::__at(15u32),
                             ::std::borrow::Cow::Borrowed(&[]),
                         ),
                     },
@@ -2176,6 +2186,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                                     read: ::m1nd_core::ReadVerb::__from_checked_policy(
                                         ::std::borrow::Cow::Borrowed("drift_why"),
                                         ::std::borrow::Cow::Borrowed("why"),
+                                        ::m1nd_core::VerbId::__at(10u32),
                                         ::std::borrow::Cow::Borrowed(&[]),
                                     ),
                                     bind: ::std::borrow::Cow::Borrowed(
@@ -2208,6 +2219,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                             ::m1nd_core::ReadVerb::__from_checked_policy(
                                 ::std::borrow::Cow::Borrowed("presences"),
                                 ::std::borrow::Cow::Borrowed("panoramic"),
+                                ::m1nd_core::VerbId::__at(111u32),
                                 ::std::borrow::Cow::Borrowed(&[]),
                             ),
                         ),

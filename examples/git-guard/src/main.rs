@@ -36,7 +36,9 @@ fn main() -> ExitCode {
         .build()
         .map_err(|e| format!("cannot start the async runtime: {e}"))
         .and_then(|runtime| {
-            runtime.block_on(serve(policy, options, Upstream::new(command, upstream), rmcp::transport::stdio()))
+            runtime
+                .block_on(serve(policy, options, Upstream::new(command, upstream), rmcp::transport::stdio()))
+                .map_err(|e| e.to_string())
         });
     match served {
         Ok(()) => ExitCode::SUCCESS,

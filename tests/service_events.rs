@@ -1,0 +1,92 @@
+//! The version watch: what an open tray tab costs, and how changes reach it.
+//!
+//! Each tab's event stream is a receiver of the service's version watch
+//! (`tray_events` maps it to SSE). Between changes, N open tabs cost no store
+//! read at all and one cheap `data_version` check per period between them;
+//! a change made through another connection (another server, the CLI) is
+//! read once and reaches every tab; a change made by the service itself
+//! reaches every tab with no read beyond the write's own.
+
+use std::time::Duration;
+
+use m1nd::service::{Options, Service, VERSION_CHECK};
+use m1nd::store::Store;
+use serde_json::json;
+use tokio::sync::watch;
+
+const TABS: usize = 20;
+
+/// Wait until `tab` sees `version`.
+async fn sees(tab: &mut watch::Receiver<Option<u64>>, version: u64) {
+    let waited = tokio::time::timeout(Duration::from_secs(10), tab.wait_for(|v| *v == Some(version))).await;
+    assert!(matches!(waited, Ok(Ok(_))), "a tab did not see store_version {version}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn open_tabs_cost_no_store_reads_between_changes() {
+    let dir = tempfile::Builder::new().prefix("m1nd-events-").tempdir().expect("dir");
+    Store::init(dir.path(), true).expect("init");
+    let service = Service::start(Options::new(dir.path())).expect("service");
+
+    let mut tabs: Vec<_> = (0..TABS).map(|_| service.versions()).collect();
+    for tab in &mut tabs {
+        sees(tab, 1).await;
+    }
+
+    // Idle: no job, no read; at most one cheap check per period, for all the tabs together.
+    let before = service.stats();
+    let idle_for = VERSION_CHECK * 6;
+    tokio::time::sleep(idle_for).await;
+    let idle = service.stats();
+    let work = |s: &m1nd::service::Stats| (s.reads, s.writes, s.check_reads);
+    assert_eq!(work(&idle), work(&before), "{before:?} → {idle:?}");
+    let checks = idle.checks - before.checks;
+    let periods = (idle_for.as_millis() / VERSION_CHECK.as_millis()) as u64;
+    assert!(checks <= periods + 1, "{checks} checks in {periods} periods with {TABS} tabs open");
+
+    // Another connection writes: found by the shared check, read once, told to every tab.
+    let mut other = Store::open(dir.path()).expect("open");
+    other.memorize("written elsewhere", "test", None, Some(1)).expect("write");
+    for tab in &mut tabs {
+        sees(tab, 2).await;
+    }
+    let after = service.stats();
+    assert_eq!(after.check_reads - idle.check_reads, 1, "{idle:?} → {after:?}");
+
+    // The service writes: every tab hears it with no read beyond the write.
+    let args = json!({ "claim": "written here", "expected_store_version": 2 });
+    let answer = service.call("memorize", args.as_object()).await;
+    assert!(!answer.is_error(), "{answer:?}");
+    for tab in &mut tabs {
+        sees(tab, 3).await;
+    }
+    let last = service.stats();
+    assert_eq!(last.check_reads, after.check_reads, "{after:?} → {last:?}");
+    assert_eq!((last.writes, last.commits), (after.writes + 1, after.commits + 1));
+}
+
+/// A call whose caller stopped waiting before its turn is dropped unrun.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_nobody_waits_for_is_not_run() {
+    let dir = tempfile::Builder::new().prefix("m1nd-abandoned-").tempdir().expect("dir");
+    Store::init(dir.path(), true).expect("init");
+    let service = Service::start(Options::new(dir.path())).expect("service");
+    // Send many calls and give each up at once: polled once, each has queued its
+    // job; dropped, nobody waits for the answer any more.
+    use futures_util::FutureExt;
+    let args = json!({ "claim": "abandoned" });
+    for _ in 0..200 {
+        assert!(service.call("memorize", args.as_object()).now_or_never().is_none(), "answered at once");
+    }
+    let answer = service.call("north", None).await;
+    assert!(!answer.is_error(), "{answer:?}");
+    // A write is flushed through the writer after every one queued before it.
+    let flush = service.call("memorize", json!({ "claim": "the last" }).as_object()).await;
+    assert!(!flush.is_error(), "{flush:?}");
+    let stats = service.stats();
+    let store = Store::open(dir.path()).expect("open");
+    let written = store.version().expect("version") - 1;
+    assert_eq!(written, stats.writes, "every write handed to the writer landed: {stats:?}");
+    assert_eq!(stats.writes + stats.abandoned, 201, "{stats:?}");
+    assert!(stats.abandoned > 0, "no queued call was dropped: {stats:?}");
+}
