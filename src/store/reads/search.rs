@@ -138,4 +138,19 @@ mod tests {
         assert!(!mentions("", "x"));
         assert!(!mentions("x", ""));
     }
+
+    #[test]
+    fn an_error_text_becomes_quoted_words_never_query_syntax() {
+        let query = match_query(r#"panic: "x" OR NEAR(a b) * col:val -- the_thing at src/a.rs"#).expect("words");
+        assert_eq!(query, r#""panic" OR "near" OR "col" OR "val" OR "the_thing" OR "src""#);
+        assert_eq!(match_query("a \" * -- ()"), None, "nothing worth seeking");
+    }
+
+    #[test]
+    fn a_long_error_text_seeks_at_most_its_first_distinct_words() {
+        let text: String = (0..1000).map(|i| format!("word{i} word{i} ")).collect();
+        let query = match_query(&text).expect("words");
+        assert_eq!(query.matches(" OR ").count() + 1, MAX_TRACE_WORDS);
+        assert!(query.starts_with(r#""word0" OR "word1""#));
+    }
 }
