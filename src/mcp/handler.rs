@@ -16,7 +16,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use super::methods::shape_of;
 use super::{app, attestation, tools};
 use crate::COCKPIT;
-use crate::service::Service;
+use crate::service::{Lane, Service};
 
 /// The m1nd MCP server: one per process, cloned for every session of every
 /// transport (it holds no per-session state, and its clones share the service).
@@ -100,10 +100,16 @@ impl ServerHandler for Server {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let answer = self.service.call(&request.name, request.arguments.as_ref()).await;
-        Ok(CallToolResult::from(answer).into())
+        let call = self.service.call_in(lane(&context), &request.name, request.arguments.as_ref());
+        // rmcp cancels the context when the client sends
+        // `notifications/cancelled` or its connection ends; dropping the call
+        // then drops it from its queue, or stops it at its next checkpoint.
+        tokio::select! {
+            answer = call => Ok(CallToolResult::from(answer).into()),
+            () = context.ct.cancelled() => Err(McpError::new(ErrorCode::INTERNAL_ERROR, "the call was cancelled", None)),
+        }
     }
 
     async fn list_resources(
@@ -140,4 +146,17 @@ impl ServerHandler for Server {
             None,
         ))
     }
+}
+
+/// The fair-queue lane of a call: its MCP session's over legacy HTTP, else
+/// the HTTP connection's the listener stamped on the request, else (stdio)
+/// the default one.
+fn lane(context: &RequestContext<RoleServer>) -> Lane {
+    let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {
+        return Lane::default();
+    };
+    if let Some(session) = parts.headers.get("mcp-session-id").and_then(|v| v.to_str().ok()) {
+        return Lane::session(session);
+    }
+    parts.extensions.get::<Lane>().copied().unwrap_or_default()
 }

@@ -62,7 +62,7 @@ use tower_http::timeout::TimeoutLayer;
 
 use super::ServeError;
 use crate::mcp::Server;
-use crate::service::Service;
+use crate::service::{Lane, Service};
 use security::Token;
 
 /// Where `--http` listens when no address is given.
@@ -162,6 +162,7 @@ where
 /// Accept connections for ever, each served on its own task.
 async fn accept(listener: TcpListener, app: Router, request_timeout: Duration) -> Result<(), ServeError> {
     let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+    let mut accepted: u64 = 0;
     loop {
         let slot = Arc::clone(&slots).acquire_owned().await.map_err(|e| ServeError::Slots(e.to_string()))?;
         let stream = match listener.accept().await {
@@ -174,7 +175,10 @@ async fn accept(listener: TcpListener, app: Router, request_timeout: Duration) -
             }
         };
         let _ = stream.set_nodelay(true);
-        let service = TowerToHyperService::new(app.clone());
+        // Each connection is a lane of its own in the service's fair queue
+        // (an MCP session's calls share the session's lane; see mcp::handler).
+        accepted += 1;
+        let service = TowerToHyperService::new(app.clone().layer(axum::Extension(Lane::connection(accepted))));
         tokio::spawn(async move {
             let mut http1 = hyper::server::conn::http1::Builder::new();
             http1.timer(TokioTimer::new()).header_read_timeout(request_timeout).max_header_size(MAX_HEADER_BYTES);
