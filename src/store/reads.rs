@@ -585,6 +585,29 @@ mod tests {
     }
 
     #[test]
+    fn trace_matches_the_error_s_rarest_words_first() {
+        let (dir, store) = demo();
+        {
+            let conn = rusqlite::Connection::open(dir.path().join("state.db")).expect("open");
+            let insert = "INSERT INTO alerts (id, level, text, node, severity) VALUES (?1, 'warn', ?2, 'n', 1)";
+            for i in 0..200 {
+                let text = format!("timeout while syncing replica {i}");
+                conn.execute(insert, rusqlite::params![format!("al_common_{i}"), text]).expect("alert");
+            }
+            conn.execute(insert, ["al_rare", "timeout in frobnicator_shard after failover"]).expect("alert");
+        }
+        let snapshot = store.snapshot().expect("snapshot");
+        let error = "error: timeout syncing frobnicator_shard";
+        let trace = Reader::read(&snapshot, &verb("trace"), &[("error_text", error)]).expect("trace");
+        assert_eq!(field(&trace.items[0], "id"), "al_rare", "the rare word's alert comes first");
+        assert!(trace.items.len() <= LISTED);
+        assert!(trace.number("matches") >= 201, "the common words still match: {}", trace.number("matches"));
+        let nothing = Reader::read(&snapshot, &verb("trace"), &[("error_text", "zyzzyva qwertyuiop")]).expect("trace");
+        assert!(nothing.items.is_empty());
+        assert_eq!(nothing.number("matches"), 0);
+    }
+
+    #[test]
     fn bad_reads_are_errors_not_panics() {
         let (_dir, store) = demo();
         let snapshot = store.snapshot().expect("snapshot");

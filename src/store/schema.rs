@@ -110,12 +110,15 @@ CREATE TABLE human_acts (
 /// its matches cost, not a scan of every alert. The index holds no text of
 /// its own (`content = 'alerts'`); triggers keep it in step with the table,
 /// and the first open of an older store builds it from the alerts there.
-/// The tokenizer keeps `_` inside words, as `trace` splits them.
+/// The tokenizer keeps `_` inside words, as `trace` splits them, and keeps
+/// diacritics, as `trace` looks its words up as they are (`alert_vocab`: how
+/// many alerts hold each word, read from the index itself).
 const STEP_4: &str = "
 CREATE VIRTUAL TABLE alert_words USING fts5(
-    text, content = 'alerts', content_rowid = 'seq', tokenize = \"unicode61 tokenchars '_'\"
+    text, content = 'alerts', content_rowid = 'seq', tokenize = \"unicode61 tokenchars '_' remove_diacritics 0\"
 );
 INSERT INTO alert_words (alert_words) VALUES ('rebuild');
+CREATE VIRTUAL TABLE alert_vocab USING fts5vocab(alert_words, row);
 CREATE TRIGGER alert_words_add AFTER INSERT ON alerts BEGIN
     INSERT INTO alert_words (rowid, text) VALUES (new.seq, new.text);
 END;

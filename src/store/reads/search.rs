@@ -4,6 +4,8 @@
 
 use std::collections::HashSet;
 
+use rusqlite::OptionalExtension;
+
 use m1nd_core::runtime::{Item, Reading};
 
 use super::listings::listed;
@@ -63,10 +65,26 @@ impl Snapshot<'_> {
     }
 
     /// The alerts that share words with `error_text`, best match first, from
-    /// the alerts' word index: the cost is what the matches cost, never a
-    /// scan of every alert, and at most [`MAX_TRACE_WORDS`] words are sought.
+    /// the alerts' word index. Of the error's first [`MAX_TRACE_WORDS`]
+    /// distinct words, only the [`MATCHED_WORDS`] rarest among the alerts are
+    /// matched (their frequencies are one index lookup each): the words that
+    /// tell alerts apart, whose lists of alerts are the shortest. So the cost
+    /// is a few short lists, never a scan of every alert, nor the long lists
+    /// of the words every alert shares.
     pub(super) fn trace(&self, error_text: &str) -> rusqlite::Result<Reading> {
-        let Some(query) = match_query(error_text) else {
+        let sought = sought_words(error_text);
+        let mut frequency = self.tx.prepare_cached("SELECT doc FROM alert_vocab WHERE term = ?1")?;
+        let mut found = Vec::with_capacity(sought.len());
+        for word in sought {
+            let alerts: Option<i64> = frequency.query_row([&word], |r| r.get(0)).optional()?;
+            if let Some(alerts) = alerts.filter(|n| *n > 0) {
+                found.push((alerts, word));
+            }
+        }
+        // Stable: among equally rare words, the error's own order.
+        found.sort_by_key(|(alerts, _)| *alerts);
+        let rarest: Vec<String> = found.into_iter().take(MATCHED_WORDS).map(|(_, word)| word).collect();
+        let Some(query) = match_query(&rarest) else {
             return Ok(Reading::listing(None).with("matches", 0));
         };
         let matches: i64 = self
@@ -81,8 +99,11 @@ impl Snapshot<'_> {
     }
 }
 
-/// The most words of an error text `trace` looks for: the first distinct ones.
+/// The most words of an error text `trace` looks up: the first distinct ones.
 pub const MAX_TRACE_WORDS: usize = 64;
+
+/// The most of those words `trace` matches alerts on: the rarest ones.
+pub const MATCHED_WORDS: usize = 8;
 
 /// The best-matching alerts (FTS5's bm25 rank, then the oldest first).
 const TRACE: &str = concat!(
@@ -91,16 +112,16 @@ const TRACE: &str = concat!(
     listed!()
 );
 
-/// An FTS5 query for any of the first [`MAX_TRACE_WORDS`] distinct words of
-/// `text`, each quoted as a string (so no word is read as query syntax), or
-/// `None` when it has no word worth seeking.
-fn match_query(text: &str) -> Option<String> {
+/// The first [`MAX_TRACE_WORDS`] distinct words of `text`.
+fn sought_words(text: &str) -> Vec<String> {
     let mut seen = HashSet::new();
-    let terms: Vec<String> = words(text)
-        .filter(|w| seen.insert(w.clone()))
-        .take(MAX_TRACE_WORDS)
-        .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
-        .collect();
+    words(text).filter(|w| seen.insert(w.clone())).take(MAX_TRACE_WORDS).collect()
+}
+
+/// An FTS5 query for any of `words`, each quoted as a string (so no word is
+/// read as query syntax), or `None` when there is none.
+fn match_query(words: &[String]) -> Option<String> {
+    let terms: Vec<String> = words.iter().map(|w| format!("\"{}\"", w.replace('"', "\"\""))).collect();
     (!terms.is_empty()).then(|| terms.join(" OR "))
 }
 
@@ -141,16 +162,17 @@ mod tests {
 
     #[test]
     fn an_error_text_becomes_quoted_words_never_query_syntax() {
-        let query = match_query(r#"panic: "x" OR NEAR(a b) * col:val -- the_thing at src/a.rs"#).expect("words");
+        let words = sought_words(r#"panic: "x" OR NEAR(a b) * col:val -- the_thing at src/a.rs"#);
+        let query = match_query(&words).expect("words");
         assert_eq!(query, r#""panic" OR "near" OR "col" OR "val" OR "the_thing" OR "src""#);
-        assert_eq!(match_query("a \" * -- ()"), None, "nothing worth seeking");
+        assert_eq!(match_query(&sought_words("a \" * -- ()")), None, "nothing worth seeking");
     }
 
     #[test]
     fn a_long_error_text_seeks_at_most_its_first_distinct_words() {
         let text: String = (0..1000).map(|i| format!("word{i} word{i} ")).collect();
-        let query = match_query(&text).expect("words");
-        assert_eq!(query.matches(" OR ").count() + 1, MAX_TRACE_WORDS);
-        assert!(query.starts_with(r#""word0" OR "word1""#));
+        let words = sought_words(&text);
+        assert_eq!(words.len(), MAX_TRACE_WORDS);
+        assert_eq!(&words[..2], ["word0", "word1"]);
     }
 }
