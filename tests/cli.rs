@@ -268,3 +268,18 @@ fn logs_are_text_or_json_lines() {
     assert_eq!(bad.status.code(), Some(2));
     assert!(stderr(&bad).contains("M1ND_LOG=\"m1nd==x\" is not understood"), "{}", stderr(&bad));
 }
+
+#[test]
+fn version_names_the_compiled_policy_as_policy_digest_prints_it() {
+    let version = m1nd(&["--version"]);
+    assert!(version.status.success(), "{}", stderr(&version));
+    let digest = m1nd(&["policy", "digest", "policy"]);
+    assert!(digest.status.success(), "{}", stderr(&digest));
+    let digest = stdout(&digest);
+    let digest = digest.split_whitespace().next().expect("a digest");
+    assert_eq!(
+        stdout(&version).trim(),
+        format!("m1nd {} (policy {digest})", env!("CARGO_PKG_VERSION")),
+        "the binary's policy is policy/ as it stands"
+    );
+}

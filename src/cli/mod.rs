@@ -162,10 +162,19 @@ pub fn emit(text: &str) -> Result<(), Failure> {
     }
 }
 
+/// What `m1nd --version` prints after the name: the crate's version and the
+/// digest of the policy compiled into this binary (the one `m1nd policy
+/// digest` prints for `policy/` and `initialize` attests), so an installed
+/// binary says which policy it enforces.
+fn version() -> String {
+    format!("{} (policy {})", env!("CARGO_PKG_VERSION"), m1nd::COCKPIT.digest)
+}
+
 pub fn main() -> ExitCode {
     use std::io::Write;
     survive_file_size_limits();
-    let cli = match Cli::try_parse() {
+    let command = <Cli as clap::CommandFactory>::command().version(version());
+    let cli = match command.try_get_matches().and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m)) {
         Ok(cli) => cli,
         // Help and version exit 0; usage errors exit 2.
         Err(e) => e.exit(),
