@@ -68,8 +68,18 @@ impl Upstream {
             }
             #[cfg(feature = "http-upstream")]
             Endpoint::Http { url } => {
+                // 2026-07-28 first (`server/discover`, then self-contained
+                // requests with `Mcp-Method`/`Mcp-Name` headers that a proxy
+                // in between may route on); an older server gets the legacy
+                // `initialize` handshake instead.
+                use rmcp::model::ProtocolVersion;
+                use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
                 let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
-                tokio::time::timeout(self.start_timeout, handler.serve(transport)).await
+                let lifecycle = ClientLifecycleMode::Auto {
+                    preferred_versions: vec![ProtocolVersion::V_2026_07_28],
+                    legacy_version: None,
+                };
+                tokio::time::timeout(self.start_timeout, handler.serve_with_lifecycle(transport, lifecycle)).await
             }
             #[cfg(not(feature = "http-upstream"))]
             Endpoint::Http { .. } => return Err(GatewayError::NoHttpClient { upstream: self.describe() }),

@@ -46,6 +46,12 @@ impl HttpServer {
         for (k, v) in env {
             command.env(k, v);
         }
+        Self::spawn(command)
+    }
+
+    /// Run `command`: any m1nd that serves HTTP and prints its address (the
+    /// gateway too), its environment as the caller set it.
+    pub fn spawn(mut command: Command) -> Result<HttpServer, String> {
         let mut child = command
             .stdin(Stdio::null())
             .stdout(Stdio::null())
