@@ -60,6 +60,9 @@ fn call(
     (reply.status, reply.answer(1))
 }
 
+/// A change to a request's headers.
+type Edit = Box<dyn FnOnce(&mut Vec<(&'static str, String)>)>;
+
 fn base64_header(value: &str) -> String {
     format!("=?base64?{}?=", base64::engine::general_purpose::STANDARD.encode(value))
 }
@@ -84,7 +87,7 @@ fn mismatched_routing_headers_are_refused_before_the_guard_and_never_reach_the_u
     };
     let drop_header = |name: &'static str| move |h: &mut Vec<(&str, String)>| h.retain(|(n, _)| *n != name);
     let write = json!({"claim": "planted through a mislabelled request", "expected_store_version": 1});
-    let cases: Vec<(&str, Box<dyn FnOnce(&mut Vec<(&str, String)>)>)> = vec![
+    let cases: Vec<(&str, Edit)> = vec![
         ("no Mcp-Method", Box::new(drop_header("Mcp-Method"))),
         ("Mcp-Method says tools/list", Box::new(set("Mcp-Method", "tools/list".into()))),
         ("no Mcp-Name", Box::new(drop_header("Mcp-Name"))),
