@@ -40,7 +40,7 @@ fn call(
     gateway: &HttpServer,
     name: &str,
     arguments: Value,
-    edit: impl FnOnce(&mut Vec<(&str, String)>),
+    edit: impl FnOnce(&mut Vec<(&'static str, String)>),
 ) -> (u16, Value) {
     let body = json!({
         "jsonrpc": "2.0", "id": 1, "method": "tools/call",
@@ -80,12 +80,12 @@ fn mismatched_routing_headers_are_refused_before_the_guard_and_never_reach_the_u
     let before = snapshot(&store);
 
     let set = |name: &'static str, value: String| {
-        move |h: &mut Vec<(&str, String)>| {
+        move |h: &mut Vec<(&'static str, String)>| {
             h.retain(|(n, _)| *n != name);
             h.push((name, value));
         }
     };
-    let drop_header = |name: &'static str| move |h: &mut Vec<(&str, String)>| h.retain(|(n, _)| *n != name);
+    let drop_header = |name: &'static str| move |h: &mut Vec<(&'static str, String)>| h.retain(|(n, _)| *n != name);
     let write = json!({"claim": "planted through a mislabelled request", "expected_store_version": 1});
     let cases: Vec<(&str, Edit)> = vec![
         ("no Mcp-Method", Box::new(drop_header("Mcp-Method"))),
