@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use super::app;
 use crate::COCKPIT;
 use crate::service::dispatch::{self, Handler};
+use crate::service::output_schema::output_schema;
 
 /// The `tools/list` of a session.
 pub fn tools(guard: &Guard<'_>) -> Vec<Tool> {
@@ -38,8 +39,13 @@ pub fn destructive_hint(verb: &str) -> bool {
 fn tool(verb: &Verb, handler: Handler, read_only: bool) -> Tool {
     let annotations =
         ToolAnnotations::new().read_only(read_only_hint(&verb.name)).destructive(destructive_hint(&verb.name));
+    let output = match output_schema(handler, &verb.name) {
+        Value::Object(schema) => schema,
+        _ => JsonObject::new(),
+    };
     let tool = Tool::new(verb.name.to_string(), verb.summary.to_string(), Arc::new(input_schema(verb, read_only)))
-        .with_annotations(annotations);
+        .with_annotations(annotations)
+        .with_raw_output_schema(Arc::new(output));
     // The cockpit's results are drawn by the widget in hosts that have MCP Apps.
     if handler == Handler::Cockpit { tool.with_meta(app::tool_meta()) } else { tool }
 }
@@ -172,5 +178,21 @@ mod tests {
         assert_eq!(select["oneOf"], json!([{ "type": "string" }, { "type": "integer", "minimum": 0 }]));
         assert_eq!(select["description"], SEND_AS_TYPED);
         assert_eq!(schema["properties"]["seen_store_version"], json!({ "type": "integer", "minimum": 0 }));
+    }
+
+    #[test]
+    fn every_listed_tool_declares_an_object_schema_naming_its_verb() {
+        for read_only in [false, true] {
+            let tools = tools(&Guard::new(&COCKPIT, read_only));
+            assert!(!tools.is_empty());
+            for tool in tools {
+                let schema = tool.output_schema.as_ref().unwrap_or_else(|| panic!("{}: no outputSchema", tool.name));
+                assert_eq!(schema["type"], "object", "{}: MCP wants an object", tool.name);
+                assert_eq!(schema["additionalProperties"], false, "{}: closed", tool.name);
+                if let Some(verb) = schema["properties"].get("verb") {
+                    assert_eq!(verb["const"], *tool.name, "{}: the schema names its own verb", tool.name);
+                }
+            }
+        }
     }
 }

@@ -47,6 +47,31 @@ fn arguments(card: &Card) -> JsonObject {
     card.arguments.iter().map(|a| (a.name.to_string(), Value::from(a.value.to_string()))).collect()
 }
 
+/// The schema of the `help` answer's structured content (what [`answer`] writes).
+pub fn output_schema() -> Value {
+    let text = json!({ "type": "string" });
+    let maybe_text = json!({ "type": ["string", "null"] });
+    json!({
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "type": "object",
+        "properties": {
+            "read_only": { "type": "boolean" },
+            "cards": { "type": "array", "items": {
+                "type": "object",
+                "properties": {
+                    "id": text, "title": text, "why": text, "tool": text,
+                    "arguments": { "type": "object", "additionalProperties": { "type": "string" } },
+                    "reject_tool": maybe_text, "reject_reason": maybe_text,
+                },
+                "required": ["id", "title", "why", "tool", "arguments", "reject_tool", "reject_reason"],
+                "additionalProperties": false,
+            }},
+        },
+        "required": ["read_only", "cards"],
+        "additionalProperties": false,
+    })
+}
+
 /// The `help` answer: a readable list plus the same cards as JSON.
 pub fn answer(guard: &Guard<'_>) -> Answer {
     let cards = cards(guard);

@@ -59,6 +59,7 @@ mod fair;
 mod held;
 pub mod help;
 mod jobs;
+pub mod output_schema;
 mod readers;
 mod stats;
 mod writer;

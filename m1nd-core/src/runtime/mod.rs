@@ -4,6 +4,7 @@ pub mod budget;
 mod compose;
 mod digits;
 pub mod json;
+pub mod json_schema;
 pub mod reader;
 mod reading_set;
 pub mod reference;
