@@ -45,7 +45,7 @@ pub(super) async fn login(State(human): State<Arc<Human>>, request: Request) -> 
 }
 
 pub(super) async fn logout(State(human): State<Arc<Human>>, headers: HeaderMap) -> Response {
-    if let Err(refused) = check_write(&human, &headers) {
+    if let Err(refused) = check_write(&human.authority, &headers) {
         return refused.into_response();
     }
     human.authority.logout(cookie(&headers));
@@ -67,7 +67,7 @@ fn select_of(request: &Request) -> Option<String> {
     Some(percent_decode(raw).unwrap_or_else(|| raw.to_owned()))
 }
 
-pub(super) fn percent_decode(raw: &str) -> Option<String> {
+pub(crate) fn percent_decode(raw: &str) -> Option<String> {
     let bytes = raw.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
