@@ -199,10 +199,12 @@ impl<'de, 'e> Visitor<'de> for EnvelopeSeed<'e, 'de> {
         Ok(())
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+    /// A top-level array is no message, but it is read as JSON all the
+    /// same (counted, its strings checked, its depth limited), so that
+    /// what is not JSON is answered as a parse error.
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
         self.envelope.not_an_object = true;
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(())
+        Counter { values: &mut self.envelope.values, max: self.max }.visit_seq(seq)
     }
 
     fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {

@@ -65,16 +65,31 @@ pub(crate) struct BadForm {
     detail: String,
 }
 
+/// What a stamp's body is, said to a sender that wrote something else.
+const STAMP_SHAPE: &str = "a stamp is {\"mission\", \"receipt_hash\", \"store_version\"}";
+
+/// What a ratification's body is.
+const RATIFY_SHAPE: &str = "a ratification is {\"block\", \"receipt_hash\", \"store_version\"}";
+
 /// `(target, receipt_hash, store_version)` from the act's JSON body.
 pub(crate) fn form(act: Act, bytes: &[u8]) -> Result<(String, String, u64), BadForm> {
     let bad = |shape, e: serde_json::Error| BadForm { shape, detail: display(&e.to_string(), cap::DETAIL) };
+    // serde reads a struct from a JSON array too (`["msn_1", "…", 3]`);
+    // an act is the object the page sends, and nothing else.
+    if bytes.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r')) != Some(&b'{') {
+        let shape = match act {
+            Act::Stamp => STAMP_SHAPE,
+            Act::Ratify => RATIFY_SHAPE,
+        };
+        return Err(BadForm { shape, detail: "the body is not a JSON object".to_owned() });
+    }
     match act {
         Act::Stamp => serde_json::from_slice::<StampForm>(bytes)
             .map(|f| (f.mission, f.receipt_hash, f.store_version))
-            .map_err(|e| bad("a stamp is {\"mission\", \"receipt_hash\", \"store_version\"}", e)),
+            .map_err(|e| bad(STAMP_SHAPE, e)),
         Act::Ratify => serde_json::from_slice::<RatifyForm>(bytes)
             .map(|f| (f.block, f.receipt_hash, f.store_version))
-            .map_err(|e| bad("a ratification is {\"block\", \"receipt_hash\", \"store_version\"}", e)),
+            .map_err(|e| bad(RATIFY_SHAPE, e)),
     }
 }
 

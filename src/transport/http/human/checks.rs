@@ -67,8 +67,10 @@ pub(crate) fn check_write(authority: &Authority, headers: &HeaderMap) -> Result<
             "Forbidden: a write must come from the tray's own page".into(),
         ));
     }
-    let site = headers.get("sec-fetch-site").and_then(|s| s.to_str().ok());
-    if site.is_some_and(|s| s != "same-origin") {
+    // Present, it must read `same-origin`: a value that is not text is no
+    // more same-origin than `cross-site` is.
+    let site = headers.get("sec-fetch-site").map(|s| s.to_str().ok());
+    if site.is_some_and(|s| s != Some("same-origin")) {
         return Err(Refused(
             StatusCode::FORBIDDEN,
             "origin",
