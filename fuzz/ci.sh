@@ -21,7 +21,7 @@ lap
 
 echo "-- format and lint the fuzz crate"
 cargo fmt --manifest-path "$FUZZ_DIR/Cargo.toml" -- --check
-nice -n 10 cargo clippy --quiet --manifest-path "$FUZZ_DIR/Cargo.toml" --no-default-features --all-targets -- -D warnings
+nice -n 10 cargo clippy --quiet --manifest-path "$FUZZ_DIR/Cargo.toml" --no-default-features --features server --all-targets -- -D warnings
 lap
 
 echo "-- build every target once, instrumented"

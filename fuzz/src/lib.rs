@@ -22,10 +22,12 @@ pub mod gateway;
 pub mod policy;
 pub mod policy_dir;
 pub mod reference;
+#[cfg(feature = "server")]
 pub mod request;
 pub mod sanitize;
 pub mod store;
 pub mod tables;
+#[cfg(feature = "server")]
 pub mod tray;
 mod view;
 

@@ -38,6 +38,7 @@ use m1nd::fuzzing::{
     ClientRequest, JsonRpcMessage, MAX_JSON_VALUES, Parsed, RequestId, RoleServer, RxJsonRpcMessage, parse,
     parse_within,
 };
+use serde::de::{Deserializer, MapAccess, Visitor};
 use serde_json::Value;
 
 /// JSON-RPC's codes, as the parser answers them.
@@ -130,40 +131,44 @@ fn not_json(body: &[u8], e: &serde_json::Error, bound: usize, parsed: Parsed) {
     let text = e.to_string();
     let failed = if e.is_eof() { body.len() } else { offset(body, e.line(), e.column()) };
     let (code, id, message) = answer(parsed, &format!("serde_json refuses it ({text})"));
-    let stopped = if message.contains(&format!("more than {bound} JSON values")) {
+    if message.contains(&format!("more than {bound} JSON values")) {
         assert_eq!(code, INVALID_REQUEST, "{message}");
         let stopped = stopped_at(body, &message);
         assert!(stopped <= failed, "counted past the first error ({text}): {message}");
-        stopped
-    } else if text.starts_with("recursion limit exceeded") {
+        assert_eq!(id, readable_id(body, stopped), "the id read before the count stopped ({message})");
+        return;
+    }
+    if text.starts_with("recursion limit exceeded") {
         assert_eq!(code, INVALID_REQUEST, "{message}");
         assert!(message.contains("more than 128 deep"), "nesting ({text}) answered with {message}");
-        failed
     } else if text.starts_with("number out of range") {
         assert_eq!(code, INVALID_REQUEST, "{message}");
         assert!(message.contains("64-bit float"), "a huge number ({text}) answered with {message}");
-        failed
     } else {
         assert_eq!(code, PARSE_ERROR, "not JSON ({text}) answered with {message}");
-        failed
-    };
-    assert_eq!(id, readable_id(body, stopped), "the id read before {text} ({message})");
+    }
+    assert_eq!(id, id_before_error(body), "the id read before {text} ({message})");
 }
 
 /// The id an answer carries for this object: serde_json's last `id`
 /// member, if it is a string or an integer within `i64`.
 fn id_of(value: &Value) -> Option<RequestId> {
-    match value.get("id")? {
+    value.get("id").and_then(request_id)
+}
+
+fn request_id(id: &Value) -> Option<RequestId> {
+    match id {
         Value::String(s) => Some(RequestId::String(s.as_str().into())),
         Value::Number(n) => n.as_i64().map(RequestId::Number),
         _ => None,
     }
 }
 
-/// The id readable in `body` before byte `at`: the id of the longest prefix
-/// of the top-level object, up to `at`, that is the whole object or whole
-/// members (it parses as it is, or closed with `}`). `None` when the line
-/// is not an object.
+/// The id readable in `body` before the count stopped at byte `at` (an
+/// exact position: the byte after the last value counted): the id of the
+/// longest prefix of the top-level object, up to `at`, that is the whole
+/// object or whole members (it parses as it is, or closed with `}`).
+/// `None` when the line is not an object.
 fn readable_id(body: &[u8], at: usize) -> Option<RequestId> {
     let at = at.min(body.len());
     let read = &body[..at];
@@ -173,17 +178,37 @@ fn readable_id(body: &[u8], at: usize) -> Option<RequestId> {
     }
     let object = |text: &[u8]| serde_json::from_slice::<Value>(text).ok().filter(Value::is_object);
     let whole = |end: usize| object(&body[..end]).or_else(|| object(&[&body[..end], b"}"].concat()));
-    // serde_json's position is either the byte it stopped on or the one
-    // after it; one byte less is tried too, unless that cuts a number short.
-    let number = |i: usize| body.get(i).is_some_and(|b| b.is_ascii_digit() || b".eE+-".contains(b));
-    let one_less = at.checked_sub(1).filter(|&end| !(number(end) && end > 0 && number(end - 1)));
-    [Some(at), one_less]
-        .into_iter()
-        .flatten()
-        .chain(scan(read).member_ends.into_iter().rev())
-        .find_map(whole)
-        .as_ref()
-        .and_then(id_of)
+    std::iter::once(at).chain(scan(read).member_ends.into_iter().rev()).find_map(whole).as_ref().and_then(id_of)
+}
+
+/// The id serde_json hands over before its first error: the top-level
+/// object read member by member, each key and value as a `Value`, keeping
+/// the last `id` member read whole. `None` when the line is not an object.
+fn id_before_error(body: &[u8]) -> Option<RequestId> {
+    struct Members<'a>(&'a mut Option<RequestId>);
+
+    impl<'de> Visitor<'de> for Members<'_> {
+        type Value = ();
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("an object")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            while let Some(key) = map.next_key::<String>()? {
+                let value = map.next_value::<Value>()?;
+                if key == "id" {
+                    *self.0 = request_id(&value);
+                }
+            }
+            Ok(())
+        }
+    }
+
+    let mut id = None;
+    // The error is the point: whatever was read before it counts.
+    let _ = serde_json::Deserializer::from_slice(body).deserialize_any(Members(&mut id));
+    id
 }
 
 /// JSON's whitespace (not Rust's: no form feed).
@@ -279,6 +304,9 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":9,"method":"ping","params":{"#,
             r#"{"jsonrpc":"2.0","id":9 "x""#,
             r#"{"jsonrpc":"2.0","id":12x"#,
+            r#"{"jsonrpc":"2.0","id":5-11-25","method":"ping"}"#,
+            r#"{"jsonrpc":"2.0","id":01}"#,
+            r#"{"jsonrpc":"2.0","id":7,"id":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]}"#,
             r#"{"jsonrpc":"2.0","id":1e400,"method":"ping"}"#,
             r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"cockpit","arguments":{"n":1e400}}}"#,
             r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"cockpit","arguments":{}}}"#,
