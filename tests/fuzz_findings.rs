@@ -33,6 +33,27 @@ fn fuzz_request_a_top_level_array_is_read_as_json() {
     assert!(message.contains("one JSON-RPC 2.0 message object"), "{message}");
 }
 
+/// rmcp reads `1.0` and `1e2` as the request ids 1 and 100, but the
+/// envelope took only integers written as integers: a refused `tools/call`
+/// with `"id": 1.0` was answered without its id, and told the id was not an
+/// integer, while rmcp (and the handler) read it as 1.
+#[test]
+fn fuzz_request_an_integer_id_in_float_form_is_carried() {
+    use m1nd::fuzzing::RequestId;
+    let (code, id, message) = code_and_id(br#"{"jsonrpc":"2.0","id":1.0,"method":"tools/call","parals":{}}"#);
+    assert_eq!((code, id), (-32602, Some(RequestId::Number(1))), "{message}");
+    let (_, id, _) = code_and_id(br#"{"jsonrpc":"2.0","id":1e2,"method":"tools/call","params":5}"#);
+    assert_eq!(id, Some(RequestId::Number(100)));
+    // Not an integer, or past what an f64 holds exactly: no id, as rmcp.
+    for line in [
+        r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":5}"#,
+        r#"{"jsonrpc":"2.0","id":9007199254740992.0,"method":"tools/call","params":5}"#,
+    ] {
+        let (code, id, message) = code_and_id(line.as_bytes());
+        assert_eq!((code, id), (-32600, None), "{line}: {message}");
+    }
+}
+
 const HASH: &str = "abababababababababababababababababababababababababababababababab";
 
 /// serde reads a struct from a JSON array as well as from an object, so

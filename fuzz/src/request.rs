@@ -24,8 +24,9 @@
 //!    request and which is refused with `-32602` (the code the handler would
 //!    answer). Refused, a notification (a `method`, no `id`) is skipped;
 //!    anything else is answered with `-32600` or `-32602` and exactly the id
-//!    serde_json reads (the last `id` member, when it is a string or an
-//!    integer of at most 2^63 - 1);
+//!    serde_json and rmcp read (the last `id` member, when rmcp reads it as
+//!    a request id: a string, or an integer up to 2^63 - 1, also written in
+//!    float form below 2^53);
 //! 5. what serde_json refuses is refused: with `-32700`, or `-32600` when the
 //!    reason is the nesting limit, a number out of range, or (before the
 //!    first syntax error) the bound; and the id carried is the id of the
@@ -151,17 +152,15 @@ fn not_json(body: &[u8], e: &serde_json::Error, bound: usize, parsed: Parsed) {
 }
 
 /// The id an answer carries for this object: serde_json's last `id`
-/// member, if it is a string or an integer within `i64`.
+/// member, if rmcp reads it as a request id.
 fn id_of(value: &Value) -> Option<RequestId> {
     value.get("id").and_then(request_id)
 }
 
+/// What rmcp reads as a request id: a string, or an integer (also in
+/// float form, `1.0`, while an `f64` holds it exactly).
 fn request_id(id: &Value) -> Option<RequestId> {
-    match id {
-        Value::String(s) => Some(RequestId::String(s.as_str().into())),
-        Value::Number(n) => n.as_i64().map(RequestId::Number),
-        _ => None,
-    }
+    serde_json::from_value(id.clone()).ok()
 }
 
 /// The id readable in `body` before the count stopped at byte `at` (an
@@ -306,6 +305,7 @@ mod tests {
             r#"{"jsonrpc":"2.0","id":12x"#,
             r#"{"jsonrpc":"2.0","id":5-11-25","method":"ping"}"#,
             r#"{"jsonrpc":"2.0","id":01}"#,
+            r#"{"jsonrpc":"2.0","id":1.0,"method":"tools/call","parals":{"name":"cockp"}}"#,
             r#"{"jsonrpc":"2.0","id":7,"id":[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15]}"#,
             r#"{"jsonrpc":"2.0","id":1e400,"method":"ping"}"#,
             r#"{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"cockpit","arguments":{"n":1e400}}}"#,

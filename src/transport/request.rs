@@ -316,8 +316,14 @@ impl<'de> Visitor<'de> for Scalar<'_> {
         Ok(i64::try_from(n).ok().map(Found::Int))
     }
 
+    /// rmcp takes an integer written in float form (`1.0`, `1e2`) as a
+    /// request id when an `f64` holds it exactly (below 2^53); so does the
+    /// envelope, or an error would drop an id rmcp reads.
     fn visit_f64<E: de::Error>(self, n: f64) -> Result<Self::Value, E> {
-        self.counter.visit_f64(n).map(|()| None)
+        /// 2^53: from here on an `f64` no longer says which integer was sent.
+        const EXACT: f64 = 9_007_199_254_740_992.0;
+        let integer = n.fract() == 0.0 && n.abs() < EXACT;
+        self.counter.visit_f64(n).map(|()| integer.then_some(Found::Int(n as i64)))
     }
 
     fn visit_bool<E: de::Error>(self, b: bool) -> Result<Self::Value, E> {
