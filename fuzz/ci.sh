@@ -4,14 +4,14 @@
 #   2. formats and lints the crate (without libFuzzer, so no C++ is compiled twice);
 #   3. builds every target once, instrumented;
 #   4. replays every committed corpus: each input must pass every property;
-#   5. fuzzes each target for FUZZ_SECONDS (default 15) from its corpus; new
+#   5. fuzzes each target for FUZZ_SECONDS (default 12) from its corpus; new
 #      inputs go to target/fuzz/runs/ci/, never into the repository;
 #   6. runs the planted-bug check (planted.sh).
 # Any crash fails the run and names the input; see README.md for what to do.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
-FUZZ_SECONDS="${FUZZ_SECONDS:-15}"
+FUZZ_SECONDS="${FUZZ_SECONDS:-12}"
 started=$SECONDS
 lap() { printf '   (%ss)\n' "$((SECONDS - started))"; }
 
@@ -21,7 +21,7 @@ lap
 
 echo "-- format and lint the fuzz crate"
 cargo fmt --manifest-path "$FUZZ_DIR/Cargo.toml" -- --check
-nice -n 10 cargo clippy --quiet --manifest-path "$FUZZ_DIR/Cargo.toml" --no-default-features --all-targets -- -D warnings
+nice -n 10 cargo clippy --quiet --manifest-path "$FUZZ_DIR/Cargo.toml" --no-default-features --features server --all-targets -- -D warnings
 lap
 
 echo "-- build every target once, instrumented"

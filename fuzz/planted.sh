@@ -9,9 +9,10 @@
 # harness, is what failed.
 #
 # The planted build is the reference target alone, built like every target but
-# with the feature, in the same target directory: only m1nd-core and the fuzz
-# crate are compiled again, and the planted binary is copied away before the
-# ordinary build is linked again for the control.
+# with the feature and without the `server` feature (the reference target does
+# not need the server), in the same target directory: only m1nd-core and the
+# fuzz crate are compiled again, and the planted binary is copied away before
+# the ordinary build is linked again for the control.
 set -euo pipefail
 source "$(dirname "$0")/lib.sh"
 
@@ -22,7 +23,7 @@ work="$RUNS/planted"
 rm -rf "$work"
 mkdir -p "$work/seeds" "$work/found"
 (cd "$REPO" && nice -n 10 cargo fuzz build --fuzz-dir "$FUZZ_DIR" --sanitizer none --debug-assertions \
-  --features planted-bug reference)
+  --no-default-features --features libfuzzer,planted-bug reference)
 planted="$work/reference-planted"
 cp "$(target_bin reference)" "$planted"
 printf '3.2.1' >"$work/seeds/action"

@@ -23,6 +23,8 @@
 
 #[cfg(feature = "expand")]
 pub mod expand;
+#[doc(hidden)]
+pub mod fuzzing;
 pub mod gateway;
 pub mod log;
 pub mod mcp;

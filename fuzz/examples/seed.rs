@@ -9,7 +9,16 @@
 //! - `gateway`: the red-team upstreams of the gateway suite (the rug-pull,
 //!   look-alike, duplicate, undeclared and malformed tools) and path escapes;
 //! - `store`: ordinary, failing and loud hostile state (the tests' `loud`)
-//!   for every cockpit policy the store target composes.
+//!   for every cockpit policy the store target composes;
+//! - `request`: the lines the stdio suites send (`tests/server_transport.rs`,
+//!   `tests/server_robustness.rs`, `tests/stdio_fast_path.rs`, the parser's
+//!   unit cases): a session's requests, a call of every verb of the policy
+//!   under every name form, the cockpit at every reference of the widget
+//!   fixture, and the malformed, deep, huge and id-less lines, each at the
+//!   server's bound and at a small one;
+//! - `tray`: the forged and stale writes and the bad act bodies of the
+//!   browser suite (`tests/browser/test_tray.py`), cookies in the forms a
+//!   browser and an attacker write, and percent-encoded references.
 //!
 //! `fuzz/corpus.sh` runs it and merges the seeds into the minimised corpora.
 //!
@@ -39,6 +48,8 @@ fn main() {
     policies(&repo, &mut seeds);
     gateway(&mut seeds);
     store(&repo, &mut seeds);
+    requests(&repo, &mut seeds);
+    tray(&repo, &mut seeds);
     eprintln!("wrote {} seeds", seeds.count);
 }
 
@@ -296,4 +307,199 @@ fn fields(fields: &[(String, String)]) -> Value {
         .map(|(k, v)| (k.clone(), json!(v.chars().take(SEED_FIELD_CHARS).collect::<String>())))
         .collect::<Map<_, _>>()
         .into()
+}
+
+/// The request target's first byte: the server's own bound, or a small one
+/// (`b + 1` values).
+const SERVER_BOUND: u8 = u8::MAX;
+const SMALL_BOUND: u8 = 11;
+
+fn line(seeds: &mut Seeds, bound: u8, text: &str) {
+    seeds.put("request", &[&[bound][..], text.as_bytes()].concat());
+}
+
+fn requests(repo: &Path, seeds: &mut Seeds) {
+    let request = |id: Value, method: &str, params: Value| {
+        json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}).to_string()
+    };
+    let call = |id: u64, name: &str, arguments: Value| {
+        request(json!(id), "tools/call", json!({"name": name, "arguments": arguments}))
+    };
+    let mut lines = vec![
+        request(
+            json!(0),
+            "initialize",
+            json!({"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "seed", "version": "1"}}),
+        ),
+        json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string(),
+        json!({"jsonrpc": "2.0", "id": 99, "method": "ping"}).to_string(),
+        json!({"jsonrpc": "2.0", "id": 45, "method": "tools/list"}).to_string(),
+        json!({"jsonrpc": "2.0", "method": "notifications/whatever", "params": 5}).to_string(),
+        json!({"jsonrpc": "2.0", "id": "s-\u{e9}", "method": "tools/call", "params": {"name": "cockpit", "arguments": {}, "_meta": {"progressToken": 7}}}).to_string(),
+        json!({"jsonrpc": "2.0", "id": 3, "result": {}}).to_string(),
+        json!({"jsonrpc": "2.0", "id": 4, "error": {"code": -1, "message": "m"}}).to_string(),
+        // tests/server_robustness.rs: lines that are not messages, and bad params.
+        "{not json".into(),
+        "{\"jsonrpc\":\"2.0\",\"id\":".into(),
+        "\u{1}\u{2}".into(),
+        "]]]".into(),
+        request(json!(5), "tools/call", json!(5)),
+        request(json!(6), "tools/call", json!({"name": 5})),
+        request(json!(7), "tools/call", json!({"name": "cockpit", "arguments": "select=2"})),
+        // The parser's unit cases: ids of every kind, versions, duplicates.
+        r#"{"id":"x","method":"tools/list"}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"cockpit"}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":null,"method":"tools/call","params":{"name":"cockpit"}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":18446744073709551615,"method":"ping"}"#.into(),
+        r#"{"jsonrpc":"2.0","id":-9223372036854775808,"method":"ping"}"#.into(),
+        r#"{"jsonrpc":"2.0","id":7,"method":"tools/call"}"#.into(),
+        r#"{"jsonrpc":"1.0","id":10,"method":"tools/call","params":{"name":"cockpit"}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":9,"method":"ping","params":{"#.into(),
+        r#"{"jsonrpc":"2.0","id":1,"method":"tools/call","method":"ping","params":{"name":"cockpit"}}"#.into(),
+        r#"{"jsonrpc":"2.0","id":1,"id":"two","method":"ping"}"#.into(),
+        r#"{"jsonrpc":"2.0","id":5,"method":"tools/\u0063all","params":{"name":"c\u006fckpit"}}"#.into(),
+        r#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#.into(),
+        "42".into(),
+        "\u{feff}{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n".into(),
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\\r\\nforged\\u001b[2J\\u202e\",\"params\":5}".into(),
+        // tests/server_transport.rs: deep nesting and a number beyond f64.
+        format!(
+            r#"{{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{{"name":"north","arguments":{{"x":{}0{}}}}}}}"#,
+            "[".repeat(200),
+            "]".repeat(200)
+        ),
+        r#"{"jsonrpc":"2.0","id":22,"method":"tools/call","params":{"name":"north","arguments":{"x":1e400}}}"#.into(),
+        format!(r#"{{"jsonrpc":"2.0","id":23,"method":"tools/call","params":{{"name":"cockpit","arguments":{{"x":[{}]}}}}}}"#, vec!["0"; 40].join(",")),
+    ];
+    // Every verb of the policy, under every name form the guard suites try.
+    for (k, verb) in m1nd::COCKPIT.verbs.iter().map(|v| &*v.name).enumerate() {
+        let forms = [verb.to_owned(), format!("m1nd.{verb}"), verb.to_ascii_uppercase(), format!("\t m1nd.{verb}\n")];
+        let form = &forms[k % forms.len()];
+        lines.push(call(100 + k as u64, form, json!({"action": "status", "agent_id": "a\u{1b}[2Jb"})));
+    }
+    for (k, reference) in widget_references(repo)
+        .iter()
+        .chain(HOSTILE.iter().map(|h| (*h).to_owned()).collect::<Vec<_>>().iter())
+        .enumerate()
+    {
+        lines.push(call(200 + k as u64, "cockpit", json!({"select": reference})));
+    }
+    for (k, text) in lines.iter().enumerate() {
+        line(seeds, SERVER_BOUND, text);
+        if k % 4 == 0 {
+            line(seeds, SMALL_BOUND, text);
+        }
+    }
+}
+
+/// A tray input: the header lines, `select`, then the act's body. Bytes 1
+/// to 7 stand for the secrets of the target's authority (`src/tray.rs`):
+/// 1 and 2 open sessions, 3 one logged out, 4 and 5 their CSRF tokens, 6
+/// and 7 the spent and the unspent login token.
+struct TrayInput<'a> {
+    ratify: bool,
+    cookie: &'a str,
+    csrf: &'a str,
+    host: &'a str,
+    origin: &'a str,
+    site: &'a str,
+    select: &'a str,
+    body: Vec<u8>,
+}
+
+const GOOD: TrayInput<'static> = TrayInput {
+    ratify: false,
+    cookie: "m1nd_tray=\u{1}",
+    csrf: "\u{4}",
+    host: "127.0.0.1:1338",
+    origin: "http://127.0.0.1:1338",
+    site: "same-origin",
+    select: "2.1",
+    body: Vec::new(),
+};
+
+fn tray_input(seeds: &mut Seeds, input: TrayInput<'_>) {
+    let lines = [input.cookie, input.csrf, input.host, input.origin, input.site, input.select].join("\n");
+    let bytes = [&[u8::from(input.ratify)][..], lines.as_bytes(), b"\n", &input.body].concat();
+    seeds.put("tray", &bytes);
+}
+
+fn tray(repo: &Path, seeds: &mut Seeds) {
+    let hash = "ab".repeat(32);
+    let stamp = json!({"mission": "msn_1", "receipt_hash": hash, "store_version": 3});
+    let ratify = json!({"block": "blk_1", "receipt_hash": hash, "store_version": 3});
+    let bytes = |v: &Value| v.to_string().into_bytes();
+    let with = |v: &Value, key: &str, value: Value| {
+        let mut v = v.clone();
+        v[key] = value;
+        bytes(&v)
+    };
+    // tests/browser/test_tray.py: forged and stale writes.
+    let writes = [
+        TrayInput { body: bytes(&stamp), ..GOOD },
+        TrayInput { ratify: true, cookie: "other=1; m1nd_tray=\u{2}", csrf: "\u{5}", body: bytes(&ratify), ..GOOD },
+        TrayInput { origin: "http://evil.example", ..GOOD },
+        TrayInput { origin: "", ..GOOD },
+        TrayInput { site: "cross-site", ..GOOD },
+        TrayInput { csrf: "", ..GOOD },
+        TrayInput { csrf: "0000000000000000000000000000000000000000000000000000000000000000", ..GOOD },
+        TrayInput { csrf: "\u{5}", ..GOOD },
+        TrayInput { cookie: "", ..GOOD },
+        TrayInput { cookie: "m1nd_tray=0000000000000000000000000000000000000000000000000000000000000000", ..GOOD },
+        TrayInput { cookie: "m1nd_tray=\u{3}", ..GOOD },
+        TrayInput { cookie: "m1nd_tray=\u{6}", ..GOOD },
+        TrayInput { cookie: "m1nd_tray=\u{7}", ..GOOD },
+        TrayInput { cookie: "m1nd_tray=\u{4}", ..GOOD },
+        TrayInput { cookie: "m1nd_tray=\u{1}x", ..GOOD },
+        TrayInput { cookie: "xm1nd_tray=\u{1}", ..GOOD },
+        TrayInput { cookie: " m1nd_tray = \u{1}", ..GOOD },
+        TrayInput { cookie: "m1nd_tray=\u{2}; m1nd_tray=\u{1}", ..GOOD },
+        TrayInput { cookie: "m1nd_tray=\"\u{1}\"", ..GOOD },
+        TrayInput { cookie: "M1ND_TRAY=\u{1}", ..GOOD },
+        TrayInput { host: "evil.example", origin: "http://evil.example", ..GOOD },
+        TrayInput { host: "attacker.example:1338", origin: "http://attacker.example:1338", ..GOOD },
+        TrayInput { host: "m1nd.localhost:1338", origin: "http://m1nd.localhost:1338", ..GOOD },
+        TrayInput { host: "[::1]:1338", origin: "http://[::1]:1338", site: "", ..GOOD },
+    ];
+    for input in writes {
+        tray_input(seeds, input);
+    }
+    // The browser suite's bad act bodies, and the shapes serde could take.
+    let bodies = [
+        b"{mission=".to_vec(),
+        bytes(&json!({"mission": "msn_1"})),
+        with(&stamp, "force", json!(true)),
+        with(&stamp, "receipt_hash", json!("<script>")),
+        with(&stamp, "receipt_hash", json!("AB".repeat(32))),
+        with(&stamp, "receipt_hash", json!("a".repeat(63))),
+        with(&stamp, "store_version", json!(0)),
+        with(&stamp, "store_version", json!(-1)),
+        with(&stamp, "store_version", json!(3.0)),
+        with(&stamp, "store_version", json!(u64::MAX)),
+        with(&stamp, "mission", json!("")),
+        with(&stamp, "mission", json!("m".repeat(257))),
+        with(&stamp, "mission", json!("msn\u{202e}\u{1b}[2J")),
+        format!(r#"{{"mission":"a","mission":"b","receipt_hash":"{hash}","store_version":3}}"#).into_bytes(),
+        format!(r#"["msn_1","{hash}",3]"#).into_bytes(),
+        b"mission=x".to_vec(),
+        b"{\"mission\":\"\\ud800\"}".to_vec(),
+    ];
+    for (k, body) in bodies.into_iter().enumerate() {
+        tray_input(seeds, TrayInput { ratify: k % 5 == 4, body, ..GOOD });
+    }
+    // `?select=` as a page link writes it, and as it should not be written.
+    let references = widget_references(repo);
+    let encoded: Vec<String> = references
+        .iter()
+        .take(6)
+        .map(|r| {
+            r.bytes()
+                .map(|b| if b.is_ascii_alphanumeric() { char::from(b).to_string() } else { format!("%{b:02X}") })
+                .collect()
+        })
+        .collect();
+    let selects = ["%32.1", "2+1", "%+1", "%zz", "%4", "%e2%80%ae1", "%C3%A9", "%ff"];
+    for select in encoded.iter().map(String::as_str).chain(selects) {
+        tray_input(seeds, TrayInput { select, body: bytes(&stamp), ..GOOD });
+    }
 }

@@ -5,7 +5,8 @@
 //!
 //! A property is an `assert!`: libFuzzer reports a panic as a crash and keeps
 //! the input that caused it. Every check runs on library entry points of
-//! `m1nd-core`, never on a spawned binary.
+//! `m1nd-core`, or of `m1nd` through its hidden `m1nd::fuzzing` module (the
+//! server's own functions, not copies), never on a spawned binary.
 //!
 //! | target      | input                                     | module          |
 //! |-------------|-------------------------------------------|-----------------|
@@ -14,14 +15,20 @@
 //! | `policy`    | a policy directory ([`policy_dir`])       | [`policy`]      |
 //! | `gateway`   | an upstream's tool list, and calls to it  | [`gateway`]     |
 //! | `store`     | store contents from a hostile writer      | [`store`]       |
+//! | `request`   | a JSON-RPC line from any MCP client       | [`request`]     |
+//! | `tray`      | the tray's cookies, CSRF, forms, `select` | [`tray`]        |
 
 pub mod gateway;
 pub mod policy;
 pub mod policy_dir;
 pub mod reference;
+#[cfg(feature = "server")]
+pub mod request;
 pub mod sanitize;
 pub mod store;
 pub mod tables;
+#[cfg(feature = "server")]
+pub mod tray;
 mod view;
 
 /// What "invisible" means to every check of sanitised text: the predicate

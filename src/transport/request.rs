@@ -74,6 +74,13 @@ pub enum Parsed {
 
 /// Decide what `line` (one line of stdin, newline included or not) is.
 pub fn parse(line: &[u8]) -> Parsed {
+    parse_within(line, MAX_JSON_VALUES)
+}
+
+/// [`parse`] under another bound on the JSON values a line may hold. The
+/// fuzz target (`fuzz/src/request.rs`) picks small bounds so that inputs of
+/// a few hundred bytes reach them; the server always uses [`parse`].
+pub fn parse_within(line: &[u8], max_values: usize) -> Parsed {
     let line = line.strip_suffix(b"\n").unwrap_or(line);
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let line = line.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(line);
@@ -81,8 +88,8 @@ pub fn parse(line: &[u8]) -> Parsed {
         return Parsed::Skip;
     }
     let mut envelope = Envelope::default();
-    if let Err(e) = read_envelope(line, &mut envelope) {
-        return Parsed::Answer(envelope_error(&e), envelope.id);
+    if let Err(e) = read_envelope(line, &mut envelope, max_values) {
+        return Parsed::Answer(envelope_error(&e, max_values), envelope.id);
     }
     if envelope.not_an_object {
         let error =
@@ -124,13 +131,17 @@ struct Envelope<'a> {
     not_an_object: bool,
 }
 
-fn read_envelope<'a>(line: &'a [u8], envelope: &mut Envelope<'a>) -> Result<(), serde_json::Error> {
+fn read_envelope<'a>(line: &'a [u8], envelope: &mut Envelope<'a>, max: usize) -> Result<(), serde_json::Error> {
     let mut deserializer = serde_json::Deserializer::from_slice(line);
-    EnvelopeSeed(envelope).deserialize(&mut deserializer)?;
+    EnvelopeSeed { envelope, max }.deserialize(&mut deserializer)?;
     deserializer.end()
 }
 
-struct EnvelopeSeed<'e, 'a>(&'e mut Envelope<'a>);
+/// Reads the envelope, refusing more than `max` values.
+struct EnvelopeSeed<'e, 'a> {
+    envelope: &'e mut Envelope<'a>,
+    max: usize,
+}
 
 impl<'de, 'e> DeserializeSeed<'de> for EnvelopeSeed<'e, 'de> {
     type Value = ();
@@ -148,11 +159,11 @@ impl<'de, 'e> Visitor<'de> for EnvelopeSeed<'e, 'de> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let envelope = self.0;
+        let Self { envelope, max } = self;
         envelope.values += 1;
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
             envelope.values += 1;
-            let counter = Counter(&mut envelope.values);
+            let counter = Counter { values: &mut envelope.values, max };
             match &*key {
                 "jsonrpc" => {
                     let version = map.next_value_seed(Scalar { counter })?;
@@ -181,21 +192,23 @@ impl<'de, 'e> Visitor<'de> for EnvelopeSeed<'e, 'de> {
                     envelope.has_error |= is_error;
                 }
             }
-            if envelope.values > MAX_JSON_VALUES {
+            if envelope.values > max {
                 return Err(de::Error::custom(TOO_MANY));
             }
         }
         Ok(())
     }
 
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        self.0.not_an_object = true;
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(())
+    /// A top-level array is no message, but it is read as JSON all the
+    /// same (counted, its strings checked, its depth limited), so that
+    /// what is not JSON is answered as a parse error.
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<(), A::Error> {
+        self.envelope.not_an_object = true;
+        Counter { values: &mut self.envelope.values, max: self.max }.visit_seq(seq)
     }
 
     fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        self.0.not_an_object = true;
+        self.envelope.not_an_object = true;
         Ok(())
     }
 
@@ -204,8 +217,11 @@ impl<'de, 'e> Visitor<'de> for EnvelopeSeed<'e, 'de> {
 
 const TOO_MANY: &str = "too many JSON values";
 
-/// Counts every value it walks past, building nothing.
-struct Counter<'c>(&'c mut usize);
+/// Counts every value it walks past, building nothing, and stops past `max`.
+struct Counter<'c> {
+    values: &'c mut usize,
+    max: usize,
+}
 
 impl<'de> DeserializeSeed<'de> for Counter<'_> {
     type Value = ();
@@ -223,11 +239,12 @@ impl<'de> Visitor<'de> for Counter<'_> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        *self.0 += 1;
+        let Self { values, max } = self;
+        *values += 1;
         while map.next_key::<IgnoredAny>()?.is_some() {
-            *self.0 += 1;
-            map.next_value_seed(Counter(self.0))?;
-            if *self.0 > MAX_JSON_VALUES {
+            *values += 1;
+            map.next_value_seed(Counter { values: &mut *values, max })?;
+            if *values > max {
                 return Err(de::Error::custom(TOO_MANY));
             }
         }
@@ -235,9 +252,10 @@ impl<'de> Visitor<'de> for Counter<'_> {
     }
 
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        *self.0 += 1;
-        while seq.next_element_seed(Counter(self.0))?.is_some() {
-            if *self.0 > MAX_JSON_VALUES {
+        let Self { values, max } = self;
+        *values += 1;
+        while seq.next_element_seed(Counter { values: &mut *values, max })?.is_some() {
+            if *values > max {
                 return Err(de::Error::custom(TOO_MANY));
             }
         }
@@ -245,7 +263,7 @@ impl<'de> Visitor<'de> for Counter<'_> {
     }
 
     fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        *self.0 += 1;
+        *self.values += 1;
         Ok(())
     }
 
@@ -279,27 +297,33 @@ impl<'de> Visitor<'de> for Scalar<'_> {
     }
 
     fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
-        *self.counter.0 += 1;
+        *self.counter.values += 1;
         Ok(Some(Found::Str(Cow::Borrowed(s))))
     }
 
     fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
-        *self.counter.0 += 1;
+        *self.counter.values += 1;
         Ok(Some(Found::Str(Cow::Owned(s.to_owned()))))
     }
 
     fn visit_i64<E: de::Error>(self, n: i64) -> Result<Self::Value, E> {
-        *self.counter.0 += 1;
+        *self.counter.values += 1;
         Ok(Some(Found::Int(n)))
     }
 
     fn visit_u64<E: de::Error>(self, n: u64) -> Result<Self::Value, E> {
-        *self.counter.0 += 1;
+        *self.counter.values += 1;
         Ok(i64::try_from(n).ok().map(Found::Int))
     }
 
+    /// rmcp takes an integer written in float form (`1.0`, `1e2`) as a
+    /// request id when an `f64` holds it exactly (below 2^53); so does the
+    /// envelope, or an error would drop an id rmcp reads.
     fn visit_f64<E: de::Error>(self, n: f64) -> Result<Self::Value, E> {
-        self.counter.visit_f64(n).map(|()| None)
+        /// 2^53: from here on an `f64` no longer says which integer was sent.
+        const EXACT: f64 = 9_007_199_254_740_992.0;
+        let integer = n.fract() == 0.0 && n.abs() < EXACT;
+        self.counter.visit_f64(n).map(|()| integer.then_some(Found::Int(n as i64)))
     }
 
     fn visit_bool<E: de::Error>(self, b: bool) -> Result<Self::Value, E> {
@@ -320,12 +344,12 @@ impl<'de> Visitor<'de> for Scalar<'_> {
 }
 
 /// The error for a line whose envelope could not be read.
-fn envelope_error(e: &serde_json::Error) -> ErrorData {
+fn envelope_error(e: &serde_json::Error, max_values: usize) -> ErrorData {
     let text = e.to_string();
     let at = format!("line {} column {}", e.line(), e.column());
     if text.starts_with(TOO_MANY) {
         return ErrorData::invalid_request(
-            format!("invalid request: the message holds more than {MAX_JSON_VALUES} JSON values (stopped at {at})"),
+            format!("invalid request: the message holds more than {max_values} JSON values (stopped at {at})"),
             None,
         );
     }

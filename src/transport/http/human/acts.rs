@@ -58,29 +58,59 @@ pub(super) async fn ratify(State(human): State<Arc<Human>>, request: Request) ->
 /// An act's body that is not the form it must be.
 #[derive(Debug, thiserror::Error)]
 #[error("{shape}: {detail}")]
-struct BadForm {
+pub(crate) struct BadForm {
     /// What the act's body is, said to the sender.
     shape: &'static str,
     /// serde's account of what was wrong, sanitised.
     detail: String,
 }
 
+/// What a stamp's body is, said to a sender that wrote something else.
+const STAMP_SHAPE: &str = "a stamp is {\"mission\", \"receipt_hash\", \"store_version\"}";
+
+/// What a ratification's body is.
+const RATIFY_SHAPE: &str = "a ratification is {\"block\", \"receipt_hash\", \"store_version\"}";
+
 /// `(target, receipt_hash, store_version)` from the act's JSON body.
-fn form(act: Act, bytes: &[u8]) -> Result<(String, String, u64), BadForm> {
+pub(crate) fn form(act: Act, bytes: &[u8]) -> Result<(String, String, u64), BadForm> {
     let bad = |shape, e: serde_json::Error| BadForm { shape, detail: display(&e.to_string(), cap::DETAIL) };
+    // serde reads a struct from a JSON array too (`["msn_1", "…", 3]`);
+    // an act is the object the page sends, and nothing else.
+    if bytes.iter().find(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r')) != Some(&b'{') {
+        let shape = match act {
+            Act::Stamp => STAMP_SHAPE,
+            Act::Ratify => RATIFY_SHAPE,
+        };
+        return Err(BadForm { shape, detail: "the body is not a JSON object".to_owned() });
+    }
     match act {
         Act::Stamp => serde_json::from_slice::<StampForm>(bytes)
             .map(|f| (f.mission, f.receipt_hash, f.store_version))
-            .map_err(|e| bad("a stamp is {\"mission\", \"receipt_hash\", \"store_version\"}", e)),
+            .map_err(|e| bad(STAMP_SHAPE, e)),
         Act::Ratify => serde_json::from_slice::<RatifyForm>(bytes)
             .map(|f| (f.block, f.receipt_hash, f.store_version))
-            .map_err(|e| bad("a ratification is {\"block\", \"receipt_hash\", \"store_version\"}", e)),
+            .map_err(|e| bad(RATIFY_SHAPE, e)),
     }
+}
+
+/// What a form that parses but names no act is told.
+pub(crate) const NOT_WELL_FORMED: &str = "the target is an id and `receipt_hash` 64 lowercase hex digits";
+
+/// The longest target id an act may name, in bytes.
+pub const MAX_TARGET_BYTES: usize = 256;
+
+/// Whether a parsed form can name an act: a target of 1 to
+/// [`MAX_TARGET_BYTES`] bytes and a receipt hash of exactly
+/// [`RECEIPT_HASH_LEN`] lowercase hex digits. Checked before the store opens.
+pub(crate) fn well_formed(target: &str, receipt_hash: &str) -> bool {
+    let hash_ok = receipt_hash.len() == RECEIPT_HASH_LEN
+        && receipt_hash.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
+    hash_ok && !target.is_empty() && target.len() <= MAX_TARGET_BYTES
 }
 
 async fn act(human: Arc<Human>, request: Request, act: Act) -> Response {
     let (parts, body) = request.into_parts();
-    if let Err(refused) = check_write(&human, &parts.headers) {
+    if let Err(refused) = check_write(&human.authority, &parts.headers) {
         return refused.into_response();
     }
     if !COCKPIT.human_only.contains(verb(act)) {
@@ -105,14 +135,8 @@ async fn act(human: Arc<Human>, request: Request, act: Act) -> Response {
         Ok(form) => form,
         Err(why) => return problem(StatusCode::BAD_REQUEST, "form", why.to_string()),
     };
-    let hash_ok = receipt_hash.len() == RECEIPT_HASH_LEN
-        && receipt_hash.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b));
-    if !hash_ok || target.is_empty() || target.len() > 256 {
-        return problem(
-            StatusCode::BAD_REQUEST,
-            "form",
-            "the target is an id and `receipt_hash` 64 lowercase hex digits",
-        );
+    if !well_formed(&target, &receipt_hash) {
+        return problem(StatusCode::BAD_REQUEST, "form", NOT_WELL_FORMED);
     }
     let outcome = human.service.act(act, target, receipt_hash, store_version).await;
     let done = match act {

@@ -10,7 +10,8 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::Response;
 
-use super::{Human, Refused, authority, problem};
+use super::authority::{Authority, Session};
+use super::{Human, Refused, problem};
 
 /// The header carrying the CSRF token.
 pub const CSRF_HEADER: &str = "x-m1nd-csrf";
@@ -37,12 +38,16 @@ pub(super) async fn check_host(State(human): State<Arc<Human>>, request: Request
     next.run(request).await
 }
 
-pub(super) fn cookie(headers: &HeaderMap) -> Option<&str> {
+pub(crate) fn cookie(headers: &HeaderMap) -> Option<&str> {
     headers.get(header::COOKIE).and_then(|c| c.to_str().ok())
 }
 
-pub(super) fn session(human: &Human, headers: &HeaderMap) -> Result<authority::Session, Refused> {
-    human.authority.session(cookie(headers)).ok_or_else(|| {
+pub(super) fn session(human: &Human, headers: &HeaderMap) -> Result<Session, Refused> {
+    session_of(&human.authority, headers)
+}
+
+fn session_of(authority: &Authority, headers: &HeaderMap) -> Result<Session, Refused> {
+    authority.session(cookie(headers)).ok_or_else(|| {
         Refused(
             StatusCode::UNAUTHORIZED,
             "login",
@@ -52,7 +57,7 @@ pub(super) fn session(human: &Human, headers: &HeaderMap) -> Result<authority::S
 }
 
 /// Same origin, not cross-site, and the session's CSRF token.
-pub(super) fn check_write(human: &Human, headers: &HeaderMap) -> Result<(), Refused> {
+pub(crate) fn check_write(authority: &Authority, headers: &HeaderMap) -> Result<(), Refused> {
     let host = headers.get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or_default();
     let origin = headers.get(header::ORIGIN).and_then(|o| o.to_str().ok());
     if origin != Some(&format!("http://{host}")) {
@@ -62,15 +67,17 @@ pub(super) fn check_write(human: &Human, headers: &HeaderMap) -> Result<(), Refu
             "Forbidden: a write must come from the tray's own page".into(),
         ));
     }
-    let site = headers.get("sec-fetch-site").and_then(|s| s.to_str().ok());
-    if site.is_some_and(|s| s != "same-origin") {
+    // Present, it must read `same-origin`: a value that is not text is no
+    // more same-origin than `cross-site` is.
+    let site = headers.get("sec-fetch-site").map(|s| s.to_str().ok());
+    if site.is_some_and(|s| s != Some("same-origin")) {
         return Err(Refused(
             StatusCode::FORBIDDEN,
             "origin",
             "Forbidden: a write must come from the tray's own page".into(),
         ));
     }
-    let session = session(human, headers)?;
+    let session = session_of(authority, headers)?;
     if !session.admits(headers.get(CSRF_HEADER).and_then(|c| c.to_str().ok())) {
         return Err(Refused(
             StatusCode::FORBIDDEN,

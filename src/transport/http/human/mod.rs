@@ -32,6 +32,13 @@ use serde_json::json;
 
 use authority::Authority;
 
+pub use acts::{MAX_FORM_BYTES, MAX_TARGET_BYTES};
+pub use checks::CSRF_HEADER;
+// For `crate::fuzzing`, which hands these to the fuzz targets.
+pub(crate) use acts::{NOT_WELL_FORMED, form, well_formed};
+pub(crate) use checks::{check_write, cookie};
+pub(crate) use pages::percent_decode;
+
 use crate::service::{Service, ServiceError};
 
 /// What the human's handlers share.
@@ -69,7 +76,14 @@ fn problem(status: StatusCode, code: &str, message: impl Into<String>) -> Respon
 }
 
 /// A request refused before it reached the store: status, code, reason.
-struct Refused(StatusCode, &'static str, String);
+pub(crate) struct Refused(StatusCode, &'static str, String);
+
+impl Refused {
+    /// The code a page reads (`origin`, `login`, `csrf`, …).
+    pub(crate) fn code(&self) -> &'static str {
+        self.1
+    }
+}
 
 impl IntoResponse for Refused {
     fn into_response(self) -> Response {

@@ -45,7 +45,7 @@ pub(super) async fn login(State(human): State<Arc<Human>>, request: Request) -> 
 }
 
 pub(super) async fn logout(State(human): State<Arc<Human>>, headers: HeaderMap) -> Response {
-    if let Err(refused) = check_write(&human, &headers) {
+    if let Err(refused) = check_write(&human.authority, &headers) {
         return refused.into_response();
     }
     human.authority.logout(cookie(&headers));
@@ -67,15 +67,17 @@ fn select_of(request: &Request) -> Option<String> {
     Some(percent_decode(raw).unwrap_or_else(|| raw.to_owned()))
 }
 
-pub(super) fn percent_decode(raw: &str) -> Option<String> {
+pub(crate) fn percent_decode(raw: &str) -> Option<String> {
     let bytes = raw.as_bytes();
     let mut out = Vec::with_capacity(bytes.len());
     let mut i = 0;
     while i < bytes.len() {
         match bytes[i] {
             b'%' => {
-                let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-                out.push(u8::from_str_radix(hex, 16).ok()?);
+                // Two hex digits, nothing else: `from_str_radix` alone would
+                // also take a sign (`%+1`).
+                let hex = bytes.get(i + 1..i + 3).filter(|h| h.iter().all(u8::is_ascii_hexdigit))?;
+                out.push(u8::from_str_radix(std::str::from_utf8(hex).ok()?, 16).ok()?);
                 i += 3;
             }
             b'+' => {

@@ -1,0 +1,70 @@
+//! Entry points for the fuzz crate (`fuzz/`, see its README): the parsers a
+//! stranger reaches whose functions are private to the transport.
+//!
+//! # The invariant
+//!
+//! 1. Every function here calls the code the server runs, unchanged: the fuzz
+//!    targets test the server's parsers, never a copy of them.
+//!
+//! Not an API: hidden from the documentation, and free to change with the
+//! fuzz crate. Nothing in the server calls this module.
+
+use axum::http::{HeaderMap, HeaderName, HeaderValue};
+
+pub use crate::store::tray::{Act, RECEIPT_HASH_LEN};
+pub use crate::transport::http::human::authority::{Authority, COOKIE, Session};
+pub use crate::transport::http::human::{CSRF_HEADER, MAX_FORM_BYTES, MAX_TARGET_BYTES};
+pub use crate::transport::request::{MAX_JSON_VALUES, Parsed, parse, parse_within};
+/// rmcp's message types, which the request target compares with.
+pub use rmcp::RoleServer;
+pub use rmcp::model::{ClientRequest, JsonRpcMessage, RequestId};
+pub use rmcp::service::RxJsonRpcMessage;
+
+/// An act's body as `POST /tray/stamp` or `POST /tray/ratify` reads it:
+/// `(target, receipt_hash, store_version)` once the form has parsed and
+/// passed the checks made before the store is opened, or the message of the
+/// 400 the handler answers.
+pub fn tray_form(act: Act, body: &[u8]) -> Result<(String, String, u64), String> {
+    use crate::transport::http::human::{NOT_WELL_FORMED, form, well_formed};
+    let (target, receipt_hash, store_version) = form(act, body).map_err(|e| e.to_string())?;
+    if !well_formed(&target, &receipt_hash) {
+        return Err(NOT_WELL_FORMED.to_owned());
+    }
+    Ok((target, receipt_hash, store_version))
+}
+
+/// The request headers `headers` as hyper hands them to a handler: a name or
+/// value HTTP cannot carry is dropped, and a repeated name is appended.
+pub fn header_map(headers: &[(&str, &[u8])]) -> HeaderMap {
+    let mut map = HeaderMap::new();
+    for (name, value) in headers {
+        if let (Ok(name), Ok(value)) = (HeaderName::from_bytes(name.as_bytes()), HeaderValue::from_bytes(value)) {
+            map.append(name, value);
+        }
+    }
+    map
+}
+
+/// What the tray's checks decide about a write (`POST /tray/stamp`,
+/// `/tray/ratify`, `/logout`) with these headers: `Ok`, or the code of the
+/// refusal (`origin`, `login`, `csrf`).
+pub fn tray_write(authority: &Authority, headers: &HeaderMap) -> Result<(), &'static str> {
+    crate::transport::http::human::check_write(authority, headers).map_err(|refused| refused.code())
+}
+
+/// The session a page finds for these headers (their `Cookie`).
+pub fn tray_session(authority: &Authority, headers: &HeaderMap) -> Option<Session> {
+    authority.session(crate::transport::http::human::cookie(headers))
+}
+
+/// What `POST /logout` ends, once its checks pass: the session these
+/// headers' `Cookie` names.
+pub fn tray_logout(authority: &Authority, headers: &HeaderMap) {
+    authority.logout(crate::transport::http::human::cookie(headers));
+}
+
+/// `?select=` of the cockpit page, percent-decoded; `None` when the page
+/// passes it on as written.
+pub fn percent_decode(raw: &str) -> Option<String> {
+    crate::transport::http::human::percent_decode(raw)
+}
