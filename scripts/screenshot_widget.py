@@ -37,7 +37,7 @@ def main(out: Path) -> None:
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=os.environ["M1ND_CHROMIUM"], args=CHROMIUM_ARGS)
             try:
-                page = browser.new_page(viewport={"width": 704, "height": 600}, color_scheme="light")
+                page = browser.new_page(viewport={"width": 800, "height": 700}, color_scheme="light")
                 page.goto(page_file.as_uri())
                 main_view = page.locator("main")
                 main_view.wait_for()

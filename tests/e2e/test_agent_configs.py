@@ -1,6 +1,6 @@
 """The client configurations in docs/guide/src/connecting-an-agent.md, each launched as written.
 
-Every `json` and `toml` block of that page is parsed. Each server entry in it is started exactly
+Every `json` and `toml` block of that page is parsed, and so is the README's configuration block. Each server entry in it is started exactly
 as the entry says, with two substitutions only: a `command` whose file name is `m1nd` becomes the
 binary under test, and `/path/to/project` a fresh directory holding a demo store. The official MCP
 Python SDK is the client: `stdio_client` for an entry with a `command`, `streamable_http_client`
@@ -36,6 +36,8 @@ import http_harness
 pytestmark = pytest.mark.anyio
 
 PAGE = harness.ROOT / "docs/guide/src/connecting-an-agent.md"
+README = harness.ROOT / "README.md"
+SHAPES = ("mcpServers", "servers", "mcp_servers")
 PROJECT = "/path/to/project"
 # A verb that writes, taken from the policy's deny list, and arguments it accepts.
 WRITE_VERB = "memorize"
@@ -70,9 +72,9 @@ class Entry:
         return "--read-only" in self.config.get("args", [])
 
 
-def _blocks() -> list[tuple[str, str, str]]:
-    """(section, language, body) of every fenced block of the page."""
-    text = PAGE.read_text()
+def _blocks(path: Path = PAGE) -> list[tuple[str, str, str]]:
+    """(section, language, body) of every fenced block of a markdown file."""
+    text = path.read_text()
     headings = [(m.start(), m["title"]) for m in HEADING.finditer(text)]
     out = []
     for m in FENCE.finditer(text):
@@ -81,19 +83,23 @@ def _blocks() -> list[tuple[str, str, str]]:
     return out
 
 
+def _parse(section: str, lang: str, body: str) -> list[Entry]:
+    parsed = json.loads(body) if lang == "json" else tomllib.loads(body)
+    shapes = [key for key in SHAPES if key in parsed]
+    assert len(shapes) == 1 and len(parsed) == 1, f"{section}: a block holds one top-level key of a known shape"
+    return [Entry(section, shapes[0], name, config) for name, config in parsed[shapes[0]].items()]
+
+
 def _entries() -> list[Entry]:
+    """Every server entry of the page (each json and toml block is one configuration), then those
+    of the README's configuration blocks (its other blocks are not configurations)."""
     entries = []
     for section, lang, body in _blocks():
-        if lang == "json":
-            parsed = json.loads(body)
-        elif lang == "toml":
-            parsed = tomllib.loads(body)
-        else:
-            continue
-        shapes = [key for key in ("mcpServers", "servers", "mcp_servers") if key in parsed]
-        assert len(shapes) == 1 and len(parsed) == 1, f"{section}: a block holds one top-level key of a known shape"
-        for name, config in parsed[shapes[0]].items():
-            entries.append(Entry(section, shapes[0], name, config))
+        if lang in ("json", "toml"):
+            entries += _parse(section, lang, body)
+    for section, lang, body in _blocks(README):
+        if lang in ("json", "toml") and any(f'"{key}"' in body or f"[{key}." in body for key in SHAPES):
+            entries += _parse(f"README {section}", lang, body)
     return entries
 
 
@@ -114,7 +120,8 @@ SERVE_LINES = _serve_lines()
 
 
 def test_the_page_covers_stdio_read_only_and_http_in_every_shape() -> None:
-    for shape in ("mcpServers", "servers", "mcp_servers"):
+    assert any(e.section.startswith("README") for e in ENTRIES), "the README's configuration is tested too"
+    for shape in SHAPES:
         kinds = {("read-only" if e.read_only else e.transport) for e in ENTRIES if e.shape == shape}
         assert kinds == {"stdio", "read-only", "http"}, f"{shape}: the page's entries cover {sorted(kinds)}"
     sections = {e.section for e in ENTRIES}
