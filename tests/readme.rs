@@ -79,7 +79,11 @@ fn after_the_install_section_the_docs_write_the_installed_m1nd() {
         let after = &text[text.find(install).expect("found") + install.len()..];
         let offset = text[..text.len() - after.len()].lines().count();
         for (n, line) in after.lines().enumerate() {
-            assert!(!line.contains("cargo run"), "{path}:{}: after the install section, write `m1nd`: {line}", offset + n + 1);
+            assert!(
+                !line.contains("cargo run"),
+                "{path}:{}: after the install section, write `m1nd`: {line}",
+                offset + n + 1
+            );
         }
     }
     for page in ["connecting-an-agent.md", "writing-a-policy.md", "tray.md", "gateway.md", "deployment.md"] {
