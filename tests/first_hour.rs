@@ -100,24 +100,26 @@ fn under_cargo_run_the_next_hint_is_cargo_run() {
 #[test]
 fn the_clis_door_to_the_tray_says_it_needs_serve_http() {
     let (_dir, store) = demo_store("door-note");
+    // (stdout, stderr) of `m1nd cockpit ARGS --store STORE`.
     let cockpit = |args: &[&str]| {
-        succeeded(
-            &as_a_client_starts_it(&mut Command::new(BIN))
-                .arg("cockpit")
-                .args(args)
-                .arg("--store")
-                .arg(&store)
-                .output()
-                .expect("cockpit"),
-        )
+        let out = as_a_client_starts_it(&mut Command::new(BIN))
+            .arg("cockpit")
+            .args(args)
+            .arg("--store")
+            .arg(&store)
+            .output()
+            .expect("cockpit");
+        (succeeded(&out), text(&out.stderr))
     };
-    let door = cockpit(&["1"]);
+    let (door, said) = cockpit(&["1"]);
     assert!(door.contains("→ /tray"), "slot 1 is the tray's door: {door}");
-    let note = door.lines().find_map(|l| l.strip_prefix("note: ")).unwrap_or_else(|| panic!("no note: {door}"));
+    assert!(!door.contains("note:"), "stdout is the card an MCP client gets, nothing more: {door}");
+    let note = said.lines().find_map(|l| l.strip_prefix("note: ")).unwrap_or_else(|| panic!("no note: {said}"));
     let serve = format!("{BIN} serve --http --store {}", store.display());
     assert!(note.starts_with("/tray is a page of the HTTP server") && note.contains(&format!("`{serve}`")), "{note}");
-    assert!(!cockpit(&[]).contains("note:"), "the root has no door, so no note");
-    let json: Value = serde_json::from_str(&cockpit(&["1", "--json"])).expect("the JSON view stays JSON");
+    assert!(!cockpit(&[]).1.contains("note:"), "the root has no door, so no note");
+    let (json, _) = cockpit(&["1", "--json"]);
+    let json: Value = serde_json::from_str(&json).expect("the JSON view stays JSON");
     assert_eq!(json["door_link"], "/tray");
 }
 

@@ -1,7 +1,8 @@
 //! `m1nd cockpit [REF]`: the card a human would see, from the local store;
 //! `--json` prints the view, `--html` the widget with the view pasted in.
 //! At a terminal a door's path (`→ /tray`) leads nowhere by itself, so the
-//! text card is followed by a note naming the command that serves it.
+//! text card is followed, on stderr, by a note naming the command that serves
+//! it; stdout stays the card an MCP client gets.
 
 use std::path::Path;
 
@@ -55,11 +56,12 @@ pub fn run(args: CockpitArgs) -> Result<(), Failure> {
         emit(&json::to_pretty(&view))
     } else {
         let charset = if args.ascii { Charset::Ascii } else { Charset::Unicode };
-        let mut card = text::render(&view, charset);
+        emit(&text::render(&view, charset))?;
+        // On stderr: stdout stays the card MCP answers, byte for byte.
         if let Some(note) = view.door_link.as_deref().and_then(|link| door_note(link, &args.store.store)) {
-            card.push_str(&format!("\nnote: {note}"));
+            eprintln!("note: {note}");
         }
-        emit(&card)
+        Ok(())
     }
 }
 
