@@ -18,14 +18,16 @@
 //!   m1nd-core   policy, laws, table, guard, composer, sanitiser
 //! ```
 //!
-//! The command line (the binary) is the one adapter above them all; `log`
-//! and `widget` serve every floor.
+//! The command line (the binary) is the one adapter above them all; `log`,
+//! `widget` and `invocation` (how a suggested command is spelled) serve every
+//! floor.
 
 #[cfg(feature = "expand")]
 pub mod expand;
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod gateway;
+pub mod invocation;
 pub mod log;
 pub mod mcp;
 pub mod service;

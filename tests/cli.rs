@@ -11,7 +11,12 @@ use server_support::{BIN, temp_dir};
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 fn m1nd(args: &[&str]) -> Output {
-    Command::new(BIN).args(args).current_dir(ROOT).env_remove("M1ND_READ_ONLY").output().expect("run m1nd")
+    server_support::as_a_client_starts_it(&mut Command::new(BIN))
+        .args(args)
+        .current_dir(ROOT)
+        .env_remove("M1ND_READ_ONLY")
+        .output()
+        .expect("run m1nd")
 }
 
 fn stdout(o: &Output) -> String {

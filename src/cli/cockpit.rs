@@ -1,7 +1,13 @@
 //! `m1nd cockpit [REF]`: the card a human would see, from the local store;
 //! `--json` prints the view, `--html` the widget with the view pasted in.
+//! At a terminal a door's path (`→ /tray`) leads nowhere by itself, so the
+//! text card is followed, on stderr, by a note naming the command that serves
+//! it; stdout stays the card an MCP client gets.
+
+use std::path::Path;
 
 use clap::Args;
+use m1nd::invocation;
 use m1nd::service::{Options, Service, ServiceError};
 use m1nd::store::StoreError;
 use m1nd::widget;
@@ -36,8 +42,10 @@ pub fn run(args: CockpitArgs) -> Result<(), Failure> {
     let request = Request { select: args.reference, seen_store_version: args.seen_store_version };
     let view = service.view_blocking(request).map_err(|e| match e {
         ServiceError::Store(StoreError::NotFound { .. }) => Failure::usage(format!(
-            "no store at {}; create one with `m1nd init --demo` (a sample state) or `m1nd init` (empty)",
-            args.store.store.display()
+            "no store at {}; create one with `{}` (a sample state) or `{}` (empty)",
+            args.store.store.display(),
+            invocation::m1nd("init --demo"),
+            invocation::m1nd("init")
         )),
         ServiceError::Cockpit(e) => Failure::usage(e.to_string()),
         other => Failure::usage(other.to_string()),
@@ -48,6 +56,28 @@ pub fn run(args: CockpitArgs) -> Result<(), Failure> {
         emit(&json::to_pretty(&view))
     } else {
         let charset = if args.ascii { Charset::Ascii } else { Charset::Unicode };
-        emit(&text::render(&view, charset))
+        emit(&text::render(&view, charset))?;
+        // On stderr: stdout stays the card MCP answers, byte for byte.
+        if let Some(note) = view.door_link.as_deref().and_then(|link| door_note(link, &args.store.store)) {
+            eprintln!("note: {note}");
+        }
+        Ok(())
     }
+}
+
+/// What a door's path link means at a terminal: a page of `serve --http`,
+/// which must be running for the path to lead anywhere. A link that is a
+/// whole URL needs no note.
+fn door_note(link: &str, store: &Path) -> Option<String> {
+    if !link.starts_with('/') {
+        return None;
+    }
+    let mut serve = String::from("serve --http");
+    if store != Path::new(m1nd::store::DEFAULT_DIR) {
+        serve.push_str(&format!(" --store {}", invocation::shell_word(&store.to_string_lossy())));
+    }
+    Some(format!(
+        "{link} is a page of the HTTP server: run `{}` in a terminal and open the login link it prints",
+        invocation::m1nd(&serve)
+    ))
 }

@@ -1,6 +1,9 @@
-//! `m1nd init [--demo]`: create a store.
+//! `m1nd init [--demo]`: create a store. The `next:` line it prints is
+//! spelled the way this process was started (`m1nd::invocation`), so it works
+//! under `cargo run` as well as installed.
 
 use clap::Args;
+use m1nd::invocation::{self, shell_word};
 use m1nd::store::{State, Store, StoreError};
 
 use super::{Failure, MaxBytesArg, StoreArg, emit, store_failure};
@@ -27,7 +30,8 @@ pub fn run(args: InitArgs) -> Result<(), Failure> {
     let kind = if args.demo { "demo" } else { "empty" };
     let mut text = format!("created {kind} store {} (store_version {version})", store.path().display());
     if args.demo {
-        text.push_str(&format!("\nnext: m1nd cockpit --store {}", args.store.store.display()));
+        let store = shell_word(&args.store.store.to_string_lossy());
+        text.push_str(&format!("\nnext: {}", invocation::m1nd(&format!("cockpit --store {store}"))));
     }
     emit(&text)
 }

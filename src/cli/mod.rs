@@ -49,7 +49,7 @@ enum Command {
     Init(init::InitArgs),
     /// Serve MCP over stdio (or Streamable HTTP with --http).
     Serve(serve::ServeArgs),
-    /// Put the compiled guard in front of another MCP server (over stdio).
+    /// Put the compiled guard in front of another MCP server, served on stdio or (--http) Streamable HTTP.
     Gateway(gateway::GatewayArgs),
     /// Manage the store.
     #[command(subcommand)]

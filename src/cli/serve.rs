@@ -75,9 +75,16 @@ impl LoadArgs {
 /// Serving over Streamable HTTP instead of stdio (`serve` and `gateway`).
 #[derive(Debug, Args)]
 pub struct HttpArgs {
-    /// Serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio. A
-    /// non-loopback ADDR also needs M1ND_HTTP_TOKEN.
-    #[arg(long, value_name = "ADDR", num_args = 0..=1, default_missing_value = http::DEFAULT_ADDR)]
+    /// Serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio
+    /// (see `http_help`).
+    #[arg(
+        long,
+        value_name = "ADDR",
+        num_args = 0..=1,
+        default_missing_value = http::DEFAULT_ADDR,
+        value_parser = parse_addr,
+        help = http_help()
+    )]
     http: Option<SocketAddr>,
     /// A browser origin admitted on /mcp, as scheme://host:port (repeatable;
     /// none by default, so a page's request gets 403).
@@ -89,6 +96,21 @@ pub struct HttpArgs {
     /// Seconds a client may take to send a request and get its answer.
     #[arg(long, value_name = "SECONDS", requires = "http", default_value_t = http::DEFAULT_REQUEST_TIMEOUT.as_secs_f64())]
     request_timeout: f64,
+}
+
+/// `--http`'s help, naming the address it listens on when given none.
+fn http_help() -> String {
+    format!(
+        "Serve MCP over Streamable HTTP at http://ADDR/mcp instead of stdio [ADDR defaults to {}]. ADDR may \
+         name a host (localhost:1338); a non-loopback ADDR also needs {}",
+        http::DEFAULT_ADDR,
+        security::TOKEN_ENV
+    )
+}
+
+/// `--http ADDR`, host names resolved (`m1nd::transport::http::addr`).
+fn parse_addr(written: &str) -> Result<SocketAddr, http::addr::AddrError> {
+    http::addr::parse(written)
 }
 
 impl HttpArgs {
@@ -190,6 +212,8 @@ mod tests {
         assert_eq!(http(&["--http"]), Some("127.0.0.1:1338".parse().expect("addr")));
         assert_eq!(http(&["--http", "127.0.0.1:0"]), Some("127.0.0.1:0".parse().expect("addr")));
         assert_eq!(http(&["--http", "--read-only"]), Some(http::DEFAULT_ADDR.parse().expect("addr")));
+        let named = http(&["--http", "localhost:1338"]).expect("a host name is resolved");
+        assert!(named.ip().is_loopback() && named.port() == 1338, "{named}");
         use clap::Parser;
         assert!(Cli::try_parse_from(["serve", "--allow-origin", "http://localhost:5173"]).is_err(), "needs --http");
     }

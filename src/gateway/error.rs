@@ -36,8 +36,9 @@ pub enum GatewayError {
     Io { op: &'static str, path: PathBuf, source: std::io::Error },
     /// `policy import` never replaces a reviewed policy.
     #[error(
-        "{} exists; a reviewed policy is never overwritten: compare with `m1nd policy import --update`",
-        .0.display()
+        "{} exists; a reviewed policy is never overwritten: compare with `{}`",
+        .0.display(),
+        crate::invocation::m1nd("policy import --update")
     )]
     WouldOverwrite(PathBuf),
 }

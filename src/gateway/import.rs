@@ -85,10 +85,13 @@ pub async fn import(options: ImportOptions) -> Result<String, GatewayError> {
     std::fs::write(&deny_path, &imported.deny_toml).map_err(|source| io("write", &deny_path, source))?;
     let _ = writeln!(
         report,
-        "wrote {} and {}: review every deny entry, then check with `m1nd policy check --gateway {}`",
+        "wrote {} and {}: review every deny entry, then check with `{}`",
         tools_path.display(),
         deny_path.display(),
-        options.dir.display()
+        crate::invocation::m1nd(&format!(
+            "policy check --gateway {}",
+            crate::invocation::shell_word(&options.dir.to_string_lossy())
+        ))
     );
     Ok(report)
 }

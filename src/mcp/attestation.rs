@@ -34,13 +34,15 @@ impl std::fmt::Display for PinError {
         match self {
             PinError::Malformed(written) => write!(
                 f,
-                "--expect-digest {written:?} is not a policy digest: it is 64 hex digits, as `m1nd policy digest` prints"
+                "--expect-digest {written:?} is not a policy digest: it is 64 hex digits, as `{}` prints",
+                crate::invocation::m1nd("policy digest")
             ),
             PinError::Mismatch { expected } => write!(
                 f,
                 "this m1nd was built from policy {}, not the pinned {expected}; refusing to serve an unreviewed \
-                 policy: review the change with `m1nd policy diff`, then update the pin or deploy the reviewed build",
-                COCKPIT.digest
+                 policy: review the change with `{}`, then update the pin or deploy the reviewed build",
+                COCKPIT.digest,
+                crate::invocation::m1nd("policy diff")
             ),
         }
     }

@@ -129,7 +129,7 @@ impl ServiceError {
 
 fn store_kind(e: &StoreError) -> ErrorKind {
     match e {
-        StoreError::BadArgument(_) => ErrorKind::Invalid,
+        StoreError::BadArgument(_) | StoreError::ImportMissing { .. } => ErrorKind::Invalid,
         StoreError::Conflict { .. } | StoreError::AlreadyExists { .. } => ErrorKind::Conflict,
         StoreError::Full { .. } => ErrorKind::Full,
         StoreError::NotFound { .. }

@@ -67,7 +67,7 @@ mod tests {
         let dir = tempfile::Builder::new().prefix("m1nd-held-").tempdir().expect("dir");
         let mut held = Held::new(dir.path().to_owned());
         let missing = held.with(|_| Ok::<_, StoreError>(())).expect_err("missing");
-        assert!(missing.to_string().contains("m1nd init"));
+        assert!(missing.to_string().contains(&crate::invocation::m1nd("init")), "{missing}");
         Store::init(dir.path(), false).expect("init");
         let version = |held: &mut Held| held.with(|s| s.version()).expect("version");
         assert_eq!(version(&mut held), 1);

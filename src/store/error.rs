@@ -11,10 +11,17 @@ pub enum StoreError {
     /// No store file where one was expected. Opening never creates a store,
     /// so a typo in a path cannot silently start an empty one.
     #[error(
-        "no m1nd store at {}: run `m1nd init` (or `m1nd init --demo` for a sample) to create one",
-        .path.display()
+        "no m1nd store at {}: run `{}` (or `{}` for a sample) to create one",
+        .path.display(),
+        crate::invocation::m1nd("init"),
+        crate::invocation::m1nd("init --demo")
     )]
     NotFound { path: PathBuf },
+    /// `store import` was given a file that is not there. Nothing was
+    /// created; `store`, when set, is the SQLite store already at the
+    /// destination (so there is nothing left to import).
+    #[error("{}", import_missing(path, store.as_deref()))]
+    ImportMissing { path: PathBuf, store: Option<PathBuf> },
     /// `init` or `import` found a store already; they never overwrite one.
     #[error("a store already exists at {}; refusing to overwrite it", .path.display())]
     AlreadyExists { path: PathBuf },
@@ -72,11 +79,29 @@ pub enum StoreError {
     Interrupted,
 }
 
+/// What to say when `store import FILE` finds no FILE: what the command
+/// reads, and, when the destination already holds a SQLite store, that
+/// there is nothing to import, never advice to create a store.
+fn import_missing(path: &Path, store: Option<&Path>) -> String {
+    let what = format!(
+        "no file at {}: `store import` reads the JSON store's file (`state.json`, which m1nd wrote before its \
+         store became SQLite) and creates a new store from it; nothing was created",
+        path.display()
+    );
+    match store {
+        Some(db) => format!("{what}. {} is already a SQLite store: there is nothing to import", db.display()),
+        None => format!("{what}. Check the path of the JSON file"),
+    }
+}
+
 /// A failure shared by every change of one transaction is given to each.
 impl Clone for StoreError {
     fn clone(&self) -> Self {
         match self {
             StoreError::NotFound { path } => StoreError::NotFound { path: path.clone() },
+            StoreError::ImportMissing { path, store } => {
+                StoreError::ImportMissing { path: path.clone(), store: store.clone() }
+            }
             StoreError::AlreadyExists { path } => StoreError::AlreadyExists { path: path.clone() },
             StoreError::Corrupt { path, line, column, reason } => {
                 StoreError::Corrupt { path: path.clone(), line: *line, column: *column, reason: reason.clone() }
@@ -153,7 +178,7 @@ mod tests {
         let shown = "/tmp/x/.m1nd/state.db";
         let not_found = StoreError::NotFound { path: path.clone() }.to_string();
         assert!(not_found.contains(shown));
-        assert!(not_found.contains("m1nd init --demo"));
+        assert!(not_found.contains(&format!("`{}`", crate::invocation::m1nd("init --demo"))), "{not_found}");
         let corrupt =
             StoreError::Corrupt { path: path.clone(), line: 3, column: 7, reason: "expected value".into() }.to_string();
         assert!(corrupt.contains("/tmp/x/.m1nd/state.db:3:7: expected value"));

@@ -195,7 +195,13 @@ impl Store {
     /// keeping its versions, so callers holding a `store_version` from the
     /// old store keep a meaningful one. The file is only read.
     pub fn import(dir: impl AsRef<Path>, json: &Path, max_bytes: u64) -> Result<Store, StoreError> {
-        let state = json::read(json)?;
+        let state = json::read(json).map_err(|e| match e {
+            StoreError::NotFound { path } => {
+                let db = dir.as_ref().join(DB_FILE);
+                StoreError::ImportMissing { path, store: db.exists().then_some(db) }
+            }
+            other => other,
+        })?;
         Store::create(dir, &state, max_bytes)
     }
 
@@ -418,7 +424,7 @@ mod tests {
         assert!(matches!(err, StoreError::NotFound { .. }));
         let text = err.to_string();
         assert!(text.contains(&missing.join(DB_FILE).display().to_string()));
-        assert!(text.contains("m1nd init"));
+        assert!(text.contains(&crate::invocation::m1nd("init")), "{text}");
         assert!(!missing.exists());
     }
 

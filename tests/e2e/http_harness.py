@@ -61,7 +61,12 @@ def start(
 ) -> HttpServer:
     """Start `m1nd serve --http ADDR --store DIR [args]` and wait for its address."""
     stderr_path = store.parent / f"serve-http-{store.name}-{time.monotonic_ns()}.stderr"
-    command = [str(m1nd_bin()), "serve", "--store", str(store), "--http", addr, *(args or [])]
+    return launch(["serve", "--store", str(store), "--http", addr, *(args or [])], stderr_path, env=env)
+
+
+def launch(args: list[str], stderr_path: Path, *, env: dict[str, str] | None = None) -> HttpServer:
+    """Start `m1nd ARGS`, a `serve --http` command line as written, and wait for the address it prints."""
+    command = [str(m1nd_bin()), *args]
     errlog = open(stderr_path, "wb")
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog, env=env)
     errlog.close()

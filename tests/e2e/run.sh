@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # End-to-end suite: the official MCP Python SDK drives `m1nd serve` over stdio and over
-# Streamable HTTP (`serve --http`, both the session and the stateless 2026-07-28 modes).
+# Streamable HTTP (`serve --http`, both the session and the stateless 2026-07-28 modes), and
+# launches every client configuration of docs/guide/src/connecting-an-agent.md as written
+# (test_agent_configs.py: Claude Desktop, Claude Code, Cursor, VS Code, Codex; stdio, read-only, HTTP).
 #
 #   tests/e2e/run.sh                  build if needed, run the pytest suite, exit with pytest's code
 #   tests/e2e/run.sh -k moves         extra arguments go to pytest

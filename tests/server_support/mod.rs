@@ -23,6 +23,14 @@ const TIMEOUT: Duration = Duration::from_secs(60);
 
 pub use tempfile::TempDir;
 
+/// Start the binary as a client or a shell does, by its path, not as
+/// `cargo run` does: without the `CARGO` variable `cargo test` passes on,
+/// so the commands it suggests are spelled with that path
+/// (`m1nd::invocation`).
+pub fn as_a_client_starts_it(command: &mut Command) -> &mut Command {
+    command.env_remove("CARGO")
+}
+
 /// A fresh directory named after the test, removed on drop.
 pub fn temp_dir(name: &str) -> TempDir {
     tempfile::Builder::new().prefix(&format!("m1nd-{name}-")).tempdir().expect("create temp dir")
@@ -119,6 +127,7 @@ impl Mcp {
         if !command.get_envs().any(|(k, _)| k == "M1ND_READ_ONLY") {
             command.env_remove("M1ND_READ_ONLY");
         }
+        as_a_client_starts_it(&mut command);
         let mut child = command
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())

@@ -13,6 +13,8 @@
 //!
 //! # What sits in front
 //!
+//! - [`addr`]: `--http ADDR` as a person writes it (`localhost:1338`),
+//!   resolved to the one address that is bound and printed.
 //! - [`security`]: the loopback-or-token rule for the listening address, the
 //!   bearer token, rmcp's `Host` and `Origin` allow-lists, no CORS.
 //! - `bad_body.rs`: a body rmcp cannot parse as a message gets a JSON-RPC
@@ -41,6 +43,7 @@
 //! statelessly, checking `Mcp-Method`/`Mcp-Name` against the body as that
 //! revision requires.
 
+pub mod addr;
 mod bad_body;
 pub mod human;
 pub mod security;

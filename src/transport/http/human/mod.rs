@@ -7,7 +7,9 @@
 //!   `--allow-host`), against DNS rebinding: anything else gets 403.
 //! - **A session** ([`authority`]): every page and JSON answer but `/login`
 //!   needs the session cookie; without one the answer is 401 and says to
-//!   open the link the server printed.
+//!   open the link the server printed: as JSON, or, to a browser that asks
+//!   for a page (`Accept: text/html`) on `/`, `/tray` or a spent `/login`,
+//!   as a static page that says how to log in.
 //! - **Writes** (`POST /tray/stamp`, `POST /tray/ratify`, `POST /logout`) also need an `Origin`
 //!   equal to this server's own (`http://` + the `Host` sent), no
 //!   cross-site `Sec-Fetch-Site`, the session's CSRF token in
@@ -92,9 +94,14 @@ impl IntoResponse for Refused {
 }
 
 fn html(body: String) -> Response {
+    html_with_status(StatusCode::OK, body)
+}
+
+fn html_with_status(status: StatusCode, body: String) -> Response {
     let csp = "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:; \
                connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
     (
+        status,
         [
             (header::CONTENT_TYPE, HeaderValue::from_static("text/html; charset=utf-8")),
             (header::CONTENT_SECURITY_POLICY, HeaderValue::from_static(csp)),

@@ -14,11 +14,15 @@ use tokio_stream::StreamExt;
 use tokio_stream::wrappers::WatchStream;
 
 use super::checks::{check_write, cookie, session};
-use super::{Human, answer, authority, html, problem, service_problem};
+use super::{Human, Refused, answer, authority, html, html_with_status, service_problem};
 use crate::widget;
 
 /// The tray page (its script fetches the state and sets it as text).
 const TRAY_PAGE: &str = include_str!("../../../../widget/tray.html");
+
+/// What a browser that has not logged in sees instead of a 401's JSON: a
+/// static page (no state, no script) saying where the login link is.
+const LOGIN_PAGE: &str = include_str!("../../../../widget/login.html");
 
 /// Where the page's CSRF token is written when the page is served.
 const CSRF_MARKER: &str = "m1nd-csrf-token";
@@ -40,8 +44,28 @@ pub(super) async fn login(State(human): State<Arc<Human>>, request: Request) -> 
             ],
         )
             .into_response(),
-        Err(why) => problem(StatusCode::UNAUTHORIZED, "login", why.to_string()),
+        Err(why) => for_a_person(Refused(StatusCode::UNAUTHORIZED, "login", why.to_string()), request.headers()),
     }
+}
+
+/// Whether the client asked for a page: a browser's navigation names
+/// `text/html` in `Accept`; a script or an agent asks for JSON.
+fn wants_a_page(headers: &HeaderMap) -> bool {
+    headers
+        .get_all(header::ACCEPT)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|media| media.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("text/html")))
+}
+
+/// A refused page request as its client should see it: a missing session
+/// is the login page for a browser, and the JSON refusal for anything else.
+fn for_a_person(refused: Refused, headers: &HeaderMap) -> Response {
+    if refused.0 == StatusCode::UNAUTHORIZED && wants_a_page(headers) {
+        return html_with_status(StatusCode::UNAUTHORIZED, LOGIN_PAGE.to_owned());
+    }
+    refused.into_response()
 }
 
 pub(super) async fn logout(State(human): State<Arc<Human>>, headers: HeaderMap) -> Response {
@@ -102,7 +126,7 @@ fn served_widget(view: &Value) -> String {
 
 pub(super) async fn cockpit_page(State(human): State<Arc<Human>>, request: Request) -> Response {
     if let Err(refused) = session(&human, request.headers()) {
-        return refused.into_response();
+        return for_a_person(refused, request.headers());
     }
     match view(&human, select_of(&request)).await {
         Ok(view) => html(served_widget(&view)),
@@ -123,7 +147,7 @@ pub(super) async fn cockpit_json(State(human): State<Arc<Human>>, request: Reque
 pub(super) async fn tray_page(State(human): State<Arc<Human>>, headers: HeaderMap) -> Response {
     match session(&human, &headers) {
         Ok(session) => html(TRAY_PAGE.replacen(CSRF_MARKER, &session.csrf, 1)),
-        Err(refused) => refused.into_response(),
+        Err(refused) => for_a_person(refused, &headers),
     }
 }
 
@@ -157,6 +181,28 @@ pub fn version_events(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn accept(value: &str) -> HeaderMap {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::ACCEPT, value.parse().expect("header"));
+        headers
+    }
+
+    #[test]
+    fn a_browser_asks_for_a_page_and_a_script_does_not() {
+        let firefox = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+        assert!(wants_a_page(&accept(firefox)));
+        assert!(wants_a_page(&accept("Text/HTML; charset=utf-8")));
+        assert!(!wants_a_page(&accept("application/json")));
+        assert!(!wants_a_page(&accept("*/*")));
+        assert!(!wants_a_page(&HeaderMap::new()));
+    }
+
+    #[test]
+    fn the_login_page_is_static() {
+        assert!(!LOGIN_PAGE.contains("<script"), "the login page runs nothing");
+        assert!(LOGIN_PAGE.contains("/login?token="), "it shows the shape of the link to open");
+    }
 
     #[test]
     fn select_is_percent_decoded() {
