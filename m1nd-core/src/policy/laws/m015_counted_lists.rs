@@ -80,3 +80,37 @@ fn help(facet: Facet, uncounted: &[&Kind]) -> String {
         facet.key()
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use crate::policy::{Law, PolicySources};
+
+    fn titles(fixture: &str) -> Vec<(Law, String)> {
+        let display = format!("tests/ui/policies/{fixture}");
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(&display);
+        match crate::compile(&PolicySources::read_dir(&dir, &display)) {
+            Ok(_) => Vec::new(),
+            Err(problems) => problems.into_iter().map(|d| (d.law, d.title)).collect(),
+        }
+    }
+
+    #[test]
+    fn the_base_policy_counts_what_its_lists_show() {
+        assert_eq!(titles("base"), []);
+    }
+
+    /// A label that counts one kind cannot open a list of another: the
+    /// ratified label left the candidates out, and the waiting label counts nothing.
+    #[test]
+    fn an_uncounted_kind_is_reported_at_its_label() {
+        assert_eq!(
+            titles("m015_uncounted"),
+            [
+                (Law::M015, "slot 2's `ratified` label does not count the candidate blocks its list shows".to_owned()),
+                (Law::M015, "slot 3's `waiting` label does not count the waiting missions its list shows".to_owned()),
+            ]
+        );
+    }
+}
