@@ -494,7 +494,7 @@ mod tests {
         };
         let root = compose(None);
         assert_eq!(runs(&store), vec![0; listings::ALL.len()], "the root ran a listing");
-        assert!(root.entries.iter().any(|e| e.text.as_str().starts_with("map: 11 blocks")), "{root:?}");
+        assert!(root.entries.iter().any(|e| e.text.as_str().starts_with("map: 11 ratified")), "{root:?}");
         let map = crate::COCKPIT.slots.iter().find(|s| s.facet.key() == "map").expect("a map slot");
         let drilled = compose(Some(&map.n.to_string()));
         assert!(!drilled.entries.is_empty());
