@@ -7,8 +7,11 @@
 //!    policy's texts with at most digits filled in, a door is the slot's door;
 //! 3. a payload (`select`, `back`) is only a reference to a level below (or
 //!    above), signed with this level's menu_sig;
-//! 4. state text (items, facts, the subject) is sanitised and within its cap;
-//! 5. both skins render, the ASCII card is ASCII, and no entry names a verb.
+//! 4. state text (items, facts, the subject) is sanitised and within its cap,
+//!    an item's own view within the item budget;
+//! 5. a list says how many of how many it shows in its facet's order, and a
+//!    mark is one of the facet's kinds' static marks (M015);
+//! 6. both skins render, the ASCII card is ASCII, and no entry names a verb.
 
 use m1nd_core::facets::UNAVAILABLE;
 use m1nd_core::runtime::json::{to_pretty, to_value, tokens};
@@ -25,6 +28,10 @@ pub fn judge(table: &Cockpit, worst: &WorstCase, view: &View) {
     };
     assert!(size <= bound, "level {} is {size} tokens; M011's worst case is {bound}", view.level);
     assert!(size <= budget as usize, "level {} is {size} tokens over the budget {budget}", view.level);
+    if let Path::Item { .. } = view.level {
+        let item = table.budget.item_tokens as usize;
+        assert!(size <= item, "item {} is {size} tokens over the item budget {item}", view.level);
+    }
 
     assert_sig(&view.menu_sig);
     assert!(view.state_sig.bytes().all(|b| b.is_ascii_alphanumeric() || b":|_?".contains(&b)), "{}", view.state_sig);
@@ -68,13 +75,33 @@ pub fn judge(table: &Cockpit, worst: &WorstCase, view: &View) {
             (EntryText::Data(data), Path::Item { .. }) => assert_state(data, cap::HEADLINE),
             (text, path) => panic!("entry {text:?} for {path}"),
         }
+        // A mark is static registry text that tells a listed item's kind apart (M015).
+        if let Some(mark) = entry.mark {
+            let kinds = slot.and_then(|s| s.facet.items()).map_or(&[][..], |i| i.kinds);
+            assert!(matches!(entry.text, EntryText::Data(_)), "mark {mark:?} on a label");
+            assert!(kinds.iter().any(|k| k.mark == Some(mark)), "mark {mark:?} is no kind's of this facet");
+        }
+    }
+    // A list says how many of how many it shows, in its facet's order; the
+    // total is never less than what is shown.
+    if let Some(listing) = &view.listing {
+        let order = slot.and_then(|s| s.facet.items()).map(|i| i.order);
+        assert!(matches!(view.level, Path::Collection { .. }), "a listing at {}", view.level);
+        assert_eq!(Some(listing.order), order, "listing order");
+        assert_eq!(listing.shown, view.entries.len() as u64, "listing shown");
+        assert!(listing.total >= listing.shown, "listing {listing:?}");
     }
     if let Some(back) = &view.back {
         let to = parse_reference(back).unwrap_or_else(|e| panic!("back {back:?}: {e}")).path;
         assert!(to == view.level.parent() && back.bytes().all(|b| b.is_ascii_digit() || b == b'.'), "back {back:?}");
     }
     if let Some(subject) = &view.subject {
-        assert_state(subject, cap::HEADLINE);
+        // An item's own view shows its headline at length, up to its collection's text_cap.
+        let text_cap = match (view.level, slot.and_then(|s| s.collection.as_ref())) {
+            (Path::Item { .. }, Some(c)) => usize::from(c.text_cap),
+            _ => cap::HEADLINE,
+        };
+        assert_state(subject, text_cap);
     }
     assert!(view.facts.len() <= facts_cap(slot), "{} facts", view.facts.len());
     for (key, value) in &view.facts {
@@ -92,7 +119,7 @@ pub fn judge(table: &Cockpit, worst: &WorstCase, view: &View) {
     let json = to_value(view);
     for entry in json.get("entries").and_then(|e| e.as_array()).into_iter().flatten() {
         let keys: Vec<&str> = entry.as_object().into_iter().flat_map(|o| o.keys()).map(String::as_str).collect();
-        assert!(matches!(keys[..], ["select", "label" | "item"]), "entry keys {keys:?}");
+        assert!(matches!(keys[..], ["select", "label" | "item"] | ["select", "item", "mark"]), "entry keys {keys:?}");
     }
     assert!(render(view, Charset::Ascii).is_ascii());
     let card = render(view, Charset::Unicode);

@@ -73,7 +73,7 @@ fn strs(items: &[Str]) -> TokenStream {
 
 fn cockpit_tokens(c: &Cockpit) -> TokenStream {
     let (schema, title, negative_default, digest) = (s(&c.schema), s(&c.title), s(&c.negative_default), s(&c.digest));
-    let (root, drill) = (c.budget.root_tokens, c.budget.drill_tokens);
+    let (root, drill, item) = (c.budget.root_tokens, c.budget.drill_tokens, c.budget.item_tokens);
     let verbs = list(&c.verbs, verb);
     let arguments = list(&c.arguments, parameter);
     let common = strs(&c.common);
@@ -87,7 +87,7 @@ fn cockpit_tokens(c: &Cockpit) -> TokenStream {
             title: #title,
             negative_default: #negative_default,
             digest: #digest,
-            budget: ::m1nd_core::Budget { root_tokens: #root, drill_tokens: #drill },
+            budget: ::m1nd_core::Budget { root_tokens: #root, drill_tokens: #drill, item_tokens: #item },
             verbs: #verbs,
             arguments: #arguments,
             common: #common,
@@ -194,7 +194,7 @@ fn slot(slot: &Slot) -> TokenStream {
 }
 
 fn collection(c: &Collection) -> TokenStream {
-    let (items, limit) = (s(&c.items), c.limit);
+    let (items, limit, text_cap) = (s(&c.items), c.limit, c.text_cap);
     let actions = list(&c.actions, |a: &Action| {
         let r = read(&a.read);
         let bind = list(&a.bind, |b: &Binding| {
@@ -203,7 +203,7 @@ fn collection(c: &Collection) -> TokenStream {
         });
         quote! { ::m1nd_core::Action { read: #r, bind: #bind } }
     });
-    quote! { ::m1nd_core::Collection { items: #items, limit: #limit, actions: #actions } }
+    quote! { ::m1nd_core::Collection { items: #items, limit: #limit, text_cap: #text_cap, actions: #actions } }
 }
 
 /// A compile error carrying a rendered diagnostic, spanned where the caller says.

@@ -118,6 +118,41 @@ pub fn display(raw: &str, cap: usize) -> String {
     out.trim_end().to_owned()
 }
 
+/// [`display`], but a cut falls at a word boundary: the text ends with the
+/// last whole word that fits before the ellipsis. A word longer than half the
+/// cap (a path, a hash) is cut inside, or almost nothing would be shown.
+///
+/// ```
+/// use m1nd_core::sanitize::words;
+///
+/// let claim = "Telemetry export is best effort and must never block a request.";
+/// assert_eq!(words(claim, 40), "Telemetry export is best effort and…");
+/// assert_eq!(words("status: candidate", 40), "status: candidate");
+/// assert_eq!(words(&"x".repeat(60), 10), "xxxxxxxxx…");
+/// ```
+pub fn words(raw: &str, cap: usize) -> String {
+    // One character past the cap says whether the cap falls between words.
+    let longer = display(raw, cap.saturating_add(1));
+    let chars: Vec<char> = longer.chars().collect();
+    if chars.len() <= cap {
+        return longer;
+    }
+    if cap == 0 {
+        return String::new();
+    }
+    // The first `cap` characters are the text's own; keep at most `cap - 1`
+    // of them and end at the last space among the first `cap`.
+    let keep = cap - 1;
+    let end = match chars[..cap].iter().rposition(|c| *c == ' ') {
+        Some(space) if space >= keep / 2 => space,
+        _ => keep,
+    };
+    let mut out: String = chars[..end].iter().collect();
+    out.truncate(out.trim_end().len());
+    out.push('…');
+    out
+}
+
 /// Characters removed outright: they draw nothing.
 pub fn is_hidden(c: char) -> bool {
     get_general_category(c) == GeneralCategory::Format
@@ -179,6 +214,26 @@ mod tests {
         }
         // What is left is capped as visible text: hidden characters cost nothing.
         assert_eq!(display(&"\u{200B}".repeat(100), 3), "");
+    }
+
+    #[test]
+    fn word_cuts_end_on_a_whole_word_within_the_cap() {
+        use super::words;
+        assert_eq!(words("abc def ghi", 11), "abc def ghi");
+        assert_eq!(words("abc def ghi", 10), "abc def…");
+        // The cap falls right after a word: that word is kept.
+        assert_eq!(words("abcdefghi jkl", 10), "abcdefghi…");
+        assert_eq!(words("abcde fghijklmnop", 10), "abcde…");
+        assert_eq!(words("a bcdefghijklmnop", 10), "a bcdefgh…", "a word far longer is cut inside");
+        assert_eq!(words("ééé ééé ééé", 8), "ééé ééé…");
+        assert_eq!(words("anything", 0), "");
+        assert_eq!(words("anything", 1), "…");
+        // What is cut is sanitised first, and the mark always fits the cap.
+        for cap in 0..40 {
+            let cut = words("Telemetry\nexport is \u{1b}[31mbest effort and must never block a request.", cap);
+            assert!(cut.chars().count() <= cap, "{cap}: {cut}");
+            assert!(!cut.contains('\n') && !cut.contains('\u{1b}'));
+        }
     }
 
     #[test]

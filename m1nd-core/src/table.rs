@@ -67,6 +67,9 @@ impl HumanOnly {
 pub struct Budget {
     pub root_tokens: u32,
     pub drill_tokens: u32,
+    /// An item's own view, within `drill_tokens`: its headline is shown at
+    /// length until the loudest item view reaches this. Defaults to `drill_tokens`.
+    pub item_tokens: u32,
 }
 
 /// A verb of one compiled table, named by its position in [`Cockpit::verbs`].
@@ -233,6 +236,12 @@ pub struct Label {
 pub struct Collection {
     pub items: Str,
     pub limit: u16,
+    /// The most characters of an item's headline its own view (level 3)
+    /// shows: as many as the drill budget leaves room for in the loudest
+    /// state, found by the compiler with the real composer
+    /// ([`crate::runtime::budget::fit_text_caps`]), never less than the
+    /// field's own cap.
+    pub text_cap: u16,
     pub actions: List<Action>,
 }
 
@@ -312,7 +321,7 @@ impl Cockpit {
         title: Cow::Borrowed(""),
         negative_default: Cow::Borrowed(""),
         digest: Cow::Borrowed(""),
-        budget: Budget { root_tokens: 0, drill_tokens: 0 },
+        budget: Budget { root_tokens: 0, drill_tokens: 0, item_tokens: 0 },
         verbs: Cow::Borrowed(&[]),
         arguments: Cow::Borrowed(&[]),
         common: Cow::Borrowed(&[]),

@@ -1,11 +1,11 @@
 //! Two skins, one geometry; and state strings stay data.
 //!
 //! Over many generated states (ordinary, loud, failing and hostile), every
-//! level's JSON and text card carry the same numbers, labels, items, facts
-//! and sigs; entries expose only `select` references; no state string
-//! reaches a label or a payload; and displayed data is free of control
-//! characters and invisible characters (checked against ICU4X's Unicode
-//! data, not the sanitiser's own tables) and within its caps.
+//! level's JSON and text card carry the same numbers, labels, items, marks,
+//! listing, facts and sigs; entries expose only `select` references; no state
+//! string reaches a label, a mark or a payload; and displayed data is free of
+//! control characters and invisible characters (checked against ICU4X's
+//! Unicode data, not the sanitiser's own tables) and within its caps.
 
 mod support;
 
@@ -111,7 +111,9 @@ fn check_view(table: &Cockpit, view: &View, hostile: &[&str]) {
     assert_eq!(entries.len(), view.entries.len());
     for (json_entry, entry) in entries.iter().zip(&view.entries) {
         let object = json_entry.as_object().expect("entry is an object");
-        assert_eq!(object.len(), 2, "entry keys: {:?}", object.keys().collect::<Vec<_>>());
+        let keys = 2 + usize::from(entry.mark.is_some());
+        assert_eq!(object.len(), keys, "entry keys: {:?}", object.keys().collect::<Vec<_>>());
+        assert_eq!(object.get("mark").and_then(Value::as_str), entry.mark);
         assert!(!object.contains_key("verb"));
         assert_eq!(object["select"], entry.select.as_str());
         let number = entry.select.split('@').next().unwrap();
@@ -136,6 +138,22 @@ fn check_view(table: &Cockpit, view: &View, hostile: &[&str]) {
             .find(|line| line.trim_start().starts_with(&format!("{number} ")))
             .expect("text card lists the entry");
         assert!(line.contains(text.as_str()), "text card line {line:?} lacks {text:?}");
+        if let Some(mark) = entry.mark {
+            assert!(matches!(entry.text, EntryText::Data(_)), "a mark sits beside an item, not a label");
+            assert!(line.ends_with(&format!("] ({mark})")), "text card line {line:?} lacks the mark {mark:?}");
+        }
+    }
+    // The same listing: how many of how many, in what order.
+    match &view.listing {
+        Some(listing) => {
+            assert_eq!(json["list"]["shown"], listing.shown);
+            assert_eq!(json["list"]["total"], listing.total);
+            assert_eq!(json["list"]["order"], listing.order);
+            assert_eq!(listing.shown, view.entries.len() as u64);
+            assert!(listing.total >= listing.shown);
+            assert!(card.lines().any(|l| l == format!("  {}", listing.sentence())), "text card lacks the listing");
+        }
+        None => assert!(json.get("list").is_none()),
     }
     // Same facts.
     for (k, v) in &view.facts {
@@ -147,9 +165,20 @@ fn check_view(table: &Cockpit, view: &View, hostile: &[&str]) {
         EntryText::Data(d) => Some(d.as_str()),
         EntryText::Label(_) => None,
     });
-    for s in data.chain(view.facts.iter().map(|(_, v)| v.as_str())).chain(view.subject.as_deref()) {
+    for s in data.chain(view.facts.iter().map(|(_, v)| v.as_str())) {
         assert!(!s.chars().any(char::is_control), "control character in {s:?}");
         assert!(s.chars().count() <= 120, "uncapped ({} chars)", s.chars().count());
+    }
+    // An item's own view shows its headline at length, up to its collection's text_cap.
+    let subject_cap = match view.level {
+        Path::Item { slot, .. } => {
+            table.slot(slot).and_then(|s| s.collection.as_ref()).map_or(0, |c| c.text_cap.into())
+        }
+        _ => 40,
+    };
+    if let Some(s) = &view.subject {
+        assert!(!s.chars().any(char::is_control), "control character in {s:?}");
+        assert!(s.chars().count() <= subject_cap, "subject uncapped ({} chars > {subject_cap})", s.chars().count());
     }
     for line in card.lines() {
         assert!(!line.chars().any(char::is_control));

@@ -494,7 +494,7 @@ mod tests {
         };
         let root = compose(None);
         assert_eq!(runs(&store), vec![0; listings::ALL.len()], "the root ran a listing");
-        assert!(root.entries.iter().any(|e| e.text.as_str().starts_with("map: 11 blocks")), "{root:?}");
+        assert!(root.entries.iter().any(|e| e.text.as_str().starts_with("map: 11 ratified")), "{root:?}");
         let map = crate::COCKPIT.slots.iter().find(|s| s.facet.key() == "map").expect("a map slot");
         let drilled = compose(Some(&map.n.to_string()));
         assert!(!drilled.entries.is_empty());
@@ -667,7 +667,60 @@ mod tests {
         let view = m1nd_core::runtime::cockpit(&crate::COCKPIT, &snapshot, &request).expect("root");
         let text = format!("{view:?}");
         assert!(text.contains("2 waiting for your stamp"), "{text}");
-        assert!(text.contains("11 blocks ratified, 2 stale"), "{text}");
+        assert!(text.contains("map: 11 ratified, 2 stale, 1 to ratify"), "{text}");
         assert!(!text.contains("can't be read"), "{text}");
+    }
+
+    /// Each listing's SQL orders rows as its facet tells the human it does
+    /// ("newest first"), so a list never says one order and shows another.
+    /// A new order phrase in the registry fails here until its SQL is named.
+    #[test]
+    fn each_listing_is_in_the_order_its_facet_says() {
+        use m1nd_core::Facet;
+        let sql_order = |phrase: &str| match phrase {
+            "most urgent first" => "ORDER BY urgency, seq",
+            "waiting first" => "ORDER BY board, seq",
+            "most severe first" => "ORDER BY severity, seq",
+            "lowest score first" => "ORDER BY score_value, seq",
+            "newest first" => "ORDER BY seq DESC",
+            "oldest first" => "ORDER BY seq",
+            "most recently seen first" => "ORDER BY last_seen DESC, seq",
+            other => panic!("no SQL order is known for `{other}`: name it here, beside the listing's"),
+        };
+        for (facet, sql) in [
+            (Facet::Map, listings::BLOCKS),
+            (Facet::Missions, listings::MISSIONS),
+            (Facet::Health, listings::ALERTS),
+            (Facet::Trust, listings::MODULES),
+            (Facet::Memories, listings::MEMORIES),
+            (Facet::Drift, listings::DRIFT),
+            (Facet::Presences, listings::PRESENCES),
+        ] {
+            let order = facet.items().expect("facet lists items").order;
+            assert!(sql.contains(&format!("{} LIMIT", sql_order(order))), "{}: `{order}` but {sql}", facet.key());
+        }
+        // And the demo's newest memory is listed first, the stamp-waiting missions before the rest.
+        let (_dir, store) = demo();
+        let snapshot = store.snapshot().expect("snapshot");
+        let read = |name| Reader::read(&snapshot, &verb(name), &[]).expect(name);
+        let demo = super::super::demo::state().expect("the demo state");
+        let newest = demo.memories.last().expect("demo memories");
+        assert_eq!(field(&read("boot_memory").items[0], "id"), newest.id);
+    }
+
+    /// A count label and its list count the same items: the map's label
+    /// counts the candidate its list shows, and the listing says so.
+    #[test]
+    fn the_map_counts_and_marks_the_candidate_it_lists() {
+        let (_dir, store) = demo();
+        let snapshot = store.snapshot().expect("snapshot");
+        let slot = crate::COCKPIT.slots.iter().find(|s| s.facet == m1nd_core::Facet::Map).expect("a map slot");
+        let request = m1nd_core::runtime::Request { select: Some(slot.n.to_string()), ..Default::default() };
+        let view = m1nd_core::runtime::cockpit(&crate::COCKPIT, &snapshot, &request).expect("the map's list");
+        let listing = view.listing.expect("a list says what it shows");
+        assert_eq!((listing.shown, listing.total), (8, 12), "8 of 11 ratified + 1 candidate");
+        let marked: Vec<_> = view.entries.iter().filter(|e| e.mark == Some("candidate")).collect();
+        assert_eq!(marked.len(), 1, "{:?}", view.entries);
+        assert_eq!(marked[0].text.as_str(), "Plugin host (proposed)");
     }
 }

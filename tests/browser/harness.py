@@ -177,10 +177,12 @@ DOM_FACTS = """() => {
     subject: text('#view > .subject'),
     door: text('#view .door .text'),
     door_link: text('#view .door .link'),
+    listing: text('#view > .listing'),
     facts: [...document.querySelectorAll('.fact')].map((f) => [f.querySelector('dt').textContent, f.querySelector('dd').textContent]),
     entries: [...document.querySelectorAll('#view li > :is(button.entry, .inert)')].map((b) => ({
       number: b.querySelector('.num').textContent,
       text: b.querySelector('.text').textContent,
+      mark: b.querySelector('.mark') ? b.querySelector('.mark').textContent : null,
       data: b.classList.contains('data'),
       back: b.classList.contains('back'),
       select: b.dataset.select || null,
@@ -204,21 +206,27 @@ def card_from_dom(dom: dict) -> tuple[list[str], list[str]]:
     if dom["door"] is not None:
         link = f" → {dom['door_link']}" if dom["door_link"] is not None else ""
         lines.append(f"  > {dom['door']}{link}")
+    if dom["listing"] is not None:
+        lines.append(f"  {dom['listing']}")
     for entry in dom["entries"]:
         text = f"[{entry['text']}]" if entry["data"] else entry["text"]
+        if entry["mark"] is not None:
+            text += f" ({entry['mark']})"
         lines.append(f"{entry['number']:>6}  {text}")
     lines.append(dom["footer"])
     facts = [f"  {field}: {value}" for field, value in dom["facts"]]
     return lines, facts
 
 
-def card_lines(card: str, fact_count: int, has_subject: bool, has_door: bool) -> tuple[list[str], list[str]]:
+def card_lines(
+    card: str, fact_count: int, has_subject: bool, has_door: bool, has_listing: bool = False
+) -> tuple[list[str], list[str]]:
     """Split a text card into its fact lines and the rest. The text skin puts
-    the facts right after the title line, the subject and the door."""
+    the facts right after the title line, the subject, the door and the listing."""
     lines = card.split("\n")
     start = 0
     while lines[start].startswith("! "):
         start += 1
-    start += 1 + int(has_subject) + int(has_door)
+    start += 1 + int(has_subject) + int(has_door) + int(has_listing)
     facts = lines[start : start + fact_count]
     return lines[:start] + lines[start + fact_count :], facts

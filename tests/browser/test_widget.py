@@ -56,7 +56,7 @@ def assert_same_geometry(view: View, result: dict | None = None) -> dict:
     dom = view.dom()
     lines, facts = harness.card_from_dom(dom)
     card_rest, card_facts = harness.card_lines(
-        card, len(dom["facts"]), dom["subject"] is not None, dom["door"] is not None
+        card, len(dom["facts"]), dom["subject"] is not None, dom["door"] is not None, dom["listing"] is not None
     )
     assert lines == card_rest, f"DOM:\n{lines}\ncard:\n{card}"
     # JavaScript orders an object's integer-like keys first, so facts are compared as a set.

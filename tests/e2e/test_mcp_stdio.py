@@ -38,8 +38,17 @@ def _check_view(view: dict[str, Any], level: str) -> None:
     assert isinstance(view.get("title"), str) and view["title"], view
     assert not view.get("state_moved"), f"state moved on a fresh drill: {view}"
     for e in view.get("entries", []):
-        assert set(e) <= {"select", "label", "item"}, f"unexpected entry keys: {e}"
+        assert set(e) <= {"select", "label", "item", "mark"}, f"unexpected entry keys: {e}"
         assert ("label" in e) != ("item" in e), f"an entry has exactly one of label/item: {e}"
+        assert "mark" not in e or ("item" in e and isinstance(e["mark"], str)), f"a mark sits only beside an item: {e}"
+    # A list says what it is: how many of how many, in what order, as typed fields.
+    if "list" in view:
+        listing = view["list"]
+        assert set(listing) == {"shown", "total", "order"}, f"unexpected list keys: {listing}"
+        assert isinstance(listing["shown"], int) and isinstance(listing["total"], int), listing
+        assert isinstance(listing["order"], str) and listing["order"], listing
+        items = [e for e in view.get("entries", []) if "item" in e]
+        assert listing["shown"] == len(items) <= listing["total"], f"{listing} vs {len(items)} items"
         number, _, sig = e["select"].partition("@")
         assert sig == view["menu_sig"], f"entry {e['select']!r} does not carry this menu's sig"
         assert all(part.isdigit() for part in number.split(".")), f"select is not a bare reference: {e}"
@@ -167,6 +176,10 @@ async def test_cockpit_navigation_root_to_action(store: Path) -> None:
         assert select == f"2@{root['menu_sig']}"
         _, collection = await cockpit(s, select)
         _check_view(collection, "2")
+        # The demo map lists its one candidate among the ratified blocks, marked as one, and the
+        # list says it is a partial projection of everything its label counts.
+        assert [e["mark"] for e in collection["entries"] if "mark" in e] == ["candidate"], collection
+        assert collection["list"]["shown"] < collection["list"]["total"], collection["list"]
 
         select = first_entry(collection)["select"]
         assert select == f"2.1@{collection['menu_sig']}"

@@ -13,11 +13,12 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
             "Serve this cockpit only when the human types ? or explicitly asks for it, never on your own initiative and never at landing.",
         ),
         digest: ::std::borrow::Cow::Borrowed(
-            "825a463b8a631dbad5f3d3f26fe1a1a5d06477e4d0a75d30655eb973f225c6ce",
+            "783a93d332980faedbfcb370e757db7810e1b4101358cc1ed18437626c35c8a5",
         ),
         budget: ::m1nd_core::Budget {
             root_tokens: 800u32,
             drill_tokens: 800u32,
+            item_tokens: 560u32,
         },
         verbs: ::std::borrow::Cow::Borrowed(
             &[
@@ -1900,7 +1901,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                             ::m1nd_core::Label {
                                 condition: ::std::borrow::Cow::Borrowed("ratified"),
                                 text: ::std::borrow::Cow::Borrowed(
-                                    "map: {blocks} blocks ratified, {stale} stale",
+                                    "map: {blocks} ratified, {stale} stale, {candidates} to ratify",
                                 ),
                             },
                         ],
@@ -1908,6 +1909,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     collection: ::core::option::Option::Some(::m1nd_core::Collection {
                         items: ::std::borrow::Cow::Borrowed("blocks"),
                         limit: 8u16,
+                        text_cap: 608u16,
                         actions: ::std::borrow::Cow::Borrowed(
                             &[
                                 ::m1nd_core::Action {
@@ -1961,6 +1963,12 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                                 text: ::std::borrow::Cow::Borrowed("missions: none open"),
                             },
                             ::m1nd_core::Label {
+                                condition: ::std::borrow::Cow::Borrowed("waiting"),
+                                text: ::std::borrow::Cow::Borrowed(
+                                    "missions: none in flight, {waiting} waiting",
+                                ),
+                            },
+                            ::m1nd_core::Label {
                                 condition: ::std::borrow::Cow::Borrowed("active"),
                                 text: ::std::borrow::Cow::Borrowed(
                                     "missions: {flight} in flight, {waiting} waiting",
@@ -1971,6 +1979,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     collection: ::core::option::Option::Some(::m1nd_core::Collection {
                         items: ::std::borrow::Cow::Borrowed("missions"),
                         limit: 6u16,
+                        text_cap: 755u16,
                         actions: ::std::borrow::Cow::Borrowed(&[]),
                     }),
                     link: ::core::option::Option::Some(
@@ -2012,6 +2021,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     collection: ::core::option::Option::Some(::m1nd_core::Collection {
                         items: ::std::borrow::Cow::Borrowed("alerts"),
                         limit: 6u16,
+                        text_cap: 697u16,
                         actions: ::std::borrow::Cow::Borrowed(
                             &[
                                 ::m1nd_core::Action {
@@ -2072,6 +2082,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     collection: ::core::option::Option::Some(::m1nd_core::Collection {
                         items: ::std::borrow::Cow::Borrowed("modules"),
                         limit: 8u16,
+                        text_cap: 740u16,
                         actions: ::std::borrow::Cow::Borrowed(
                             &[
                                 ::m1nd_core::Action {
@@ -2139,6 +2150,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     collection: ::core::option::Option::Some(::m1nd_core::Collection {
                         items: ::std::borrow::Cow::Borrowed("memories"),
                         limit: 5u16,
+                        text_cap: 755u16,
                         actions: ::std::borrow::Cow::Borrowed(&[]),
                     }),
                     link: ::core::option::Option::None,
@@ -2180,6 +2192,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     collection: ::core::option::Option::Some(::m1nd_core::Collection {
                         items: ::std::borrow::Cow::Borrowed("nodes"),
                         limit: 8u16,
+                        text_cap: 672u16,
                         actions: ::std::borrow::Cow::Borrowed(
                             &[
                                 ::m1nd_core::Action {
@@ -2249,6 +2262,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     collection: ::core::option::Option::Some(::m1nd_core::Collection {
                         items: ::std::borrow::Cow::Borrowed("agents"),
                         limit: 6u16,
+                        text_cap: 764u16,
                         actions: ::std::borrow::Cow::Borrowed(&[]),
                     }),
                     link: ::core::option::Option::None,
@@ -2346,6 +2360,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     collection: ::core::option::Option::Some(::m1nd_core::Collection {
                         items: ::std::borrow::Cow::Borrowed("cards"),
                         limit: 9u16,
+                        text_cap: 4000u16,
                         actions: ::std::borrow::Cow::Borrowed(&[]),
                     }),
                     link: ::core::option::Option::None,

@@ -220,7 +220,9 @@ fn every_policy_key_is_documented_and_every_documented_key_exists() {
 
 /// The facet table as the registry gives it.
 fn facet_table() -> String {
-    let mut table = String::from("| facet | conditions {placeholders} | items: fields |\n|---|---|---|\n");
+    let mut table = String::from(
+        "| facet | conditions {placeholders} | items: fields | kinds {counted by}, order |\n|---|---|---|---|\n",
+    );
     for facet in Facet::ALL {
         let conditions: Vec<String> = facet
             .conditions()
@@ -230,14 +232,22 @@ fn facet_table() -> String {
                 format!("`{}`{numbers}", c.name)
             })
             .collect();
-        let items = match facet.items() {
-            None => "none".to_owned(),
+        let (items, kinds) = match facet.items() {
+            None => ("none".to_owned(), "none".to_owned()),
             Some(items) => {
                 let fields: Vec<String> = items.field_names().map(|f| format!("`{f}`")).collect();
-                format!("`{}`: {}", items.name, fields.join(", "))
+                let kinds: Vec<String> = items
+                    .kinds
+                    .iter()
+                    .map(|k| match k.mark {
+                        Some(mark) => format!("{} {{{}}} marked `{mark}`", k.name, k.count),
+                        None => format!("{} {{{}}}", k.name, k.count),
+                    })
+                    .collect();
+                (format!("`{}`: {}", items.name, fields.join(", ")), format!("{}; {}", kinds.join(", "), items.order))
             }
         };
-        table.push_str(&format!("| `{}` | {} | {items} |\n", facet.key(), conditions.join(", ")));
+        table.push_str(&format!("| `{}` | {} | {items} | {kinds} |\n", facet.key(), conditions.join(", ")));
     }
     table
 }

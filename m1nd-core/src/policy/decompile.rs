@@ -101,7 +101,12 @@ fn cards(c: &Cockpit) -> String {
 fn cockpit(c: &Cockpit) -> String {
     let mut out =
         format!("schema = {}\ntitle = {}\nnegative_default = {}\n", q(&c.schema), q(&c.title), q(&c.negative_default));
-    let _ = writeln!(out, "[budget]\nroot_tokens = {}\ndrill_tokens = {}", c.budget.root_tokens, c.budget.drill_tokens);
+    let b = c.budget;
+    let _ = writeln!(
+        out,
+        "[budget]\nroot_tokens = {}\ndrill_tokens = {}\nitem_tokens = {}",
+        b.root_tokens, b.drill_tokens, b.item_tokens
+    );
     for slot in c.slots.iter() {
         let _ = writeln!(out, "[[slot]]\nn = {}\nkey = {}\npinned = {}", slot.n, q(slot.facet.key()), slot.pinned);
         match &slot.kind {

@@ -31,6 +31,8 @@ pub enum Law {
     M013,
     /// Argument and definition pins are well-formed and name what the tool declares.
     M014,
+    /// A collection's count label and the list it opens count the same items.
+    M015,
 }
 
 impl Law {
@@ -53,6 +55,7 @@ impl Law {
             Law::M012 => "`negative_default` is present and non-empty.",
             Law::M013 => "A human-only verb is denied, reached by no menu entry, and served over MCP in no session.",
             Law::M014 => "Argument and definition pins are well-formed and name what the tool declares.",
+            Law::M015 => "A collection's count label and the list it opens count the same items.",
         }
     }
 
@@ -72,6 +75,7 @@ impl Law {
             Law::M012 => "M012",
             Law::M013 => "M013",
             Law::M014 => "M014",
+            Law::M015 => "M015",
         }
     }
 }

@@ -56,9 +56,10 @@ pub fn encode(c: &Cockpit) -> Vec<u8> {
 
 impl Encoder {
     fn budget(&mut self, b: &Budget) {
-        let Budget { root_tokens, drill_tokens } = *b;
+        let Budget { root_tokens, drill_tokens, item_tokens } = *b;
         self.u64(root_tokens.into());
         self.u64(drill_tokens.into());
+        self.u64(item_tokens.into());
     }
 
     fn verb(&mut self, v: &Verb) {
@@ -163,9 +164,10 @@ impl Encoder {
     }
 
     fn collection(&mut self, col: &Collection) {
-        let Collection { items, limit, actions } = col;
+        let Collection { items, limit, text_cap, actions } = col;
         self.str(items);
         self.u64((*limit).into());
+        self.u64((*text_cap).into());
         self.each(actions, |e, action| {
             let Action { read, bind } = action;
             e.read(read);

@@ -56,6 +56,7 @@ pub fn lower(cx: &Context<'_>) -> Cockpit {
     let budget = Budget {
         root_tokens: budget.map_or(0, |b| clamp_u32(*b.root_tokens.get_ref())),
         drill_tokens: budget.map_or(0, |b| clamp_u32(*b.drill_tokens.get_ref())),
+        item_tokens: budget.map_or(0, |b| clamp_u32(*b.item_tokens.as_ref().unwrap_or(&b.drill_tokens).get_ref())),
     };
     let reads = Reads::new(&cards, &verbs);
     let mut slots: Vec<Slot> = cx.slots().filter_map(|s| slot(cx, s, &deny, &reads)).collect();
@@ -79,6 +80,7 @@ pub fn lower(cx: &Context<'_>) -> Cockpit {
             acts_at: owned(raw.human_only.as_ref().map_or("", |h| h.acts_at.get_ref().as_str())),
         },
     };
+    crate::runtime::budget::fit_text_caps(&mut cockpit);
     cockpit.digest = Cow::Owned(digest(&cockpit));
     cockpit
 }
@@ -166,6 +168,8 @@ fn slot(cx: &Context<'_>, def: &SlotDef, deny: &DenyList, reads: &Reads<'_>) -> 
         Collection {
             items: owned(c.items.get_ref()),
             limit: u16::try_from(*c.limit.get_ref()).unwrap_or(0),
+            // Fitted to the budget once the whole table exists (see `lower`).
+            text_cap: 0,
             actions: Cow::Owned(actions),
         }
     });

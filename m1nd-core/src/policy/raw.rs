@@ -125,6 +125,9 @@ pub struct CockpitFile {
 pub struct BudgetDef {
     pub root_tokens: Spanned<i64>,
     pub drill_tokens: Spanned<i64>,
+    /// An item's own view, within `drill_tokens` (M011); `drill_tokens` when absent.
+    #[serde(default)]
+    pub item_tokens: Option<Spanned<i64>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -3,10 +3,15 @@
 //! Law M011 and the battery test both call [`worst_case`]. Rather than a
 //! hand-kept size model that could drift from the renderer, it renders the
 //! loudest state the policy admits — every number `u64::MAX`, every collection
-//! full, every field at its cap and made of `"` (which JSON doubles), the
-//! longest label of every slot, the longest state_sig and note — and measures
-//! the pretty JSON. Each of those maxima is independent of the others in the
-//! renderer, so combining them bounds every real response.
+//! full, every field at its cap and made of `"` (which JSON doubles), an
+//! item's headline at its collection's `text_cap`, every listed item with its
+//! facet's longest mark, the longest label of every slot, the longest
+//! state_sig and note — and measures the pretty JSON. Each of those maxima is
+//! independent of the others in the renderer, so combining them bounds every
+//! real response.
+//!
+//! [`fit_text_caps`] uses the same measure the other way round: it gives an
+//! item's own view as much of its headline as the drill budget has room for.
 
 use std::collections::HashMap;
 
@@ -16,7 +21,7 @@ use super::reader::{Item, MemoryReader, ReadError, Reading};
 use super::reading_set::Snapshot;
 use super::reference::Path;
 use super::sig::state_sig;
-use super::view::View;
+use super::view::{EntryText, View};
 use crate::facets::{Facet, UNAVAILABLE};
 use crate::sanitize::cap;
 use crate::table::{Cockpit, Slot, SlotKind};
@@ -38,23 +43,10 @@ pub fn worst_case(table: &Cockpit) -> WorstCase {
     let loud = loud_reader(table);
     let snapshot = Snapshot::take(table, &loud);
     let composer = Composer::new(table, &loud, &snapshot);
-    let longest_sig = longest_state_sig(table);
-    let note = longest_note();
-    let loudest = |mut view: View, title: Option<String>| {
-        view.state_sig.clone_from(&longest_sig);
-        view.store_version = u64::MAX;
-        view.state_moved = true;
-        view.note = Some(note.clone());
-        if let Some(title) = title {
-            view.title = title;
-        }
-        let size = tokens(&to_pretty(&view));
-        (size, view)
-    };
-    let (root_tokens, root) = loudest(loud_labels_root(table), None);
+    let loudest = Loudest::new(table);
+    let (root_tokens, root) = loudest.view(loud_labels_root(table), None, None);
     let mut drill: (usize, String, Option<View>) = (0, String::new(), None);
     for slot in table.slots.iter() {
-        let title = longest_label(slot);
         let mut paths = vec![Path::Collection { slot: slot.n }];
         let count = collection_len(slot);
         let actions = slot.collection.as_ref().map_or(0, |c| c.actions.len());
@@ -66,14 +58,103 @@ pub fn worst_case(table: &Cockpit) -> WorstCase {
             let Ok(view) = composer.level(path) else {
                 continue;
             };
-            let keep_title = matches!(path, Path::Action { .. });
-            let (size, view) = loudest(view, if keep_title { None } else { Some(title.clone()) });
+            let (size, view) = loudest.drill(slot, path, view);
             if size > drill.0 {
                 drill = (size, path.to_string(), Some(view));
             }
         }
     }
     WorstCase { root_tokens, drill_tokens: drill.0, drill_level: drill.1, root, drill: drill.2 }
+}
+
+/// The most characters an item's own view ever shows of its headline,
+/// however large the budget.
+pub const MAX_TEXT_CAP: u16 = 4_000;
+
+/// Give each collection's item view as much of the headline as the item
+/// budget has room for in the loudest state: the largest `text_cap`, at
+/// least the headline field's own cap, whose loudest item view fits
+/// `item_tokens`. Where even that floor does not fit, the floor stays and
+/// M011 reports the overrun.
+pub fn fit_text_caps(table: &mut Cockpit) {
+    for index in 0..table.slots.len() {
+        let slot = &table.slots[index];
+        let (Some(items), Some(_)) = (slot.facet.items(), &slot.collection) else {
+            continue;
+        };
+        let floor = items.field(items.headline).map_or(cap::HEADLINE, |f| f.cap);
+        let floor = u16::try_from(floor).unwrap_or(MAX_TEXT_CAP).min(MAX_TEXT_CAP);
+        let fits = |table: &mut Cockpit, text_cap: u16| {
+            set_text_cap(table, index, text_cap);
+            item_view_tokens(table, index) <= table.budget.item_tokens as usize
+        };
+        // The size grows with the cap, so the largest cap that fits is found by halving.
+        let (mut lo, mut hi) = (floor, MAX_TEXT_CAP);
+        if !fits(table, lo) {
+            set_text_cap(table, index, floor);
+            continue;
+        }
+        while lo < hi {
+            let mid = lo + (hi - lo).div_ceil(2);
+            if fits(table, mid) { lo = mid } else { hi = mid - 1 }
+        }
+        set_text_cap(table, index, lo);
+    }
+}
+
+fn set_text_cap(table: &mut Cockpit, index: usize, text_cap: u16) {
+    if let Some(collection) = table.slots.to_mut()[index].collection.as_mut() {
+        collection.text_cap = text_cap;
+    }
+}
+
+/// The loudest item view of slot `index`, in tokens.
+fn item_view_tokens(table: &Cockpit, index: usize) -> usize {
+    let slot = &table.slots[index];
+    let loud = loud_reader(table);
+    let snapshot = Snapshot::take(table, &loud);
+    let path = Path::Item { slot: slot.n, item: 1 };
+    match Composer::new(table, &loud, &snapshot).level(path) {
+        Ok(view) => Loudest::new(table).drill(slot, path, view).0,
+        Err(_) => 0,
+    }
+}
+
+/// What every level is given on top of its loudest state: the longest
+/// state_sig, note and store_version, and moved state.
+struct Loudest {
+    state_sig: String,
+    note: String,
+}
+
+impl Loudest {
+    fn new(table: &Cockpit) -> Self {
+        Self { state_sig: longest_state_sig(table), note: longest_note() }
+    }
+
+    /// A drill level made loudest: a collection or item titled with the
+    /// slot's longest label (an action keeps its card's title), and each
+    /// listed item with the facet's longest mark.
+    fn drill(&self, slot: &Slot, path: Path, view: View) -> (usize, View) {
+        let title = (!matches!(path, Path::Action { .. })).then(|| longest_label(slot));
+        let mark = slot.facet.items().and_then(|i| i.longest_mark());
+        self.view(view, title, mark)
+    }
+
+    fn view(&self, mut view: View, title: Option<String>, mark: Option<&'static str>) -> (usize, View) {
+        view.state_sig.clone_from(&self.state_sig);
+        view.store_version = u64::MAX;
+        view.state_moved = true;
+        view.note = Some(self.note.clone());
+        if let Some(title) = title {
+            view.title = title;
+        }
+        for entry in view.entries.iter_mut().filter(|e| matches!(e.text, EntryText::Data(_))) {
+            entry.mark = mark;
+        }
+        let size = tokens(&to_pretty(&view));
+        (size, view)
+    }
 }
 
 fn collection_len(slot: &Slot) -> u16 {
@@ -169,7 +250,10 @@ fn loud_reader(table: &Cockpit) -> MemoryReader {
             .flat_map(|c| c.placeholders)
             .fold(Reading::default(), |r, p| r.with(p, u64::MAX));
         if let Some(items) = slot.facet.items() {
-            let item = Item::new(items.fields.iter().map(|f| (f.name, "\"".repeat(f.cap))));
+            // The headline at its item view's cap, every other field at its own.
+            let text_cap = slot.collection.as_ref().map_or(0, |c| usize::from(c.text_cap));
+            let width = |f: &crate::facets::Field| if f.name == items.headline { f.cap.max(text_cap) } else { f.cap };
+            let item = Item::new(items.fields.iter().map(|f| (f.name, "\"".repeat(width(f)))));
             reading.items = vec![item; usize::from(max_limit)];
         }
         reader.by_card.insert(read.card().to_owned(), Ok(reading));

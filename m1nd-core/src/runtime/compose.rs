@@ -10,9 +10,9 @@ use super::reader::{Item, Reader, Reading};
 use super::reading_set::{Snapshot, checked_read};
 use super::reference::{self, Path, Reference};
 use super::sig::{menu_sig, state_sig};
-use super::view::{Entry, EntryText, View};
+use super::view::{Entry, EntryText, Listing, View};
 use crate::facets::{Facet, UNAVAILABLE};
-use crate::sanitize::{cap, display};
+use crate::sanitize::{cap, display, words};
 use crate::table::{Cockpit, Slot, SlotKind};
 
 /// What the `cockpit` verb was asked.
@@ -44,8 +44,10 @@ impl std::fmt::Display for CockpitError {
 impl std::error::Error for CockpitError {}
 
 /// Most lines an action result shows; their width is [`cap::RESULT_LINE`].
-/// An item's headline, in a listing and as the subject of its item view, is
-/// at most [`cap::HEADLINE`]; its facts carry each field up to its own cap.
+/// An item's headline is at most [`cap::HEADLINE`] in a listing and in an
+/// action's view, and up to its collection's `text_cap` as the subject of its
+/// own view; its facts carry every other field up to its own cap. Every cut
+/// falls at a word boundary and ends with `…` ([`words`]).
 pub const RESULT_LINES: usize = 8;
 
 const NOTE_UNAVAILABLE: &str = "this fact cannot be read right now; the rest of the menu is unaffected";
@@ -187,6 +189,7 @@ impl<'a> Composer<'a> {
             view.entries.push(Entry {
                 select: reference_text(&[u64::from(slot.n)]),
                 text: EntryText::Label(self.label(i)),
+                mark: None,
                 identity: Cow::Borrowed(slot.facet.key()),
             });
         }
@@ -236,15 +239,27 @@ impl<'a> Composer<'a> {
             view.door = Some(text.to_string());
             view.door_link = slot.link.as_ref().map(|l| l.to_string());
         }
-        if self.snapshot.readings[index].is_err() || self.snapshot.listing(self.table, self.reader, index).is_err() {
+        let counts = self.snapshot.readings[index].as_ref().ok();
+        let listed = self.snapshot.listing(self.table, self.reader, index).is_ok();
+        if counts.is_none() || !listed {
             view.note = Some(NOTE_UNAVAILABLE.to_owned());
         }
-        let headline = slot.facet.items().map_or("id", |i| i.headline);
-        for (m, item) in self.items(index)?.iter().enumerate() {
+        let items = self.items(index)?;
+        let kinds = slot.facet.items();
+        if let (Some(counts), Some(kinds), Some(_), true) = (counts, kinds, &slot.collection, listed) {
+            let shown = items.len() as u64;
+            // The label's own numbers: the list counts what its label counts (M015).
+            let total = kinds.total(|p| counts.number(p)).max(shown);
+            view.listing = Some(Listing { shown, total, order: kinds.order });
+        }
+        let headline = kinds.map_or("id", |i| i.headline);
+        for (m, item) in items.iter().enumerate() {
             let id = item.field("id").unwrap_or_default();
+            let kind = kinds.and_then(|k| k.kind_of(|f| item.field(f)));
             view.entries.push(Entry {
                 select: reference_text(&[u64::from(n), m as u64 + 1]),
                 text: EntryText::Data(headline_of(slot.facet, item, headline)),
+                mark: kind.and_then(|k| k.mark),
                 identity: Cow::Owned(id.to_owned()),
             });
         }
@@ -268,11 +283,14 @@ impl<'a> Composer<'a> {
         let (index, slot, item) = self.selected(n, m)?;
         let mut view = self.base(Path::Item { slot: n, item: m }, self.label(index));
         let items = slot.facet.items();
-        view.subject = Some(headline_of(slot.facet, &item, items.map_or("id", |i| i.headline)));
+        let headline = items.map_or("id", |i| i.headline);
+        // The item's own view: its headline at length, as the budget allows.
+        let text_cap = slot.collection.as_ref().map_or(cap::HEADLINE, |c| usize::from(c.text_cap));
+        view.subject = Some(words(item.field(headline).unwrap_or_default(), text_cap));
         if let Some(items) = items {
-            for field in items.fields {
+            for field in items.fields.iter().filter(|f| f.name != headline) {
                 if let Some(value) = item.field(field.name) {
-                    view.facts.push((field.name.to_owned(), display(value, field.cap)));
+                    view.facts.push((field.name.to_owned(), words(value, field.cap)));
                 }
             }
         }
@@ -287,6 +305,7 @@ impl<'a> Composer<'a> {
                 view.entries.push(Entry {
                     select: reference_text(&[u64::from(n), u64::from(m), k as u64 + 1]),
                     text: EntryText::Label(title.to_owned()),
+                    mark: None,
                     identity: Cow::Owned(action.read.card().to_owned()),
                 });
             }
@@ -355,10 +374,10 @@ fn fill(label: &str, reading: &Reading) -> String {
     out
 }
 
-/// The item's headline field, sanitised, at most [`cap::HEADLINE`].
+/// The item's headline field, sanitised, at most [`cap::HEADLINE`], cut at a word.
 fn headline_of(facet: Facet, item: &Item, headline: &str) -> String {
     let field_cap = facet.items().and_then(|i| i.field(headline)).map_or(cap::HEADLINE, |f| f.cap);
-    display(item.field(headline).unwrap_or_default(), field_cap.min(cap::HEADLINE))
+    words(item.field(headline).unwrap_or_default(), field_cap.min(cap::HEADLINE))
 }
 
 /// An action result as facts: numbers first, then one line per item.
@@ -366,7 +385,7 @@ fn result_facts(result: &Reading) -> Vec<(String, String)> {
     let numbers = result.numbers.iter().map(|(k, v)| (display(k, cap::KEY), v.to_string()));
     let lines = result.items.iter().enumerate().map(|(i, item)| {
         let line: Vec<String> = item.fields.iter().map(|(k, v)| format!("{k}={v}")).collect();
-        (format!("{}", i + 1), display(&line.join(" "), cap::RESULT_LINE))
+        (format!("{}", i + 1), words(&line.join(" "), cap::RESULT_LINE))
     });
     numbers.chain(lines).take(RESULT_LINES).collect()
 }

@@ -1,14 +1,16 @@
 //! The JSON skin (schema `m1nd-cockpit-v1`), the input of the widget.
 //!
 //! Entries carry only a `select` reference and either a static `label` or an
-//! `item` (sanitised state). No entry has a `verb` key: the only thing a
-//! button can send back is the reference a human would type.
+//! `item` (sanitised state), and an item may carry a static `mark` (its kind,
+//! e.g. `candidate`). No entry has a `verb` key: the only thing a button can
+//! send back is the reference a human would type. A collection says what its
+//! list is in `list`: `{ "shown": 5, "total": 7, "order": "newest first" }`.
 
 use serde::ser::{Serialize, SerializeMap, SerializeSeq, Serializer};
 use serde_json::Value;
 
 use super::reference::Path;
-use super::view::{Entry, EntryText, View};
+use super::view::{Entry, EntryText, Listing, View};
 
 pub use crate::table::SCHEMA;
 
@@ -58,6 +60,9 @@ impl Serialize for Json<'_> {
         if let Some(link) = &v.door_link {
             m.serialize_entry("door_link", link)?;
         }
+        if let Some(listing) = &v.listing {
+            m.serialize_entry("list", &ListingJson(listing))?;
+        }
         if !v.facts.is_empty() {
             m.serialize_entry("facts", &Facts(&v.facts))?;
         }
@@ -67,6 +72,20 @@ impl Serialize for Json<'_> {
         if let Some(back) = &v.back {
             m.serialize_entry("back", back)?;
         }
+        m.end()
+    }
+}
+
+/// `{ "shown": 5, "total": 7, "order": "newest first" }`.
+struct ListingJson<'a>(&'a Listing);
+
+impl Serialize for ListingJson<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let Listing { shown, total, order } = self.0;
+        let mut m = s.serialize_map(Some(3))?;
+        m.serialize_entry("shown", shown)?;
+        m.serialize_entry("total", total)?;
+        m.serialize_entry("order", order)?;
         m.end()
     }
 }
@@ -83,7 +102,8 @@ impl Serialize for Facts<'_> {
     }
 }
 
-/// Each entry is `{ "select": …, "label": … }` or `{ "select": …, "item": … }`.
+/// Each entry is `{ "select": …, "label": … }` or `{ "select": …, "item": … }`,
+/// the latter with `"mark": …` when the item's kind is marked.
 struct Entries<'a>(&'a [Entry]);
 
 impl Serialize for Entries<'_> {
@@ -100,11 +120,14 @@ struct EntryJson<'a>(&'a Entry);
 
 impl Serialize for EntryJson<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let mut m = s.serialize_map(Some(2))?;
+        let mut m = s.serialize_map(Some(2 + usize::from(self.0.mark.is_some())))?;
         m.serialize_entry("select", &self.0.select)?;
         match &self.0.text {
             EntryText::Label(label) => m.serialize_entry("label", label)?,
             EntryText::Data(data) => m.serialize_entry("item", data)?,
+        }
+        if let Some(mark) = self.0.mark {
+            m.serialize_entry("mark", mark)?;
         }
         m.end()
     }

@@ -77,7 +77,7 @@ mod tests {
     use super::*;
     use crate::runtime::json::to_value;
     use crate::runtime::reference::Path;
-    use crate::runtime::view::{Entry, EntryText, View};
+    use crate::runtime::view::{Entry, EntryText, Listing, View};
 
     /// Whether `value` has the JSON type `schema` names (or its `const`).
     fn has_type(schema: &Value, value: &Value) -> bool {
@@ -115,8 +115,8 @@ mod tests {
         }
     }
 
-    fn entry(select: &str, text: EntryText) -> Entry {
-        Entry { select: select.into(), text, identity: std::borrow::Cow::Borrowed("") }
+    fn entry(select: &str, text: EntryText, mark: Option<&'static str>) -> Entry {
+        Entry { select: select.into(), text, mark, identity: std::borrow::Cow::Borrowed("") }
     }
 
     #[test]
@@ -128,8 +128,11 @@ mod tests {
         full.note = Some("state moved".into());
         full.door = Some("stamp it in the tray".into());
         full.door_link = Some("/tray".into());
-        full.entries =
-            vec![entry("1@mc_1a2b3c4d", EntryText::Label("tray".into())), entry("2", EntryText::Data("x".into()))];
+        full.entries = vec![
+            entry("1@mc_1a2b3c4d", EntryText::Label("tray".into()), None),
+            entry("2", EntryText::Data("x".into()), Some("candidate")),
+        ];
+        full.listing = Some(Listing { shown: 1, total: 2, order: "newest first" });
         full.facts = vec![("status".into(), "ratified".into())];
         full.back = Some("root".into());
         let schema = cockpit();

@@ -17,4 +17,4 @@ pub use compose::{CockpitError, RESULT_LINES, Request, cockpit};
 pub use reader::{Item, MemoryReader, ReadError, Reader, Reading};
 pub use reference::{Path, Reference, ReferenceError, SEND_AS_TYPED, parse as parse_reference};
 pub use text::Charset;
-pub use view::{Entry, EntryText, View};
+pub use view::{Entry, EntryText, Listing, View};

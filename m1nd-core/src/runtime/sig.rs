@@ -55,6 +55,8 @@ pub fn menu_sig(cockpit: &Cockpit, view: &View) -> String {
     put(&view.state_sig);
     put(&u64_text(view.store_version));
     put(view.door.as_deref().unwrap_or(""));
+    // What the list says it is: the human reads "showing 8 of 12" too.
+    put(&view.listing.map(|l| l.sentence()).unwrap_or_default());
     // An item's facts are what its actions bind their arguments from: a
     // changed field must make a number read from this view stale.
     for (field, value) in &view.facts {
@@ -65,6 +67,7 @@ pub fn menu_sig(cockpit: &Cockpit, view: &View) -> String {
         put(number_of(&entry.select));
         put(&entry.identity);
         put(entry.text.as_str());
+        put(entry.mark.unwrap_or(""));
     }
     let hex = blake3::hash(&buf).to_hex();
     format!("mc_{}", &hex[..8])

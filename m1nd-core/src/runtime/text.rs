@@ -10,7 +10,7 @@ use super::view::{EntryText, View};
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Charset {
     Unicode,
-    /// Every non-ASCII character becomes `?`.
+    /// A cut's `…` becomes `...`; every other non-ASCII character becomes `?`.
     Ascii,
 }
 
@@ -45,6 +45,9 @@ pub fn render(view: &View, charset: Charset) -> String {
         }
         _ => {}
     }
+    if let Some(listing) = &view.listing {
+        let _ = writeln!(out, "  {}", listing.sentence());
+    }
     for (field, value) in &view.facts {
         let _ = writeln!(out, "  {field}: {value}");
     }
@@ -54,7 +57,11 @@ pub fn render(view: &View, charset: Charset) -> String {
             EntryText::Label(l) => l.clone(),
             EntryText::Data(d) => format!("[{d}]"),
         };
-        let _ = writeln!(out, "{number:>6}  {text}");
+        match entry.mark {
+            Some(mark) => writeln!(out, "{number:>6}  {text} ({mark})"),
+            None => writeln!(out, "{number:>6}  {text}"),
+        }
+        .unwrap_or_default();
     }
     if let Some(back) = &view.back {
         let _ = writeln!(out, "{back:>6}  back");
@@ -62,6 +69,7 @@ pub fn render(view: &View, charset: Charset) -> String {
     let _ = write!(out, "{}{dot}{}{dot}sv {}", view.menu_sig, view.state_sig, view.store_version);
     match charset {
         Charset::Unicode => out,
-        Charset::Ascii => out.chars().map(|c| if c.is_ascii() { c } else { '?' }).collect(),
+        // A cut's ellipsis stays a visible cut, not a question mark.
+        Charset::Ascii => out.replace('…', "...").chars().map(|c| if c.is_ascii() { c } else { '?' }).collect(),
     }
 }

@@ -27,6 +27,8 @@ pub struct View {
     pub door: Option<String>,
     /// The door's static link (from the policy), where the human acts.
     pub door_link: Option<String>,
+    /// For collections: how many items the list shows, of how many, in what order.
+    pub listing: Option<Listing>,
     /// Numbered choices of this level.
     pub entries: Vec<Entry>,
     /// Facts of an item or an action result: (field, sanitised value).
@@ -49,10 +51,30 @@ impl View {
             note: None,
             door: None,
             door_link: None,
+            listing: None,
             entries: Vec::new(),
             facts: Vec::new(),
             back: None,
         }
+    }
+}
+
+/// What a collection shows of what its label counts: a list is a fixed-N
+/// projection, and it says so. Numbers and static registry text only.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Listing {
+    /// How many items the list shows.
+    pub shown: u64,
+    /// How many items the slot's label counts (never fewer than are shown).
+    pub total: u64,
+    /// The order they are shown in, from the facet registry ("newest first").
+    pub order: &'static str,
+}
+
+impl Listing {
+    /// The one sentence both skins and the widget show: `showing 5 of 7, newest first`.
+    pub fn sentence(&self) -> String {
+        format!("showing {} of {}, {}", self.shown, self.total, self.order)
     }
 }
 
@@ -62,6 +84,9 @@ pub struct Entry {
     /// `3.2@mc_1a2b3c4d`
     pub select: String,
     pub text: EntryText,
+    /// Static text from the facet registry that tells an item's kind apart
+    /// in a listing (`candidate`), beside its data, never inside it.
+    pub mark: Option<&'static str>,
     /// What the number denotes (slot key, item id, action card), for the sig.
     pub(crate) identity: Cow<'static, str>,
 }

@@ -68,12 +68,15 @@ impl<'t> Walk<'t> {
         self.text("schema", schema);
         self.text("title", title);
         self.text("negative_default", negative_default);
-        let Budget { root_tokens, drill_tokens } = budget;
+        let Budget { root_tokens, drill_tokens, item_tokens } = budget;
         if self.here("budget.root_tokens") {
             *root_tokens += 1;
         }
         if self.here("budget.drill_tokens") {
             *drill_tokens += 1;
+        }
+        if self.here("budget.item_tokens") {
+            *item_tokens += 1;
         }
         self.each("verbs", verbs, |w, at, v| {
             let Verb { name, summary, requires, accepts, retired } = v;
@@ -162,10 +165,13 @@ impl<'t> Walk<'t> {
         let at = format!("{at}.collection");
         if collection.is_some() && self.here(&at) {
             *collection = None;
-        } else if let Some(Collection { items, limit, actions }) = collection {
+        } else if let Some(Collection { items, limit, text_cap, actions }) = collection {
             self.text(&format!("{at}.items"), items);
             if self.here(&format!("{at}.limit")) {
                 *limit += 1;
+            }
+            if self.here(&format!("{at}.text_cap")) {
+                *text_cap += 1;
             }
             self.each(&format!("{at}.actions"), actions, |w, at, action| {
                 let Action { read, bind } = action;

@@ -31,7 +31,12 @@ pub fn check_declared(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         return;
     };
     let b = budget.get_ref();
-    for (name, value) in [("root_tokens", &b.root_tokens), ("drill_tokens", &b.drill_tokens)] {
+    let declared = [
+        ("root_tokens", Some(&b.root_tokens)),
+        ("drill_tokens", Some(&b.drill_tokens)),
+        ("item_tokens", b.item_tokens.as_ref()),
+    ];
+    for (name, value) in declared.into_iter().filter_map(|(name, value)| Some((name, value?))) {
         let v = *value.get_ref();
         if !(1..=MAX_TOKENS).contains(&v) {
             out.push(
@@ -43,6 +48,19 @@ pub fn check_declared(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 .help("declare a real ceiling; upstream's is 800 tokens for root and for drill"),
             );
         }
+    }
+    if let Some(item) = &b.item_tokens
+        && *item.get_ref() > *b.drill_tokens.get_ref()
+    {
+        out.push(
+            Diagnostic::new(
+                Law::M011,
+                loc(PolicyFile::Cockpit, item),
+                format!("`item_tokens = {}` is over `drill_tokens = {}`", item.get_ref(), b.drill_tokens.get_ref()),
+            )
+            .label("an item's view is a drill level")
+            .help("keep `item_tokens` at or under `drill_tokens`, or leave it out to give item views the whole drill budget"),
+        );
     }
 }
 

@@ -1,4 +1,4 @@
-//! The laws M001–M014 as pure functions over the parsed policy: the whole
+//! The laws M001–M015 as pure functions over the parsed policy: the whole
 //! registry, with which policies each law governs.
 //!
 //! Each law reports every violation it finds; none stops at the first. M001's
@@ -20,6 +20,7 @@ pub mod m011_budget;
 mod m012_negative_default;
 mod m013_human_only;
 pub mod m014_pins;
+mod m015_counted_lists;
 
 use super::context::Context;
 use super::diagnostic::{Diagnostic, Law};
@@ -59,6 +60,7 @@ pub const REGISTRY: &[(Law, Scope, Check)] = &[
     (Law::M012, Scope::Menu, m012_negative_default::check),
     (Law::M013, Scope::Every, m013_human_only::check),
     (Law::M014, Scope::Every, m014_pins::check),
+    (Law::M015, Scope::Menu, m015_counted_lists::check),
 ];
 
 impl Law {
