@@ -236,6 +236,23 @@ fn counts_in(conn: &Connection) -> rusqlite::Result<Counts> {
     Ok(Counts::from_tallies(&tallies, u64::try_from(checkpoints).unwrap_or(0)))
 }
 
+impl Store {
+    /// Do `act` on `target`, which the human saw with `receipt` at
+    /// `seen_version`: a mission lands (merge_wait → landed), a block is
+    /// ratified (candidate → fresh), and the act is recorded, in one write.
+    /// The judgement is made inside that write's transaction, so nothing can
+    /// come between it and the commit.
+    pub fn act(&mut self, act: Act, target: &str, receipt: &str, seen_version: u64) -> Result<Acted, ActRefused> {
+        let change = Change::Act { act, target: target.to_owned(), receipt_hash: receipt.to_owned(), seen_version };
+        match self.apply(std::slice::from_ref(&change)).pop() {
+            Some(Ok(Done::Acted(acted))) => Ok(acted),
+            Some(Err(Refusal::Act(refused))) => Err(refused),
+            Some(Err(Refusal::Store(e))) => Err(ActRefused::Store(e)),
+            Some(Ok(_)) | None => Err(ActRefused::Store(StoreError::Interrupted)),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::fs;

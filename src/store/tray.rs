@@ -24,7 +24,6 @@ use std::sync::LazyLock;
 use m1nd_core::sanitize::{cap, display};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
-use super::batch::{Change, Done, Refusal};
 use super::error::StoreError;
 use super::state::{BlockStatus, Phase};
 use super::writes::Frame;
@@ -254,21 +253,6 @@ impl Store {
         let waiting = tally::get(&tx, &tally::phase(Phase::MergeWait)).map_err(fail)?;
         let candidate_count = tally::get(&tx, &tally::status(BlockStatus::Candidate)).map_err(fail)?;
         Ok(TrayState { store_version, waiting, missions, candidate_count, candidates })
-    }
-
-    /// Do `act` on `target`, which the human saw with `receipt` at
-    /// `seen_version`: a mission lands (merge_wait → landed), a block is
-    /// ratified (candidate → fresh), and the act is recorded, in one write.
-    /// The judgement is made inside that write's transaction, so nothing can
-    /// come between it and the commit.
-    pub fn act(&mut self, act: Act, target: &str, receipt: &str, seen_version: u64) -> Result<Acted, ActRefused> {
-        let change = Change::Act { act, target: target.to_owned(), receipt_hash: receipt.to_owned(), seen_version };
-        match self.apply(std::slice::from_ref(&change)).pop() {
-            Some(Ok(Done::Acted(acted))) => Ok(acted),
-            Some(Err(Refusal::Act(refused))) => Err(refused),
-            Some(Err(Refusal::Store(e))) => Err(ActRefused::Store(e)),
-            Some(Ok(_)) | None => Err(ActRefused::Store(StoreError::Interrupted)),
-        }
     }
 }
 
