@@ -15,7 +15,11 @@ export PYTHONDONTWRITEBYTECODE=1
 if ! command -v valgrind >/dev/null || ! command -v callgrind_annotate >/dev/null; then
   apt-get update -qq && apt-get install -y -qq valgrind
 fi
-cargo build --quiet --release --bin m1nd
 target_dir="${CARGO_TARGET_DIR:-target}"
 [[ "$target_dir" == /* ]] || target_dir="$root/$target_dir"
-exec python3 scripts/bench_callgrind.py --bin "$target_dir/release/m1nd" --out "$target_dir/bench-callgrind" "$@"
+# The release profile strips symbols; the profiles in top-*.txt need them. The same optimised
+# build with symbols kept goes to a target directory of its own, so the installed build is not
+# rebuilt back and forth. Stripping changes no instruction that runs.
+build_dir="$target_dir/bench-callgrind-build"
+CARGO_PROFILE_RELEASE_STRIP=false CARGO_TARGET_DIR="$build_dir" cargo build --quiet --release --bin m1nd
+exec python3 scripts/bench_callgrind.py --bin "$build_dir/release/m1nd" --out "$target_dir/bench-callgrind" "$@"
