@@ -257,7 +257,7 @@ impl Store {
 mod tests {
     use std::fs;
 
-    use super::super::test_dir::test_dir;
+    use super::super::test_dir::{files, test_dir};
     use super::*;
     use crate::store::{DB_FILE, MIN_MAX_BYTES};
 
@@ -269,19 +269,6 @@ mod tests {
     fn commits(store: &Store) -> u32 {
         let header = fs::read(store.dir().join(DB_FILE)).expect("read");
         u32::from_be_bytes(header[24..28].try_into().expect("4 bytes"))
-    }
-
-    /// Every file of the store directory, by name, with its bytes.
-    fn files(store: &Store) -> Vec<(String, Vec<u8>)> {
-        let mut out: Vec<_> = fs::read_dir(store.dir())
-            .expect("list")
-            .map(|e| {
-                let e = e.expect("entry");
-                (e.file_name().to_string_lossy().into_owned(), fs::read(e.path()).expect("read"))
-            })
-            .collect();
-        out.sort();
-        out
     }
 
     #[test]

@@ -316,23 +316,10 @@ pub(super) fn memory_id(tx: &Connection, version: u64) -> rusqlite::Result<Strin
 mod tests {
     use std::fs;
 
-    use super::super::test_dir::test_dir;
+    use super::super::test_dir::{files, test_dir};
     use super::super::{DB_FILE, Read};
     use super::*;
     use crate::store::MAX_CLAIM_CHARS;
-
-    /// Every file in the store directory, by name, with its bytes.
-    fn files(store: &Store) -> Vec<(String, Vec<u8>)> {
-        let mut out: Vec<(String, Vec<u8>)> = fs::read_dir(store.dir())
-            .expect("list")
-            .map(|e| {
-                let e = e.expect("entry");
-                (e.file_name().to_string_lossy().into_owned(), fs::read(e.path()).expect("read"))
-            })
-            .collect();
-        out.sort();
-        out
-    }
 
     /// The claims listed, newest first.
     fn claims(store: &Store) -> Vec<String> {
