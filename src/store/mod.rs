@@ -30,6 +30,9 @@
 //! - **Writers take turns.** Each write is one `BEGIN IMMEDIATE` transaction
 //!   (the version check, the change and the bump inside it), and every
 //!   connection waits up to [`BUSY_TIMEOUT`] for another's write to finish.
+//!   Within one process readers are not starved by back-to-back writes: a
+//!   reader blocked by a commit is woken when it ends, and the next write
+//!   lets waiting readers take their lock first (`turnstile.rs`).
 //!   The locks are on `state.db` itself, so there is no lock file that could
 //!   be deleted from under running servers.
 //!
@@ -65,6 +68,7 @@ mod tally;
 #[cfg(test)]
 mod test_dir;
 pub mod tray;
+mod turnstile;
 pub mod verbs;
 mod writes;
 
@@ -131,8 +135,8 @@ impl Store {
         let before = file::probe(&path)?;
         let flags =
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_NOFOLLOW;
-        let conn = Connection::open_with_flags(&path, flags).map_err(|e| StoreError::sql(&path, "open", &e))?;
-        configure(&conn, &path)?;
+        let mut conn = Connection::open_with_flags(&path, flags).map_err(|e| StoreError::sql(&path, "open", &e))?;
+        configure(&mut conn, &path)?;
         let mut store = Store { dir, path, conn, file: before, max_bytes: DEFAULT_MAX_BYTES };
         store.check_schema()?;
         store.max_bytes = store.declared_max_bytes()?;
@@ -303,9 +307,10 @@ fn limit_pages(conn: &Connection, path: &Path, max_bytes: u64) -> Result<(), Sto
 }
 
 /// Per-connection settings; none of them writes to the file.
-fn configure(conn: &Connection, path: &Path) -> Result<(), StoreError> {
+fn configure(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
     let fail = |e: rusqlite::Error| StoreError::sql(path, "configure", &e);
-    conn.busy_timeout(BUSY_TIMEOUT).map_err(fail)?;
+    // Waits up to BUSY_TIMEOUT, woken by this process's commits (turnstile.rs).
+    conn.busy_handler(Some(turnstile::wait_for_lock)).map_err(fail)?;
     conn.pragma_update(None, "synchronous", "EXTRA").map_err(fail)?;
     conn.pragma_update(None, "foreign_keys", false).map_err(fail)
 }
@@ -318,7 +323,7 @@ fn build(temp: &Path, state: &State, max_bytes: u64) -> Result<(), StoreError> {
         | OpenFlags::SQLITE_OPEN_NO_MUTEX
         | OpenFlags::SQLITE_OPEN_NOFOLLOW;
     let mut conn = Connection::open_with_flags(temp, flags).map_err(fail)?;
-    configure(&conn, temp)?;
+    configure(&mut conn, temp)?;
     conn.pragma_update(None, "journal_mode", "DELETE").map_err(fail)?;
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(fail)?;
     schema::migrate(&tx, 0, schema::VERSION).map_err(fail)?;

@@ -57,6 +57,9 @@ impl Store {
     /// Begin a read transaction. Nothing is written, now or when it ends.
     pub fn snapshot(&self) -> Result<Snapshot<'_>, StoreError> {
         let fail = |e: rusqlite::Error| StoreError::sql(&self.path, "read", &e);
+        // Counted as waiting until its first read holds the read lock, so a
+        // write of this process lets it in first (turnstile.rs).
+        let arriving = super::turnstile::Arriving::new();
         let tx = self.conn.unchecked_transaction().map_err(fail)?;
         let version: i64 = tx
             .prepare_cached("SELECT store_version FROM store WHERE one = 1")
@@ -67,6 +70,7 @@ impl Store {
                 }
                 e => fail(e),
             })?;
+        drop(arriving);
         let version = u64::try_from(version).map_err(|_| StoreError::corrupt(&self.path, "store_version < 0"))?;
         Ok(Snapshot {
             store: self,

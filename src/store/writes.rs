@@ -186,6 +186,9 @@ impl Store {
         };
         file::check_journal(dir)?;
         still_ours()?;
+        // Declared before the transaction, so dropped after it has ended:
+        // then this process's blocked readers are woken (turnstile.rs).
+        let _writing = super::turnstile::Writing::begin();
         let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| frame.fail(e))?;
         // The lock is on the file the connection opened; if the path now
         // names another file, writing here would not be writing the store.
