@@ -74,6 +74,11 @@ impl Answer {
         Self::text_and_value(text, value)
     }
 
+    /// The cockpit's view, when this is a cockpit answer.
+    pub fn view(&self) -> Option<&View> {
+        self.0.cockpit.as_ref().map(|(_, view)| view)
+    }
+
     /// The result, shared.
     pub fn result(&self) -> &CallToolResult {
         self.0.result.get_or_init(|| match &self.0.cockpit {

@@ -15,7 +15,9 @@ use super::answers::Answers;
 use super::arguments::Checked;
 use super::error::ServiceError;
 use crate::COCKPIT;
-use crate::store::{Change, Counts, Done, PersistAction, PersistOutcome, Probe, Read, Refusal, Store, StoreError};
+use crate::store::{
+    Change, Counts, Done, PersistAction, PersistOutcome, Probe, Read, Refusal, Snapshot, Store, StoreError,
+};
 
 /// Where `memorize` records a claim as coming from when no source is given.
 const DEFAULT_SOURCE: &str = "mcp";
@@ -39,19 +41,29 @@ pub fn read(
     let snapshot = store.snapshot()?;
     let store_version = snapshot.version();
     Ok(match read {
-        None => {
-            // Inside the read transaction no commit can be under way: the mark is this state's.
-            let mark = probe.mark();
-            answers.get_or_compose(mark, cockpit_request(args), |request| {
-                let view = runtime::cockpit(&COCKPIT, &snapshot, request)?;
-                Ok::<_, ServiceError>(Answer::cockpit(text::render(&view, Charset::Unicode), view))
-            })?
-        }
+        None => cockpit(&snapshot, answers, probe, cockpit_request(args))?,
         Some(read) => {
             let verb = read.name();
             let reading = snapshot.read(read, &args.pairs()).map_err(|source| ServiceError::Read { verb, source })?;
             Answer::value(reading_json(verb, store_version, &reading))
         }
+    })
+}
+
+/// The cockpit's answer to `request` over `snapshot`: the one kept for this
+/// state, or composed now and kept. The MCP verb and the human's pages both
+/// come here, so a look at the page after an agent's look (or the other way
+/// round) costs no compose.
+pub fn cockpit(
+    snapshot: &Snapshot<'_>,
+    answers: &Answers,
+    probe: &Probe,
+    request: Request,
+) -> Result<Answer, ServiceError> {
+    // Inside the read transaction no commit can be under way: the mark is this state's.
+    answers.get_or_compose(probe.mark(), request, |request| {
+        let view = runtime::cockpit(&COCKPIT, snapshot, request)?;
+        Ok::<_, ServiceError>(Answer::cockpit(text::render(&view, Charset::Unicode), view))
     })
 }
 

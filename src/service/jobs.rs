@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use m1nd_core::runtime::{Request, View};
+use m1nd_core::runtime::Request;
 use tokio::sync::oneshot;
 
 use super::answer::Answer;
@@ -21,7 +21,7 @@ pub enum ReadWork {
     /// `persist status` or `persist load`: the counts, checked against `expected`.
     Persist { action: PersistAction, expected: Option<u64>, reply: oneshot::Sender<Result<Answer, ServiceError>> },
     /// The cockpit's view for the human's pages and the CLI.
-    View { request: Request, reply: oneshot::Sender<Result<View, ServiceError>> },
+    View { request: Request, reply: oneshot::Sender<Result<Answer, ServiceError>> },
     /// What the tray shows.
     Tray { reply: oneshot::Sender<Result<TrayState, ServiceError>> },
 }

@@ -169,7 +169,8 @@ impl Service {
         let reads = Arc::new(FairQueue::new(options.queue));
         let answers = Arc::new(Answers::default());
         let probe = Arc::new(Probe::new(&options.store));
-        let writer = writer::start(options.store.clone(), Arc::clone(&counters)).map_err(ServiceError::Thread)?;
+        let kept = writer::Kept { answers: Arc::clone(&answers), probe: Arc::clone(&probe) };
+        let writer = writer::start(options.store.clone(), Arc::clone(&counters), kept).map_err(ServiceError::Thread)?;
         let readers = readers::Shared {
             queue: Arc::clone(&reads),
             answers: Arc::clone(&answers),
@@ -261,6 +262,13 @@ impl Service {
         Some(answer)
     }
 
+    /// The view of the cockpit answer kept for `request` over this state.
+    fn kept_view(&self, request: &Request) -> Option<View> {
+        let answer = self.0.answers.get(self.0.probe.mark()?, request)?;
+        self.0.counters.count(&self.0.counters.kept_hits);
+        answer.view().cloned()
+    }
+
     /// Queue a read for the pool and wait for its answer.
     async fn read<T>(
         &self,
@@ -284,8 +292,14 @@ impl Service {
     }
 
     /// The cockpit's view at `request` (for the human's pages and the CLI).
+    /// The answer kept for this state is used when there is one, as for the
+    /// MCP verb.
     pub async fn view(&self, request: Request) -> Result<View, ServiceError> {
-        self.read(Lane::default(), Cancel::default(), |reply| ReadWork::View { request, reply }).await
+        if let Some(view) = self.kept_view(&request) {
+            return Ok(view);
+        }
+        let answer = self.read(Lane::default(), Cancel::default(), |reply| ReadWork::View { request, reply }).await?;
+        view_of(&answer)
     }
 
     /// [`Service::view`], waiting on this thread (for the CLI).
@@ -294,7 +308,7 @@ impl Service {
         let deadline = Instant::now() + self.0.call_budget;
         let job = ReadJob { work: ReadWork::View { request, reply }, cancel: Cancel::default(), deadline };
         self.0.reads.push(Lane::default(), job)?;
-        answered.blocking_recv().unwrap_or(Err(ServiceError::Dropped))
+        view_of(&answered.blocking_recv().unwrap_or(Err(ServiceError::Dropped))?)
     }
 
     /// What the tray shows.
@@ -333,4 +347,10 @@ impl Service {
     pub fn stats(&self) -> Stats {
         self.0.counters.stats()
     }
+}
+
+/// The view in a cockpit answer (every answer the cockpit composes or keeps
+/// carries one; any other is a fault of this process, not of the caller).
+fn view_of(answer: &Answer) -> Result<View, ServiceError> {
+    answer.view().cloned().ok_or(ServiceError::Dropped)
 }

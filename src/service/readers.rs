@@ -14,8 +14,6 @@ use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use m1nd_core::runtime;
-
 use super::answer::Answer;
 use super::answers::Answers;
 use super::call;
@@ -24,7 +22,6 @@ use super::fair::FairQueue;
 use super::held::Held;
 use super::jobs::{Cancel, ReadJob, ReadWork};
 use super::stats::Counters;
-use crate::COCKPIT;
 use crate::store::{Probe, StoreError};
 
 /// How long an idle reader waits for work before looking whether to stop.
@@ -127,11 +124,8 @@ impl Reader {
                 let _ = reply.send(done);
             }
             ReadWork::View { request, reply } => {
-                let view = held.with(|store| {
-                    let snapshot = store.snapshot()?;
-                    Ok::<_, ServiceError>(runtime::cockpit(&COCKPIT, &snapshot, &request)?)
-                });
-                let _ = reply.send(view);
+                let answer = held.with(|store| call::cockpit(&store.snapshot()?, answers, probe, request));
+                let _ = reply.send(answer);
             }
             ReadWork::Tray { reply } => {
                 let _ = reply.send(held.with(|store| store.tray().map_err(ServiceError::from)));

@@ -15,6 +15,7 @@ pub struct Counters {
     pub over_budget: AtomicU64,
     pub checks: AtomicU64,
     pub check_reads: AtomicU64,
+    pub roots_composed: AtomicU64,
 }
 
 impl Counters {
@@ -37,6 +38,7 @@ impl Counters {
             over_budget: get(&self.over_budget),
             checks: get(&self.checks),
             check_reads: get(&self.check_reads),
+            roots_composed: get(&self.roots_composed),
         }
     }
 }
@@ -60,4 +62,6 @@ pub struct Stats {
     pub checks: u64,
     /// Store reads made by those checks (only when one saw a change).
     pub check_reads: u64,
+    /// Cockpit roots the writer composed after a commit (one read each).
+    pub roots_composed: u64,
 }

@@ -8,6 +8,15 @@
 //! commit syncs, the writes that arrive queue up and share the next one:
 //! under load, many writes per sync; alone, a write waits for nobody.
 //!
+//! # The cockpit's root, composed after each commit
+//!
+//! Once a commit has landed, the writer composes the cockpit's root over the
+//! new state and keeps it ([`super::answers`]) before it takes the next
+//! batch: it is what a person and the widget look at after every change, so
+//! that look is a kept answer instead of a read waiting in the pool behind
+//! other clients' slow reads. It costs one short read transaction per commit,
+//! not per write.
+//!
 //! # The version watch
 //!
 //! After every commit the version it reached is published on a [`watch`]
@@ -24,10 +33,14 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
+use m1nd_core::runtime::Request;
+
+use super::answers::Answers;
+use super::call;
 use super::held::Held;
 use super::jobs::WriteJob;
 use super::stats::Counters;
-use crate::store::{Change, Done, MAX_BATCH, Refusal, StoreError};
+use crate::store::{Change, Done, MAX_BATCH, Probe, Refusal, StoreError};
 
 /// How long the writer waits for a write before it checks whether another
 /// process changed the store (only while someone watches the version).
@@ -47,11 +60,17 @@ pub struct WriterHandle {
     pub versions: watch::Sender<Option<u64>>,
 }
 
+/// What the writer shares with the readers: the kept answers and the file's mark.
+pub struct Kept {
+    pub answers: Arc<Answers>,
+    pub probe: Arc<Probe>,
+}
+
 /// Start the writer over the store in `dir`.
-pub fn start(dir: PathBuf, counters: Arc<Counters>) -> std::io::Result<WriterHandle> {
+pub fn start(dir: PathBuf, counters: Arc<Counters>, kept: Kept) -> std::io::Result<WriterHandle> {
     let (messages, queue) = mpsc::channel::<Message>();
     let (versions, _) = watch::channel(None);
-    let mut writer = Writer { held: Held::new(dir), versions: versions.clone(), counters, data_version: None };
+    let mut writer = Writer { held: Held::new(dir), versions: versions.clone(), counters, kept, data_version: None };
     std::thread::Builder::new().name("m1nd-write".to_owned()).spawn(move || writer.serve(&queue))?;
     Ok(WriterHandle { messages, versions })
 }
@@ -60,6 +79,7 @@ struct Writer {
     held: Held,
     versions: watch::Sender<Option<u64>>,
     counters: Arc<Counters>,
+    kept: Kept,
     /// SQLite's `data_version` when the version was last published.
     data_version: Option<i64>,
 }
@@ -126,7 +146,21 @@ impl Writer {
         for (job, result) in batch.into_iter().zip(results) {
             let _ = job.reply.send(result);
         }
+        if newest.is_some() {
+            self.compose_root();
+        }
         self.publish(newest);
+    }
+
+    /// Compose and keep the cockpit's root over the state just committed
+    /// (see the module doc). Only a warm-up: a failure here is the next
+    /// reader's to meet and report.
+    fn compose_root(&mut self) {
+        let Kept { answers, probe } = &self.kept;
+        let composed = self.held.with(|store| call::cockpit(&store.snapshot()?, answers, probe, Request::default()));
+        if composed.is_ok() {
+            self.counters.count(&self.counters.roots_composed);
+        }
     }
 
     /// Tell every watcher about `version` if it moved. What SQLite's
