@@ -7,7 +7,12 @@
 //!   `warning:` or `error:` in front of anything worse than news. Scripts
 //!   that wait for `m1nd: serving MCP on http://…` keep working.
 //! - **json** is for a collector: one JSON object per line, with the time,
-//!   the level, the module and the message as fields.
+//!   the level, the module and the message as fields. The lines that carry
+//!   the tray's live login link (target
+//!   [`LOGIN_LINK_TARGET`](crate::transport::http::human::authority::LOGIN_LINK_TARGET))
+//!   are for the person at the terminal: they are never a JSON object, but
+//!   one text line each, as in the text format, so a collector that keeps
+//!   only the JSON objects never stores a link that logs in.
 //!
 //! Which events are shown is `M1ND_LOG` (`tracing`'s target syntax, for
 //! example `m1nd=debug,rmcp=info`); by default this crate's news and
@@ -17,7 +22,8 @@
 use std::fmt;
 
 use tracing::{Event, Level, Subscriber};
-use tracing_subscriber::filter::Targets;
+use tracing_subscriber::Layer;
+use tracing_subscriber::filter::{Targets, filter_fn};
 use tracing_subscriber::fmt::format::Writer;
 use tracing_subscriber::fmt::{FmtContext, FormatEvent, FormatFields};
 use tracing_subscriber::layer::SubscriberExt;
@@ -57,12 +63,29 @@ pub fn init(format: LogFormat, filter: Option<&str>) -> Result<(), LogError> {
             registry.with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr).event_format(Plain)).try_init()
         }
         LogFormat::Json => registry
-            .with(tracing_subscriber::fmt::layer().with_writer(std::io::stderr).json().flatten_event(true))
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .with_writer(std::io::stderr)
+                    .json()
+                    .flatten_event(true)
+                    .with_filter(filter_fn(|meta| !for_the_person(meta))),
+            )
+            .with(
+                tracing_subscriber::fmt::layer()
+                    .with_writer(std::io::stderr)
+                    .event_format(Plain)
+                    .with_filter(filter_fn(for_the_person)),
+            )
             .try_init(),
     };
     // Already installed: the first subscriber stays, which is what a second caller wants.
     let _ = installed;
     Ok(())
+}
+
+/// Whether an event carries a live login link, which only a person reads.
+fn for_the_person(meta: &tracing::Metadata<'_>) -> bool {
+    meta.target() == crate::transport::http::human::authority::LOGIN_LINK_TARGET
 }
 
 /// `m1nd: message key=value …`, as a person reads it.

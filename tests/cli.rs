@@ -239,7 +239,8 @@ fn init_demo_then_cockpit_shows_a_living_menu() {
 }
 
 /// `--log-format json` writes one JSON object per line on stderr, with the
-/// level and the message as fields; a bad `M1ND_LOG` stops the command.
+/// level and the message as fields, but the tray's login link as a text
+/// line for the person; a bad `M1ND_LOG` stops the command.
 #[test]
 fn logs_are_text_or_json_lines() {
     use std::io::{BufRead, BufReader};
@@ -263,11 +264,20 @@ fn logs_are_text_or_json_lines() {
             .stderr(std::process::Stdio::piped())
             .spawn()
             .expect("serve");
-        let mut first = String::new();
-        BufReader::new(child.stderr.take().expect("stderr")).read_line(&mut first).expect("a line");
+        let mut stderr = BufReader::new(child.stderr.take().expect("stderr"));
+        let (mut first, mut second) = (String::new(), String::new());
+        stderr.read_line(&mut first).expect("a line");
+        stderr.read_line(&mut second).expect("a second line");
         let _ = child.kill();
         let _ = child.wait();
         assert!(check(first.trim_end()), "{format}: {first}");
+        // The live login link is for the person: a text line in both formats,
+        // never a JSON object a collector keeps.
+        assert!(
+            second.starts_with("m1nd: the tray: open http://m1nd-") && second.contains("/login?token="),
+            "{second}"
+        );
+        assert!(serde_json::from_str::<Value>(&second).is_err(), "{format}: the link went out as JSON: {second}");
     }
     let bad = Command::new(BIN).args(["cockpit", "--store", store]).env("M1ND_LOG", "m1nd==x").output().expect("run");
     assert_eq!(bad.status.code(), Some(2));

@@ -177,11 +177,10 @@ fn serve_http_takes_a_host_name_and_stays_on_loopback() {
     assert!(text(&bare.stderr).contains("127.0.0.1:1338"), "{}", text(&bare.stderr));
 }
 
-/// `GET PATH` with `Accept`, no cookie.
-fn get(server: &HttpServer, path: &str, accept: &str) -> server_support::http::Reply {
+/// `GET PATH` on `host` with `Accept`, no cookie.
+fn get(server: &HttpServer, host: &str, path: &str, accept: &str) -> server_support::http::Reply {
     let mut stream = server.connect();
-    let request =
-        format!("GET {path} HTTP/1.1\r\nHost: {}\r\nAccept: {accept}\r\nConnection: close\r\n\r\n", server.host());
+    let request = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: {accept}\r\nConnection: close\r\n\r\n");
     stream.write_all(request.as_bytes()).expect("write");
     read_reply(&mut stream)
 }
@@ -190,9 +189,12 @@ fn get(server: &HttpServer, path: &str, accept: &str) -> server_support::http::R
 fn a_browser_that_has_not_logged_in_gets_a_page_saying_how() {
     let (_dir, store) = demo_store("login-page");
     let server = HttpServer::start(&store, &[], &[]);
+    // The tray's own host, as the login link names it.
+    let link = server.login_link();
+    let host = link.trim_start_matches("http://").split('/').next().expect("a host").to_owned();
     let browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
     for path in ["/", "/tray", "/?select=2", "/login?token=not-a-token"] {
-        let page = get(&server, path, browser);
+        let page = get(&server, &host, path, browser);
         assert_eq!(page.status, 401, "{path}");
         assert!(page.header("content-type").is_some_and(|t| t.starts_with("text/html")), "{path}: {:?}", page.headers);
         let html = page.text();
@@ -200,13 +202,13 @@ fn a_browser_that_has_not_logged_in_gets_a_page_saying_how() {
         assert!(!html.contains("<script"), "the login page runs nothing");
         assert!(page.header("content-security-policy").is_some(), "{path}: served with the pages' CSP");
 
-        let json = get(&server, path, "application/json");
+        let json = get(&server, &host, path, "application/json");
         assert_eq!(json.status, 401, "{path}");
         let answer: Value = serde_json::from_slice(&json.body).expect("a JSON client keeps JSON");
         assert_eq!(answer["code"], "login", "{path}: {answer}");
     }
     // A JSON answer that is not about a page stays JSON for a browser too.
-    let state = get(&server, "/tray/state.json", browser);
+    let state = get(&server, &host, "/tray/state.json", browser);
     assert_eq!(state.status, 401);
     assert!(serde_json::from_slice::<Value>(&state.body).is_ok(), "{}", state.text());
 }

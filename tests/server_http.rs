@@ -355,3 +355,83 @@ fn with_a_token_every_request_needs_it() {
     let wrote = mcp.call("memorize", json!({"claim": "with the token"}));
     assert!(!is_error(&wrote), "{wrote}");
 }
+
+/// `GET path` with `Host: host` and `headers`, on a fresh connection.
+fn get(server: &HttpServer, host: &str, path: &str, headers: &[(&str, &str)]) -> server_support::http::Reply {
+    let mut request = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
+    for (name, value) in headers {
+        request.push_str(&format!("{name}: {value}\r\n"));
+    }
+    request.push_str("\r\n");
+    let mut stream = server.connect();
+    stream.write_all(request.as_bytes()).expect("write");
+    server_support::http::read_reply(&mut stream)
+}
+
+/// The login link names a host of this server's own under `.localhost`;
+/// the human's pages answer there alone. On `127.0.0.1` and `localhost`
+/// (which every local server shares, cookies having no port) they say where
+/// the tray lives, never set a cookie, never read one, and never spend a
+/// token; `/mcp` answers on every admitted name as before.
+#[test]
+fn the_tray_lives_on_a_host_name_of_its_own() {
+    let (_dir, store) = demo_store("http-tray-host");
+    let server = HttpServer::start(&store, &[], &[]);
+    let port = server.addr.port();
+    let link = server.login_link();
+    let rest = link.strip_prefix("http://").expect("an http link");
+    let (host, path) = rest.split_at(rest.find('/').expect("a path"));
+    let name = host.strip_suffix(&format!(":{port}")).expect("the bound port");
+    let label = name.strip_suffix(".localhost").expect("a name under .localhost");
+    let digits = label.strip_prefix("m1nd-").expect("the m1nd- prefix");
+    assert!(digits.len() == 32 && digits.bytes().all(|b| b.is_ascii_hexdigit()), "{label}");
+    assert!(path.starts_with("/login?token="), "{link}");
+
+    let page = "text/html,application/xhtml+xml,*/*;q=0.8";
+    for shared in [format!("127.0.0.1:{port}"), format!("localhost:{port}"), "127.0.0.1".to_owned()] {
+        for (target, accept) in [(path, page), (path, "application/json"), ("/tray", page), ("/tray/state.json", "*/*")]
+        {
+            let reply = get(&server, &shared, target, &[("Accept", accept)]);
+            assert_eq!(reply.status, 421, "{shared}{target}: {}", reply.text());
+            assert!(reply.header("set-cookie").is_none(), "{shared}{target} set a cookie");
+            assert!(!reply.text().contains(name), "{shared}{target} told the instance host");
+            if accept == page {
+                assert!(reply.text().contains(".localhost") && !reply.text().contains("<script"), "{}", reply.text());
+            } else {
+                let answer: Value = serde_json::from_slice(&reply.body).expect("JSON");
+                assert_eq!(answer["code"], "tray_host", "{answer}");
+            }
+        }
+    }
+    // Another label under .localhost is a name this server does not answer to.
+    let guess = format!("m1nd-{}.localhost:{port}", "0".repeat(32));
+    assert_eq!(get(&server, &guess, "/tray", &[]).status, 403);
+
+    // The token the shared names saw is still unspent: it logs in on the instance host.
+    let login = get(&server, host, path, &[("Accept", page)]);
+    assert_eq!(login.status, 303, "{}", login.text());
+    assert_eq!(login.header("location"), Some("/tray"));
+    let set = login.header("set-cookie").expect("a session cookie");
+    let attributes: Vec<String> = set.split(';').map(|a| a.trim().to_ascii_lowercase()).collect();
+    assert!(attributes[0].starts_with("m1nd_tray=") && attributes[0].len() == "m1nd_tray=".len() + 64, "{set}");
+    for wanted in ["httponly", "samesite=strict", "path=/"] {
+        assert!(attributes.iter().any(|a| a == wanted), "{set} lacks {wanted}");
+    }
+    assert!(!attributes.iter().any(|a| a.starts_with("domain")), "{set} is not host-only");
+    let cookie = set.split(';').next().expect("name=value");
+    let state = get(&server, host, "/tray/state.json", &[("Cookie", cookie)]);
+    assert_eq!(state.status, 200, "{}", state.text());
+    let replayed = get(&server, &format!("127.0.0.1:{port}"), "/tray/state.json", &[("Cookie", cookie)]);
+    assert_eq!(replayed.status, 421, "the session was read on 127.0.0.1: {}", replayed.text());
+    assert_eq!(get(&server, host, path, &[]).status, 401, "a spent token logged in twice");
+    assert!(server.login_link().starts_with(&format!("http://{host}/login?token=")), "the next link, same host");
+
+    let (body, headers) = stateless_call("cockpit", json!({}));
+    let headers: Vec<(&str, &str)> = headers.iter().map(|(n, v)| (*n, v.as_str())).collect();
+    let mut all = vec![("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
+    all.extend_from_slice(&headers);
+    for mcp_host in [format!("127.0.0.1:{port}"), format!("localhost:{port}"), host.to_owned()] {
+        let reply = server.raw(&request_bytes("POST", &mcp_host, &all, &body));
+        assert_eq!(reply.status, 200, "/mcp on {mcp_host}: {}", reply.text());
+    }
+}

@@ -220,7 +220,10 @@ class _Browser:
         if self.conn is None:
             self.conn = http.client.HTTPConnection(self.run.host, self.run.port, timeout=TIMEOUT_S)
             self.connection_life = self.run.lives
-        headers = {"Cookie": cookie} if cookie else {}
+        # The pages answer only on the tray's own host, the one the login link names.
+        headers = {"Host": urllib.parse.urlsplit(self.run.login_link).netloc}
+        if cookie:
+            headers["Cookie"] = cookie
         try:
             self.conn.request("GET", path, headers=headers)
             response = self.conn.getresponse()

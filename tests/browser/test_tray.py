@@ -349,17 +349,104 @@ def test_ratifying_a_candidate_block_once(browser, server, store):
     context.close()
 
 
-def test_a_name_of_its_own_keeps_the_cookie_from_other_local_servers(browser, store):
-    """Cookies go to every port of a host; under `m1nd.localhost` the session is the tray's alone."""
-    server = TrayServer(store, extra=("--allow-host", "m1nd.localhost"))
+class Recorder(BaseHTTPRequestHandler):
+    """A plain server on another loopback port that keeps every `Cookie` header it is sent."""
+
+    # (Host, Cookie) of every request, the browser's favicon requests included.
+    seen: list[tuple[str, str]] = []
+
+    def do_GET(self):
+        Recorder.seen.append((self.headers.get("Host") or "", self.headers.get("Cookie") or ""))
+        page = b"<!doctype html><title>another local server</title><p>recorded</p>"
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", str(len(page)))
+        self.end_headers()
+        self.wfile.write(page)
+
+    def log_message(self, *args):
+        pass
+
+
+def test_two_servers_keep_their_own_sessions_and_no_other_server_gets_them(browser, store, tmp_path):
+    """Cookies have no port: on 127.0.0.1 one server's session would reach every local server, and a
+    second login would replace the first. Each tray lives on its own `m1nd-<label>.localhost`."""
+    a = TrayServer(store)
+    b = TrayServer(harness.init_store(tmp_path / "store-b"))
+    recorder = ThreadingHTTPServer(("127.0.0.1", 0), Recorder)
+    threading.Thread(target=recorder.serve_forever, daemon=True).start()
+    Recorder.seen = []
     try:
-        context = browser.new_context()
-        page = context.new_page()
-        page.goto(server.first_link.replace("127.0.0.1", "m1nd.localhost"))
-        page.wait_for_selector("#missions section.card")
-        hosts = {c["domain"] for c in context.cookies() if c["name"] == "m1nd_tray"}
-        assert hosts == {"m1nd.localhost"}, hosts
-        assert not context.cookies("http://127.0.0.1:1/"), "the session cookie would reach 127.0.0.1"
+        assert a.name != b.name and a.port != b.port
+        context = browser.new_context(viewport={"width": 900, "height": 1000})
+
+        # On 127.0.0.1 the pages only say where the tray lives: no cookie, and the token is not spent.
+        shared = context.new_page()
+        misdirected = shared.goto(a.first_link.replace(a.name, "127.0.0.1"))
+        assert misdirected.status == 421 and ".localhost" in shared.content()
+        assert a.name not in shared.content(), "the page told its instance host"
+        assert not context.cookies(), "a cookie was set on 127.0.0.1"
+
+        # One browser, both servers: chromium resolves each *.localhost name to loopback.
+        page_a = context.new_page()
+        page_a.goto(a.first_link)
+        page_a.wait_for_selector("#missions section.card")
+        to_b: list = []
+        context.on("request", lambda r: to_b.append(r) if r.url.startswith(b.base + "/") else None)
+        page_b = context.new_page()
+        page_b.goto(b.first_link)
+        page_b.wait_for_selector("#missions section.card")
+        sessions = {c["domain"]: c for c in context.cookies() if c["name"] == "m1nd_tray"}
+        assert set(sessions) == {a.name, b.name}, sessions
+        assert sessions[a.name]["value"] != sessions[b.name]["value"]
+        for c in sessions.values():
+            assert c["httpOnly"] and c["sameSite"] == "Strict" and not c["domain"].startswith("."), c
+        assert not context.cookies(f"http://127.0.0.1:{a.port}/") and not context.cookies(f"http://localhost:{a.port}/")
+
+        # Logging into B did not log A out: A's page reloads and stamps, then B's stamps.
+        page_a.reload()
+        page_a.wait_for_selector("#missions section.card")
+        for page in (page_a, page_b):
+            before = page.locator("#waiting").inner_text()
+            page.locator("#missions section.card").first.locator("button.stamp").click()
+            expect(page.locator("#status")).to_have_text(re.compile(r"^stamped "))
+            assert page.locator("#waiting").inner_text() != before
+        status_a = page_a.evaluate("fetch('/tray/state.json').then(r => r.status)")
+        status_b = page_b.evaluate("fetch('/tray/state.json').then(r => r.status)")
+        assert (status_a, status_b) == (200, 200)
+
+        # Another local server, visited in the same browser on every shared name, is sent neither session.
+        port = recorder.server_address[1]
+        visits = [f"http://127.0.0.1:{port}/", f"http://localhost:{port}/", f"http://m1nd-{'0' * 32}.localhost:{port}/"]
+        for url in visits:
+            other = context.new_page()
+            other.goto(url)
+            other.evaluate("fetch(location.href, {credentials: 'include'}).then(r => r.status)")
+            other.close()
+        hosts = [host for host, _ in Recorder.seen]
+        for url in visits:
+            assert hosts.count(url.removeprefix("http://").rstrip("/")) >= 2, (url, Recorder.seen)
+        for secret in [c["value"] for c in sessions.values()]:
+            assert not any(secret in cookie for _, cookie in Recorder.seen), Recorder.seen
+        assert not any("m1nd_tray" in cookie for _, cookie in Recorder.seen), Recorder.seen
+        # The control: the recorder does see a session when the browser sends one, as on A's own
+        # name (cookies have no port). That is why the name is random and printed only in A's links.
+        Recorder.seen = []
+        control = context.new_page()
+        control.goto(f"http://{a.name}:{port}/")
+        control.close()
+        assert any(sessions[a.name]["value"] in cookie for _, cookie in Recorder.seen), Recorder.seen
+
+        # Server B is never sent A's session either (every request the browser made to it), and A's
+        # session replayed to B by hand opens nothing there.
+        cookies_to_b = [r.all_headers().get("cookie", "") for r in to_b]
+        assert len(cookies_to_b) >= 4, [r.url for r in to_b]
+        assert not any(sessions[a.name]["value"] in c for c in cookies_to_b), cookies_to_b
+        assert any(sessions[b.name]["value"] in c for c in cookies_to_b), cookies_to_b
+        got, answer = b.request("GET", "/tray/state.json", {"Cookie": f"m1nd_tray={sessions[a.name]['value']}"})
+        assert (got, answer.get("code")) == (401, "login"), "B took A's session"
         context.close()
     finally:
-        server.close()
+        recorder.shutdown()
+        a.close()
+        b.close()

@@ -15,11 +15,15 @@ from pathlib import Path
 
 import harness
 
-LINK = re.compile(r"(http://127\.0\.0\.1:\d+/login\?token=[0-9a-f]{64})")
+# The tray lives on a host name of the server's own, named only in its login links.
+LINK = re.compile(r"(http://m1nd-[0-9a-f]{32}\.localhost:\d+/login\?token=[0-9a-f]{64})")
 
 
 class TrayServer:
-    """`m1nd serve --http 127.0.0.1:0` over a store, its login links read from stderr."""
+    """`m1nd serve --http 127.0.0.1:0` over a store, its login links read from stderr.
+
+    `base` is `http://m1nd-<label>.localhost:<port>`, where the tray lives;
+    `name` is that host name without the port."""
 
     def __init__(self, store: Path, session_seconds: float | None = None, extra: tuple[str, ...] = ()):
         args = [harness.binary(), "serve", "--store", str(store), "--http", "127.0.0.1:0", *extra]
@@ -31,7 +35,9 @@ class TrayServer:
         threading.Thread(target=self._read, daemon=True).start()
         self.first_link = self.next_link()
         self.base = self.first_link.split("/login")[0]
-        self.port = int(self.base.rsplit(":", 1)[1])
+        self.host = self.base.removeprefix("http://")
+        self.name, port = self.host.rsplit(":", 1)
+        self.port = int(port)
 
     def _read(self) -> None:
         for raw in self.proc.stderr:
@@ -44,9 +50,9 @@ class TrayServer:
         return self.links.get(timeout=harness.TIMEOUT_S)
 
     def request(self, method: str, path: str, headers: dict[str, str] | None = None, body: bytes = b"") -> tuple[int, dict]:
-        """One raw request; `headers` replace the defaults (Host is this server's)."""
+        """One raw request to 127.0.0.1; `headers` replace the defaults (Host is the tray's own)."""
         conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=harness.TIMEOUT_S)
-        sent = {"Host": f"127.0.0.1:{self.port}", "Content-Length": str(len(body))}
+        sent = {"Host": self.host, "Content-Length": str(len(body))}
         sent.update(headers or {})
         conn.putrequest(method, path, skip_host=True, skip_accept_encoding=True)
         for k, v in sent.items():

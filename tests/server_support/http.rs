@@ -11,7 +11,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::channel;
+use std::sync::Mutex;
+use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
 use base64::Engine;
@@ -30,6 +31,8 @@ pub const SESSION_VERSION: &str = "2025-06-18";
 pub struct HttpServer {
     child: Child,
     pub addr: SocketAddr,
+    /// The tray's login links, in the order the server printed them.
+    links: Mutex<Receiver<String>>,
 }
 
 impl HttpServer {
@@ -60,6 +63,7 @@ impl HttpServer {
             .expect("spawn m1nd serve --http");
         let stderr = child.stderr.take().expect("stderr");
         let (tx, rx) = channel();
+        let (link_tx, links) = channel();
         std::thread::spawn(move || {
             let mut lines = BufReader::new(stderr).lines();
             let mut printed = String::new();
@@ -68,8 +72,13 @@ impl HttpServer {
                 if let Some(rest) = line.strip_prefix("m1nd: serving MCP on http://") {
                     let addr = rest.trim_end_matches("/mcp").to_owned();
                     let _ = tx.send(Ok(addr));
-                    // Keep draining so the server never blocks on a full pipe.
-                    lines.for_each(drop);
+                    // Keep draining so the server never blocks on a full pipe,
+                    // and keep the login links it prints.
+                    for line in lines.map_while(Result::ok) {
+                        if let Some(link) = login_link_in(&line) {
+                            let _ = link_tx.send(link.to_owned());
+                        }
+                    }
                     return;
                 }
                 printed.push_str(&line);
@@ -78,7 +87,9 @@ impl HttpServer {
             let _ = tx.send(Err(printed));
         });
         match rx.recv_timeout(TIMEOUT) {
-            Ok(Ok(addr)) => Ok(HttpServer { child, addr: addr.parse().expect("printed address") }),
+            Ok(Ok(addr)) => {
+                Ok(HttpServer { child, addr: addr.parse().expect("printed address"), links: Mutex::new(links) })
+            }
             Ok(Err(printed)) => {
                 let status = child.wait().expect("wait");
                 Err(format!("{status}: {printed}"))
@@ -122,6 +133,23 @@ impl HttpServer {
     pub fn host(&self) -> String {
         self.addr.to_string()
     }
+
+    /// The next login link the server printed (the first at start, then one
+    /// after each login).
+    pub fn login_link(&self) -> String {
+        let links = self.links.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        links.recv_timeout(TIMEOUT).expect("a login link printed on stderr")
+    }
+}
+
+/// The login link in a line of the server's stderr: from `http://` to the
+/// end of the 64 hex digits of its token.
+pub fn login_link_in(line: &str) -> Option<&str> {
+    let start = line.find("http://")?;
+    let rest = &line[start..];
+    let token = rest.find("/login?token=")? + "/login?token=".len();
+    let digits = rest[token..].bytes().take_while(u8::is_ascii_hexdigit).count();
+    (digits == 64).then(|| &rest[..token + digits])
 }
 
 impl Drop for HttpServer {

@@ -29,9 +29,9 @@
 //! # The human's pages
 //!
 //! The same listener serves the person at the terminal ([`human`]): the
-//! cockpit at `/` and the tray at `/tray`, behind a one-time login link,
-//! a session cookie, same-origin and CSRF checks and the same `Host`
-//! allow-list. They are routed beside `/mcp`, not through it: nothing that
+//! cockpit at `/` and the tray at `/tray`, on a host name of this server's
+//! own (`m1nd-<random>.localhost`, named only in the login link), behind a
+//! one-time login link, a session cookie, same-origin and CSRF checks. They are routed beside `/mcp`, not through it: nothing that
 //! arrives on `/mcp` reaches the tray's acts, and a request to them without
 //! the person's session is refused.
 //!
@@ -108,12 +108,19 @@ pub fn run(service: Service, http: HttpOptions) -> Result<(), ServeError> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(ServeError::Runtime)?;
     runtime.block_on(async move {
         let (listener, bound) = listen(&http).await?;
-        let authority = human::authority::Authority::new(format!("http://{bound}"), http.session_lifetime)?;
+        let instance = human::instance::InstanceHost::random()?;
+        let authority = human::authority::Authority::new(instance.base(bound.port()), http.session_lifetime)?;
         let login_link = authority.login_link();
-        let human = human::Human { authority, service: service.clone(), hosts: http.allowed_hosts.clone() };
+        let hosts = http.allowed_hosts.clone();
+        let mut http = http;
+        http.allowed_hosts.push(instance.name().to_owned());
+        let human = human::Human { authority, service: service.clone(), hosts, instance };
         let app = router(Server::new(service), &http, Some(Arc::new(human)));
         tracing::info!("serving MCP on http://{bound}{MCP_PATH}");
-        tracing::info!("the tray: open {login_link} (the link works once)");
+        tracing::info!(
+            target: human::authority::LOGIN_LINK_TARGET,
+            "the tray: open {login_link} (the link works once)"
+        );
         accept(listener, app, http.request_timeout).await
     })
 }

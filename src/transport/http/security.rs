@@ -7,7 +7,8 @@
 //!   carry `Authorization: Bearer <token>`, compared in constant time;
 //!   anything else gets 401 before rmcp sees the request.
 //! - **`Host` and `Origin`** are rmcp's own checks, configured here: `Host`
-//!   must be a loopback name (or one the operator adds), against DNS
+//!   must be a loopback name (or one the operator adds, or the server's own
+//!   `m1nd-<random>.localhost`, see [`super::human::instance`]), against DNS
 //!   rebinding; a present `Origin` must be on the allow-list, which is empty
 //!   by default, so no browser page may call `/mcp` unless the operator names
 //!   its origin. Both answer 403.

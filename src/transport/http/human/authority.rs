@@ -2,16 +2,31 @@
 //!
 //! # The invariant
 //!
-//! Only the person who reads the server's terminal can act on the tray. The
-//! server prints a login link carrying a 256-bit random token (from the
-//! operating system, `getrandom`). Opening it spends the token (a second use
-//! is refused) and sets a session cookie that is `HttpOnly` (no script reads
-//! it) and `SameSite=Strict` (no other site's page sends it); a fresh link is
-//! printed for the next login. A write also needs a CSRF token bound to that
-//! session, which only the tray page itself carries, and a same-origin
-//! `Origin`. Tokens, session ids and CSRF tokens live in this process's
-//! memory alone: never in the store, never in an MCP answer or a widget
-//! payload, so no agent can read or replay them. Sessions expire.
+//! 1. **Only the person who reads the server's terminal can act on the
+//!    tray.** The server prints a login link carrying a 256-bit random token
+//!    (from the operating system, `getrandom`). Opening it spends the token
+//!    (a second use is refused) and sets a session cookie that is `HttpOnly`
+//!    (no script reads it) and `SameSite=Strict` (no other site's page sends
+//!    it); a fresh link is printed for the next login. A write also needs a
+//!    CSRF token bound to that session, which only the tray page itself
+//!    carries, and a same-origin `Origin`. Tokens, session ids and CSRF
+//!    tokens live in this process's memory alone: never in the store, never
+//!    in an MCP answer or a widget payload, so no agent can read or replay
+//!    them. Sessions expire.
+//! 2. **The session is this server's alone.** Cookies are scoped by host, not
+//!    by port: a cookie set on `127.0.0.1` reaches every local server, which
+//!    could replay it, and two m1nd servers on one machine would overwrite
+//!    each other's. So the login link names a host of this server's own,
+//!    `m1nd-<128 random bits>.localhost` ([`super::instance`]), and the
+//!    cookie is set host-only (no `Domain`) on that name: the browser sends
+//!    it to that name alone, and no other server knows the name. The human's
+//!    pages answer on that name only; on `127.0.0.1`, `localhost` or an
+//!    `--allow-host` name they say where the tray lives and never set or read
+//!    a cookie (`checks::check_host`). `/mcp` is unchanged on those names.
+//! 3. **The link goes to the person, not to a log collector.** The lines
+//!    carrying a login link are logged under [`LOGIN_LINK_TARGET`], which
+//!    `--log-format json` keeps out of its JSON objects and writes as one
+//!    plain text line on stderr instead (`crate::log`).
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -35,11 +50,22 @@ pub enum LoginError {
     NotValid,
 }
 
-/// 32 random bytes as 64 lowercase hex digits.
-fn random_hex() -> Result<String, LoginError> {
-    let mut bytes = [0u8; 32];
+/// The `tracing` target of the lines that carry a live login link.
+pub const LOGIN_LINK_TARGET: &str = "m1nd::tray::login_link";
+
+/// Random bytes in a token, a session id or a CSRF token: 256 bits.
+const SECRET_BYTES: usize = 32;
+
+/// `n` random bytes as `2n` lowercase hex digits.
+pub(super) fn random_hex(n: usize) -> Result<String, LoginError> {
+    let mut bytes = vec![0u8; n];
     getrandom::fill(&mut bytes).map_err(LoginError::NoRandomness)?;
     Ok(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// A fresh 256-bit secret.
+fn secret() -> Result<String, LoginError> {
+    random_hex(SECRET_BYTES)
 }
 
 /// What a valid session carries.
@@ -60,7 +86,7 @@ struct Inner {
 pub struct Authority {
     inner: Mutex<Inner>,
     lifetime: Duration,
-    /// `http://host:port`, for printing login links.
+    /// `http://<instance host>:port`, for printing login links.
     base: String,
 }
 
@@ -72,7 +98,7 @@ pub struct Opened {
 
 impl Authority {
     pub fn new(base: String, lifetime: Duration) -> Result<Self, LoginError> {
-        let inner = Inner { login: random_hex()?, sessions: HashMap::new() };
+        let inner = Inner { login: secret()?, sessions: HashMap::new() };
         Ok(Self { inner: Mutex::new(inner), lifetime, base })
     }
 
@@ -92,9 +118,9 @@ impl Authority {
         if !constant_time_eq::constant_time_eq(presented.as_bytes(), inner.login.as_bytes()) {
             return Err(LoginError::NotValid);
         }
-        inner.login = random_hex()?;
-        let session_id = random_hex()?;
-        let session = Session { csrf: random_hex()?, expires: Instant::now() + self.lifetime };
+        inner.login = secret()?;
+        let session_id = secret()?;
+        let session = Session { csrf: secret()?, expires: Instant::now() + self.lifetime };
         let now = Instant::now();
         inner.sessions.retain(|_, s| s.expires > now);
         if inner.sessions.len() >= MAX_SESSIONS
@@ -105,7 +131,7 @@ impl Authority {
         inner.sessions.insert(key(&session_id), session);
         let next = format!("{}/login?token={}", self.base, inner.login);
         drop(inner);
-        tracing::info!("the tray: a session was opened; the next login link is {next}");
+        tracing::info!(target: LOGIN_LINK_TARGET, "the tray: a session was opened; the next login link is {next}");
         Ok(Opened { session_id, lifetime: self.lifetime })
     }
 
@@ -148,7 +174,9 @@ fn session_id(header: &str) -> Option<&str> {
     header.split(';').map(str::trim).find_map(|pair| pair.strip_prefix(COOKIE)?.strip_prefix('='))
 }
 
-/// The `Set-Cookie` value that opens a session.
+/// The `Set-Cookie` value that opens a session: host-only (no `Domain`, so
+/// it goes back to the instance host it was set on and to no other name),
+/// `HttpOnly`, `SameSite=Strict`.
 pub fn set_cookie(opened: &Opened) -> String {
     format!(
         "{COOKIE}={}; HttpOnly; SameSite=Strict; Path=/; Max-Age={}",
@@ -185,6 +213,17 @@ mod tests {
         assert!(!session.admits(Some("0")) && !session.admits(None));
         a.logout(Some(&cookie));
         assert!(a.session(Some(&cookie)).is_none());
+    }
+
+    #[test]
+    fn the_cookie_is_host_only_http_only_and_strict() {
+        let opened = Opened { session_id: "ab".into(), lifetime: Duration::from_secs(60) };
+        for cookie in [set_cookie(&opened), clear_cookie()] {
+            let attributes: Vec<_> = cookie.split(';').map(|a| a.trim().to_ascii_lowercase()).collect();
+            assert!(!attributes.iter().any(|a| a.starts_with("domain")), "{cookie}");
+            assert!(attributes.contains(&"httponly".to_owned()), "{cookie}");
+            assert!(attributes.contains(&"samesite=strict".to_owned()), "{cookie}");
+        }
     }
 
     #[test]

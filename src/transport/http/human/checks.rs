@@ -1,7 +1,9 @@
 //! Who may reach the human's pages, decided before a handler runs: the
-//! `Host` allow-list on every request, the session on every page, and for a
-//! write also a same-origin `Origin`, no cross-site `Sec-Fetch-Site` and the
-//! session's CSRF token. Each refusal is answered before the store is opened.
+//! instance host on every request (any other name the server answers to is
+//! told where the tray lives, and nothing more), the session on every page,
+//! and for a write also a same-origin `Origin`, no cross-site
+//! `Sec-Fetch-Site` and the session's CSRF token. Each refusal is answered
+//! before the store is opened.
 
 use std::sync::Arc;
 
@@ -11,6 +13,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use super::authority::{Authority, Session};
+use super::pages::not_here;
 use super::{Human, Refused, problem};
 
 /// The header carrying the CSRF token.
@@ -27,15 +30,21 @@ pub(super) fn host_name(host: &str) -> String {
     name.to_ascii_lowercase()
 }
 
+/// Where a request to the human's pages may go: on to its handler on the
+/// instance host; to an explanation (421, no cookie set or read) on the
+/// other names the server answers to; to 403 anywhere else.
 pub(super) async fn check_host(State(human): State<Arc<Human>>, request: Request, next: Next) -> Response {
     let host = request.headers().get(header::HOST).and_then(|h| h.to_str().ok()).unwrap_or_default();
     let name = host_name(host);
+    if name == human.instance.name() {
+        return next.run(request).await;
+    }
     let allowed =
         crate::transport::http::security::LOOPBACK_HOSTS.contains(&name.as_str()) || human.hosts.contains(&name);
     if !allowed {
         return problem(StatusCode::FORBIDDEN, "host", "Forbidden: this Host is not one the server answers to");
     }
-    next.run(request).await
+    not_here(request.headers())
 }
 
 pub(crate) fn cookie(headers: &HeaderMap) -> Option<&str> {

@@ -3,8 +3,13 @@
 //!
 //! # What every request goes through
 //!
-//! - **Host.** The same allow-list as `/mcp` (the loopback names and any
-//!   `--allow-host`), against DNS rebinding: anything else gets 403.
+//! - **Host.** The pages live on this server's own name,
+//!   `m1nd-<random>.localhost` ([`instance`]), which only the login link
+//!   names, so the session cookie reaches no other local server (see
+//!   [`authority`], invariant 2). On the other names `/mcp` admits (the
+//!   loopback names and any `--allow-host`) every page answers 421 and says
+//!   where the tray lives, setting and reading no cookie; any other `Host`
+//!   gets 403, against DNS rebinding.
 //! - **A session** ([`authority`]): every page and JSON answer but `/login`
 //!   needs the session cookie; without one the answer is 401 and says to
 //!   open the link the server printed: as JSON, or, to a browser that asks
@@ -22,6 +27,7 @@
 mod acts;
 pub mod authority;
 mod checks;
+pub mod instance;
 mod pages;
 
 use std::sync::Arc;
@@ -33,6 +39,7 @@ use axum::routing::{get, post};
 use serde_json::json;
 
 use authority::Authority;
+use instance::InstanceHost;
 
 pub use acts::{MAX_FORM_BYTES, MAX_TARGET_BYTES};
 pub use checks::CSRF_HEADER;
@@ -48,7 +55,11 @@ pub struct Human {
     pub authority: Authority,
     /// The one way to the store, shared with `/mcp`.
     pub service: Service,
+    /// The `--allow-host` names: there, as on the loopback names, the pages
+    /// only say where they live.
     pub hosts: Vec<String>,
+    /// The one name the pages are served on.
+    pub instance: InstanceHost,
 }
 
 /// The human's routes, behind the Host check.

@@ -59,6 +59,27 @@ fn wants_a_page(headers: &HeaderMap) -> bool {
         .any(|media| media.split(';').next().is_some_and(|m| m.trim().eq_ignore_ascii_case("text/html")))
 }
 
+/// The answer to a request for the human's pages on a name that is not the
+/// instance host (`127.0.0.1`, `localhost`, an `--allow-host` name): 421, and
+/// where the tray lives, as the login page for a browser or as JSON. It names
+/// no instance host (that name is printed only in the login link), and sets
+/// and reads no cookie, so a session never lives on a name every local
+/// server shares.
+pub(super) fn not_here(headers: &HeaderMap) -> Response {
+    if wants_a_page(headers) {
+        return html_with_status(StatusCode::MISDIRECTED_REQUEST, LOGIN_PAGE.to_owned());
+    }
+    Refused(
+        StatusCode::MISDIRECTED_REQUEST,
+        "tray_host",
+        "the tray and the cockpit are served only at the address in the login link `m1nd serve --http` printed in \
+         its terminal (http://m1nd-<random>.localhost:<port>/login?token=…), not on this host name; agents keep \
+         using /mcp here"
+            .into(),
+    )
+    .into_response()
+}
+
 /// A refused page request as its client should see it: a missing session
 /// is the login page for a browser, and the JSON refusal for anything else.
 fn for_a_person(refused: Refused, headers: &HeaderMap) -> Response {
