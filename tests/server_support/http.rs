@@ -11,7 +11,8 @@ use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::mpsc::channel;
+use std::sync::Mutex;
+use std::sync::mpsc::{Receiver, channel};
 use std::time::Duration;
 
 use base64::Engine;
@@ -30,6 +31,8 @@ pub const SESSION_VERSION: &str = "2025-06-18";
 pub struct HttpServer {
     child: Child,
     pub addr: SocketAddr,
+    /// The tray's login links, as the server prints them.
+    logins: Mutex<Receiver<String>>,
 }
 
 impl HttpServer {
@@ -60,6 +63,7 @@ impl HttpServer {
             .expect("spawn m1nd serve --http");
         let stderr = child.stderr.take().expect("stderr");
         let (tx, rx) = channel();
+        let (login_tx, logins) = channel();
         std::thread::spawn(move || {
             let mut lines = BufReader::new(stderr).lines();
             let mut printed = String::new();
@@ -68,8 +72,13 @@ impl HttpServer {
                 if let Some(rest) = line.strip_prefix("m1nd: serving MCP on http://") {
                     let addr = rest.trim_end_matches("/mcp").to_owned();
                     let _ = tx.send(Ok(addr));
-                    // Keep draining so the server never blocks on a full pipe.
-                    lines.for_each(drop);
+                    // Keep draining so the server never blocks on a full
+                    // pipe, passing on the login links it prints.
+                    for line in lines.map_while(Result::ok) {
+                        if let Some(link) = login_link(&line) {
+                            let _ = login_tx.send(link);
+                        }
+                    }
                     return;
                 }
                 printed.push_str(&line);
@@ -78,7 +87,9 @@ impl HttpServer {
             let _ = tx.send(Err(printed));
         });
         match rx.recv_timeout(TIMEOUT) {
-            Ok(Ok(addr)) => Ok(HttpServer { child, addr: addr.parse().expect("printed address") }),
+            Ok(Ok(addr)) => {
+                Ok(HttpServer { child, addr: addr.parse().expect("printed address"), logins: Mutex::new(logins) })
+            }
             Ok(Err(printed)) => {
                 let status = child.wait().expect("wait");
                 Err(format!("{status}: {printed}"))
@@ -122,6 +133,45 @@ impl HttpServer {
     pub fn host(&self) -> String {
         self.addr.to_string()
     }
+
+    /// The next login link the server prints (one per spent token), as a
+    /// path: `/login?token=…`.
+    pub fn login_path(&self) -> String {
+        let logins = self.logins.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let link = logins.recv_timeout(TIMEOUT).expect("the server printed a login link");
+        let path = link.strip_prefix(&format!("http://{}", self.addr)).expect("a link to this server");
+        path.to_owned()
+    }
+
+    /// Log in to the tray as the person at the terminal would: open the
+    /// printed link, keep the cookie, read the CSRF token off the tray page.
+    pub fn login(&self) -> TraySession {
+        let reply = self.raw(&request_to("GET", &self.login_path(), &self.host(), &[], b""));
+        assert_eq!(reply.status, 303, "the login link: {}", reply.text());
+        let set = reply.header("set-cookie").expect("a session cookie");
+        let cookie = set.split(';').next().expect("name=value").trim().to_owned();
+        let page = self.raw(&request_to("GET", "/tray", &self.host(), &[("Cookie", &cookie)], b""));
+        assert_eq!(page.status, 200, "the tray page: {}", page.text());
+        let html = page.text();
+        let marker = "<meta name=\"m1nd-csrf\" content=\"";
+        let at = html.find(marker).expect("the page carries its CSRF token") + marker.len();
+        let csrf = html[at..].split('"').next().expect("token").to_owned();
+        TraySession { cookie, csrf }
+    }
+}
+
+/// A tray login: the `Cookie` header value and the session's CSRF token.
+#[derive(Clone, Debug)]
+pub struct TraySession {
+    pub cookie: String,
+    pub csrf: String,
+}
+
+/// The login link in a line the server printed, if there is one.
+fn login_link(line: &str) -> Option<String> {
+    let at = line.find("http://")?;
+    let link = line[at..].split_whitespace().next()?;
+    link.contains("/login?token=").then(|| link.to_owned())
 }
 
 impl Drop for HttpServer {
@@ -131,9 +181,14 @@ impl Drop for HttpServer {
     }
 }
 
-/// An HTTP/1.1 request, byte for byte.
+/// An HTTP/1.1 request to `/mcp`, byte for byte.
 pub fn request_bytes(method: &str, host: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
-    let mut out = format!("{method} /mcp HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
+    request_to(method, "/mcp", host, headers, body)
+}
+
+/// An HTTP/1.1 request to `path`, byte for byte.
+pub fn request_to(method: &str, path: &str, host: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
+    let mut out = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
     for (name, value) in headers {
         out.push_str(&format!("{name}: {value}\r\n"));
     }
@@ -199,7 +254,7 @@ pub fn read_reply(stream: &mut TcpStream) -> Reply {
     parse_reply(&raw)
 }
 
-fn parse_reply(raw: &[u8]) -> Reply {
+pub fn parse_reply(raw: &[u8]) -> Reply {
     let end = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap_or_else(|| {
         panic!("no complete reply head in {:?}", String::from_utf8_lossy(raw));
     });
