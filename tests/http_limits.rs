@@ -33,11 +33,7 @@ fn assert_mcp_answers(server: &HttpServer) {
         }},
     })
     .to_string();
-    let headers = [
-        ("MCP-Protocol-Version", STATELESS_VERSION),
-        ("Mcp-Method", "tools/call"),
-        ("Mcp-Name", "cockpit"),
-    ];
+    let headers = [("MCP-Protocol-Version", STATELESS_VERSION), ("Mcp-Method", "tools/call"), ("Mcp-Name", "cockpit")];
     let started = Instant::now();
     let reply = server.post(&headers, body.as_bytes());
     let took = started.elapsed();

@@ -210,7 +210,10 @@ async fn accept(listener: TcpListener, app: Router, budget: slots::Budget) -> Re
         let service = TowerToHyperService::new(app.clone().layer(axum::Extension(Lane::connection(accepted))));
         tokio::spawn(async move {
             let mut http1 = hyper::server::conn::http1::Builder::new();
-            http1.timer(TokioTimer::new()).header_read_timeout(limits.arrival_timeout).max_header_size(MAX_HEADER_BYTES);
+            http1
+                .timer(TokioTimer::new())
+                .header_read_timeout(limits.arrival_timeout)
+                .max_header_size(MAX_HEADER_BYTES);
             // A connection that ends badly concerns only its client.
             let _ = http1.serve_connection(TokioIo::new(stream), service).await;
             drop(held);

@@ -141,9 +141,12 @@ impl Refusal {
 
 impl IntoResponse for Refusal {
     fn into_response(self) -> Response {
-        let mut response =
-            (self.status(), [(header::CONTENT_TYPE, "application/json"), (header::CACHE_CONTROL, "no-store")], self.body())
-                .into_response();
+        let mut response = (
+            self.status(),
+            [(header::CONTENT_TYPE, "application/json"), (header::CACHE_CONTROL, "no-store")],
+            self.body(),
+        )
+            .into_response();
         if self.status() == StatusCode::SERVICE_UNAVAILABLE {
             response.headers_mut().insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
         }
