@@ -250,6 +250,25 @@ mod tests {
     }
 
     #[test]
+    fn caps_of_zero_are_refused_naming_their_flag() {
+        use clap::Parser;
+        let parse = |args: &[&str]| {
+            Cli::try_parse_from(["serve", "--http", "127.0.0.1:0"].iter().chain(args)).expect("parses").serve
+        };
+        for flag in ["--max-requests", "--max-connections", "--arrival-timeout"] {
+            let refused = parse(&[flag, "0"]).http.options().err().expect("refused");
+            assert!(refused.message.contains(flag), "{}", refused.message);
+        }
+        for flag in ["--max-event-streams", "--event-stream-lifetime"] {
+            let refused = parse(&[flag, "0"]).event_streams().err().expect("refused");
+            assert!(refused.message.contains(flag), "{}", refused.message);
+        }
+        let defaults = parse(&[]);
+        assert_eq!(defaults.event_streams().ok(), Some(StreamCaps::default()));
+        assert_eq!(defaults.http.options().ok().flatten().map(|h| h.limits), Some(slots::Limits::default()));
+    }
+
+    #[test]
     fn http_listens_on_loopback_1338_unless_told() {
         assert_eq!(http(&[]), None, "stdio by default");
         assert_eq!(http(&["--http"]), Some("127.0.0.1:1338".parse().expect("addr")));
