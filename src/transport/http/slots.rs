@@ -234,8 +234,8 @@ pub async fn admit(State(budget): State<Arc<Budget>>, request: Request, next: Ne
     next.run(request).await.map(|inner| Body::new(Holding { inner, _slot: slot }))
 }
 
-/// Answer a connection over the cap with `refusal` and close it, within
-/// [`REFUSAL_TIME`].
+/// Answer a connection over the cap with `refusal` and close it, within a
+/// second.
 pub async fn refuse(mut stream: TcpStream, refusal: Refusal) {
     let body = refusal.body();
     let head = format!(
