@@ -109,7 +109,7 @@ pub struct HttpOptions {
     pub allowed_hosts: Vec<String>,
     /// The bearer token every request must carry, if set.
     pub token: Option<Token>,
-    /// Bounds reading a request's headers and answering it.
+    /// Bounds answering a request once it has arrived (`slots` bounds its arrival).
     pub request_timeout: Duration,
     /// How long a tray session lasts after its login.
     pub session_lifetime: Duration,
