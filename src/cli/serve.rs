@@ -256,11 +256,11 @@ mod tests {
             Cli::try_parse_from(["serve", "--http", "127.0.0.1:0"].iter().chain(args)).expect("parses").serve
         };
         for flag in ["--max-requests", "--max-connections", "--arrival-timeout"] {
-            let refused = parse(&[flag, "0"]).http.options().err().expect("refused");
+            let refused = parse(&[flag, "0"]).http.options().expect_err("refused");
             assert!(refused.message.contains(flag), "{}", refused.message);
         }
         for flag in ["--max-event-streams", "--event-stream-lifetime"] {
-            let refused = parse(&[flag, "0"]).event_streams().err().expect("refused");
+            let refused = parse(&[flag, "0"]).event_streams().expect_err("refused");
             assert!(refused.message.contains(flag), "{}", refused.message);
         }
         let defaults = parse(&[]);

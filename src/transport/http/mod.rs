@@ -199,7 +199,7 @@ async fn accept(listener: TcpListener, app: Router, budget: slots::Budget) -> Re
         let held = match budget.connection() {
             Ok(held) => held,
             Err(refusal) => {
-                tokio::spawn(slots::refuse(stream, refusal));
+                budget.turn_away(stream, refusal);
                 continue;
             }
         };

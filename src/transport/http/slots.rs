@@ -65,6 +65,10 @@ pub const MAX_ARRIVING_BYTES: usize = 64 * MAX_BODY_BYTES;
 /// How long a refused connection is given to read its 503.
 const REFUSAL_TIME: Duration = Duration::from_secs(1);
 
+/// How many refused connections are answered at once; past it (a flood),
+/// one is closed unanswered rather than take another task.
+const MAX_REFUSING: usize = 64;
+
 /// How much of a refused connection's request is read (and dropped) so that
 /// closing it does not reset the connection before the 503 is read.
 const REFUSAL_DRAIN_BYTES: usize = 64 * 1024;
@@ -160,6 +164,7 @@ pub struct Budget {
     connections: Arc<Semaphore>,
     requests: Arc<Semaphore>,
     arriving: Arc<Semaphore>,
+    refusing: Arc<Semaphore>,
     /// Paths whose requests take no serving slot (the event stream, which
     /// keeps a cap of its own).
     exempt: &'static [&'static str],
@@ -172,6 +177,7 @@ impl Budget {
             connections: Arc::new(Semaphore::new(limits.max_connections)),
             requests: Arc::new(Semaphore::new(limits.max_requests)),
             arriving: Arc::new(Semaphore::new(MAX_ARRIVING_BYTES)),
+            refusing: Arc::new(Semaphore::new(MAX_REFUSING)),
             exempt,
         }
     }
@@ -185,6 +191,17 @@ impl Budget {
         Arc::clone(&self.connections)
             .try_acquire_owned()
             .map_err(|_| Refusal::Connections { max: self.limits.max_connections })
+    }
+
+    /// Answer `stream` with `refusal` and close it, on a task of its own;
+    /// while `MAX_REFUSING` others are being answered, close it at once.
+    pub fn turn_away(&self, stream: TcpStream, refusal: Refusal) {
+        if let Ok(answering) = Arc::clone(&self.refusing).try_acquire_owned() {
+            tokio::spawn(async move {
+                refuse(stream, refusal).await;
+                drop(answering);
+            });
+        }
     }
 
     /// Read `body` whole, within the arrival timeout, holding its bytes
@@ -234,9 +251,9 @@ pub async fn admit(State(budget): State<Arc<Budget>>, request: Request, next: Ne
     next.run(request).await.map(|inner| Body::new(Holding { inner, _slot: slot }))
 }
 
-/// Answer a connection over the cap with `refusal` and close it, within a
-/// second.
-pub async fn refuse(mut stream: TcpStream, refusal: Refusal) {
+/// Answer a connection over the cap with `refusal` and close it, within
+/// [`REFUSAL_TIME`].
+async fn refuse(mut stream: TcpStream, refusal: Refusal) {
     let body = refusal.body();
     let head = format!(
         "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nCache-Control: no-store\r\n\
