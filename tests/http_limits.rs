@@ -149,8 +149,34 @@ fn with_the_default_caps_a_thousand_streams_leave_mcp_answering() {
     assert!(still_open(&mut open[0], Duration::from_millis(200)), "the streams under the cap stay open");
 }
 
+/// The store versions a stream has sent, reading on until it has sent
+/// `count` of them (or failing after a generous wait).
+fn versions_until(stream: &mut TcpStream, seen: &mut Vec<u8>, count: usize) -> Vec<u64> {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    stream.set_read_timeout(Some(Duration::from_millis(200))).expect("timeout");
+    loop {
+        let text = String::from_utf8_lossy(seen).into_owned();
+        let versions: Vec<u64> = text
+            .split("event: store\n")
+            .skip(1)
+            .filter_map(|event| event.strip_prefix("data: ")?.split('\n').next()?.trim().parse().ok())
+            .collect();
+        if versions.len() >= count {
+            return versions;
+        }
+        assert!(Instant::now() < deadline, "{count} store events did not arrive: {text:?}");
+        let mut buf = [0u8; 4096];
+        match stream.read(&mut buf) {
+            Ok(0) => panic!("the stream ended early: {text:?}"),
+            Ok(n) => seen.extend_from_slice(&buf[..n]),
+            Err(e) if matches!(e.kind(), ErrorKind::WouldBlock | ErrorKind::TimedOut) => {}
+            Err(e) => panic!("reading the stream: {e}"),
+        }
+    }
+}
+
 #[test]
-fn a_stream_ends_when_its_session_logs_out_and_no_other_does() {
+fn a_stream_delivers_new_versions_and_ends_when_its_session_logs_out_and_no_other_does() {
     let (_dir, store) = demo_store("limits-logout");
     let server = HttpServer::start(&store, &[], &[]);
     let leaving = server.login();
@@ -159,6 +185,18 @@ fn a_stream_ends_when_its_session_logs_out_and_no_other_does() {
     assert_eq!(head.status, 200);
     let (mut other, head) = open_stream(&server, &staying);
     assert_eq!(head.status, 200);
+    let (mut ended_seen, mut other_seen) = (Vec::new(), Vec::new());
+    let first = versions_until(&mut ended, &mut ended_seen, 1)[0];
+    assert_eq!(versions_until(&mut other, &mut other_seen, 1), [first], "both streams start at the current version");
+
+    // A write moves the store: both streams say so.
+    let mut mcp = server_support::http::HttpMcp::over(server, server_support::http::Era::Stateless, Vec::new());
+    let wrote = mcp.call("memorize", json!({"claim": "the store moved"}));
+    assert!(!is_error(&wrote), "{wrote}");
+    let server = &mcp.server;
+    let moved = versions_until(&mut ended, &mut ended_seen, 2)[1];
+    assert!(moved > first, "{first} → {moved}");
+    assert_eq!(versions_until(&mut other, &mut other_seen, 2)[1], moved);
 
     let origin = format!("http://{}", server.host());
     let logout = request_to(
@@ -173,7 +211,7 @@ fn a_stream_ends_when_its_session_logs_out_and_no_other_does() {
 
     assert!(ends_within(&mut ended, Duration::from_secs(10)), "the stream kept going after its human logged out");
     assert!(still_open(&mut other, Duration::from_secs(2)), "another session's stream was ended too");
-    let again = refused_stream(&server, &leaving);
+    let again = refused_stream(server, &leaving);
     assert_eq!(again.status, 401, "a reconnect after logout: {}", again.text());
 }
 
