@@ -26,7 +26,9 @@
 //!   held to a cap and a lifetime of its own (`human::streams`).
 //! - Every connection, whatever it is doing, holds one of
 //!   [`Limits::max_connections`]: the bound on sockets and tasks. Past it, a
-//!   new connection is answered 503 naming the flag and closed.
+//!   new connection is answered 503 naming the flag and closed, within a
+//!   second and by at most 64 tasks at once (in a flood, the rest are closed
+//!   unanswered).
 //!
 //! Each refusal names the cap that was hit and the flag that sets it.
 
