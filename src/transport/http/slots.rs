@@ -26,9 +26,9 @@
 //!   held to a cap and a lifetime of its own (`human::streams`).
 //! - Every connection, whatever it is doing, holds one of
 //!   [`Limits::max_connections`]: the bound on sockets and tasks. Past it, a
-//!   new connection is answered 503 naming the flag and closed, within a
-//!   second and by at most 64 tasks at once (in a flood, the rest are closed
-//!   unanswered).
+//!   new connection is answered 503 naming the flag and closed, within
+//!   [`REFUSAL_TIME`] and by at most [`MAX_REFUSING`] tasks at once (in a
+//!   flood, the rest are closed unanswered).
 //!
 //! Each refusal names the cap that was hit and the flag that sets it.
 
@@ -65,11 +65,11 @@ pub const DEFAULT_ARRIVAL_TIMEOUT: Duration = Duration::from_secs(5);
 pub const MAX_ARRIVING_BYTES: usize = 64 * MAX_BODY_BYTES;
 
 /// How long a refused connection is given to read its 503.
-const REFUSAL_TIME: Duration = Duration::from_secs(1);
+pub const REFUSAL_TIME: Duration = Duration::from_secs(1);
 
 /// How many refused connections are answered at once; past it (a flood),
 /// one is closed unanswered rather than take another task.
-const MAX_REFUSING: usize = 64;
+pub const MAX_REFUSING: usize = 64;
 
 /// How much of a refused connection's request is read (and dropped) so that
 /// closing it does not reset the connection before the 503 is read.
@@ -196,7 +196,7 @@ impl Budget {
     }
 
     /// Answer `stream` with `refusal` and close it, on a task of its own;
-    /// while `MAX_REFUSING` others are being answered, close it at once.
+    /// while [`MAX_REFUSING`] others are being answered, close it at once.
     pub fn turn_away(&self, stream: TcpStream, refusal: Refusal) {
         if let Ok(answering) = Arc::clone(&self.refusing).try_acquire_owned() {
             tokio::spawn(async move {
