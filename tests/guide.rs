@@ -11,6 +11,8 @@
 //! 3. `examples`: each law's page quotes a blessed ui `.stderr` file of that
 //!    law by `{{#include}}` (so the text is rustc's, never a copy), every include
 //!    resolves, and each example's diff is the fixture's real change.
+//! 4. `serve_flags`: the deployment page's table of caps and budgets gives
+//!    each flag of `m1nd serve` the default its `--help` prints.
 //!
 //! Bless the example diffs with `M1ND_BLESS=1 cargo test --test guide`.
 
@@ -18,5 +20,6 @@ mod guide {
     mod examples;
     mod laws;
     mod policy_keys;
+    mod serve_flags;
     mod support;
 }

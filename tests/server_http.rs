@@ -194,7 +194,7 @@ fn huge_headers_get_431() {
 fn slow_clients_are_cut_off_and_others_served_meanwhile() {
     let (_dir, store) = demo_store("http-slow");
     let before = snapshot(&store);
-    let server = HttpServer::start(&store, &["--request-timeout", "1"], &[]);
+    let server = HttpServer::start(&store, &["--request-timeout", "1", "--arrival-timeout", "1"], &[]);
     let started = Instant::now();
 
     let mut no_headers = server.connect();

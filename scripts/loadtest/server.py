@@ -78,7 +78,13 @@ class Server:
             with open(log, "wb") as err:
                 self.process = subprocess.Popen(
                     [str(self.binary), "serve", "--store", str(self.store), "--http", f"127.0.0.1:{self.port}"]
-                    + (["--request-timeout", str(self.request_timeout)] if self.request_timeout else []),
+                    # The arrival timeout (a head's, and so a kept-alive connection's idle
+                    # time) follows it too, as it did when one timeout bounded both.
+                    + (
+                        ["--request-timeout", str(self.request_timeout), "--arrival-timeout", str(self.request_timeout)]
+                        if self.request_timeout
+                        else []
+                    ),
                     stdin=subprocess.DEVNULL,
                     stdout=subprocess.DEVNULL,
                     stderr=err,

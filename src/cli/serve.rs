@@ -9,7 +9,8 @@ use super::{Failure, StoreArg};
 use m1nd::mcp::Server;
 use m1nd::mcp::attestation::{self, PinError};
 use m1nd::service::{Options, QueueCaps, Service};
-use m1nd::transport::http::{self, HttpOptions, security};
+use m1nd::transport::http::human::streams::StreamCaps;
+use m1nd::transport::http::{self, HttpOptions, security, slots};
 use m1nd::transport::stdio;
 
 /// The environment variable that turns read-only on.
@@ -32,6 +33,22 @@ pub struct ServeArgs {
     /// Seconds a tray session lasts after its login link is opened.
     #[arg(long, value_name = "SECONDS", requires = "http", default_value_t = http::human::authority::DEFAULT_SESSION.as_secs_f64())]
     tray_session: f64,
+    /// Tray event streams (`/tray/events`) open at once; past it one more gets 503.
+    #[arg(long, value_name = "N", requires = "http", default_value_t = http::human::streams::DEFAULT_MAX_EVENT_STREAMS)]
+    max_event_streams: usize,
+    /// Seconds a tray event stream lasts before the page reconnects.
+    #[arg(long, value_name = "SECONDS", requires = "http", default_value_t = http::human::streams::DEFAULT_EVENT_STREAM_LIFETIME.as_secs_f64())]
+    event_stream_lifetime: f64,
+}
+
+impl ServeArgs {
+    /// The tray's event streams' cap and lifetime.
+    fn event_streams(&self) -> Result<StreamCaps, Failure> {
+        Ok(StreamCaps {
+            max: at_least_one(self.max_event_streams, "--max-event-streams")?,
+            lifetime: positive_seconds(self.event_stream_lifetime, "--event-stream-lifetime")?,
+        })
+    }
 }
 
 /// How much work the server takes on at once, and for how long.
@@ -93,9 +110,18 @@ pub struct HttpArgs {
     /// A Host name admitted besides localhost, 127.0.0.1 and ::1 (repeatable).
     #[arg(long, value_name = "HOST", requires = "http")]
     allow_host: Vec<String>,
-    /// Seconds a client may take to send a request and get its answer.
+    /// Seconds a request may take to be answered once it has arrived.
     #[arg(long, value_name = "SECONDS", requires = "http", default_value_t = http::DEFAULT_REQUEST_TIMEOUT.as_secs_f64())]
     request_timeout: f64,
+    /// Seconds a client may take to send a request's head, and again its body.
+    #[arg(long, value_name = "SECONDS", requires = "http", default_value_t = slots::DEFAULT_ARRIVAL_TIMEOUT.as_secs_f64())]
+    arrival_timeout: f64,
+    /// Requests served at once (counted from when a request has wholly arrived); past it, 503.
+    #[arg(long, value_name = "N", requires = "http", default_value_t = slots::DEFAULT_MAX_REQUESTS)]
+    max_requests: usize,
+    /// Connections open at once, whatever they are doing; past it, 503.
+    #[arg(long, value_name = "N", requires = "http", default_value_t = slots::DEFAULT_MAX_CONNECTIONS)]
+    max_connections: usize,
 }
 
 /// `--http`'s help, naming the address it listens on when given none.
@@ -121,6 +147,11 @@ impl HttpArgs {
             security::check_origin(origin).map_err(|e| Failure::usage(e.to_string()))?;
         }
         let request_timeout = positive_seconds(self.request_timeout, "--request-timeout")?;
+        let limits = slots::Limits {
+            max_connections: at_least_one(self.max_connections, "--max-connections")?,
+            max_requests: at_least_one(self.max_requests, "--max-requests")?,
+            arrival_timeout: positive_seconds(self.arrival_timeout, "--arrival-timeout")?,
+        };
         Ok(Some(HttpOptions {
             addr,
             allowed_origins: self.allow_origin,
@@ -129,8 +160,18 @@ impl HttpArgs {
                 .map_err(|e| Failure::usage(e.to_string()))?,
             request_timeout,
             session_lifetime: http::human::authority::DEFAULT_SESSION,
+            limits,
+            event_streams: StreamCaps::default(),
         }))
     }
+}
+
+/// A flag's count, refused unless it is at least 1.
+fn at_least_one(n: usize, flag: &str) -> Result<usize, Failure> {
+    if n == 0 {
+        return Err(Failure::usage(format!("{flag} must be at least 1")));
+    }
+    Ok(n)
 }
 
 /// A flag's number of seconds, refused unless it is finite and positive.
@@ -149,6 +190,7 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
         })?;
     }
     let from_env = read_only_from_env(std::env::var_os(READ_ONLY_ENV))?;
+    let event_streams = args.event_streams()?;
     let options = args.load.options(args.store.store, args.read_only || from_env)?;
     let http = args.http.options()?;
     let service = Service::start(options).map_err(|e| Failure::usage(e.to_string()))?;
@@ -156,6 +198,7 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
         None => stdio::run(Server::new(service)),
         Some(mut http) => {
             http.session_lifetime = positive_seconds(args.tray_session, "--tray-session")?;
+            http.event_streams = event_streams;
             http::run(service, http)
         }
     };
@@ -204,6 +247,25 @@ mod tests {
     fn http(args: &[&str]) -> Option<SocketAddr> {
         use clap::Parser;
         Cli::try_parse_from(std::iter::once("serve").chain(args.iter().copied())).expect("parses").serve.http.http
+    }
+
+    #[test]
+    fn caps_of_zero_are_refused_naming_their_flag() {
+        use clap::Parser;
+        let parse = |args: &[&str]| {
+            Cli::try_parse_from(["serve", "--http", "127.0.0.1:0"].iter().chain(args)).expect("parses").serve
+        };
+        for flag in ["--max-requests", "--max-connections", "--arrival-timeout"] {
+            let refused = parse(&[flag, "0"]).http.options().expect_err("refused");
+            assert!(refused.message.contains(flag), "{}", refused.message);
+        }
+        for flag in ["--max-event-streams", "--event-stream-lifetime"] {
+            let refused = parse(&[flag, "0"]).event_streams().expect_err("refused");
+            assert!(refused.message.contains(flag), "{}", refused.message);
+        }
+        let defaults = parse(&[]);
+        assert_eq!(defaults.event_streams().ok(), Some(StreamCaps::default()));
+        assert_eq!(defaults.http.options().ok().flatten().map(|h| h.limits), Some(slots::Limits::default()));
     }
 
     #[test]

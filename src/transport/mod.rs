@@ -30,8 +30,6 @@ pub enum ServeError {
     Start(String),
     #[error("the MCP session ended abnormally: {0}")]
     Ended(String),
-    #[error("connection limit: {0}")]
-    Slots(String),
     #[error(transparent)]
     Service(#[from] crate::service::ServiceError),
 }

@@ -133,7 +133,7 @@ def test_oversized_body_gets_413(store: Path) -> None:
 
 
 def test_slow_client_is_cut_off_while_others_are_served(store: Path) -> None:
-    with running(store, args=["--request-timeout", "1"]) as server:
+    with running(store, args=["--request-timeout", "1", "--arrival-timeout", "1"]) as server:
         slow = socket.create_connection((server.host, server.port), timeout=15)
         slow.sendall(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Le")
         started = time.monotonic()

@@ -140,6 +140,36 @@ impl HttpServer {
         let links = self.links.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         links.recv_timeout(TIMEOUT).expect("a login link printed on stderr")
     }
+
+    /// Log in to the tray as the person at the terminal would: open the
+    /// printed link on the tray's own host name, keep the cookie, read the
+    /// CSRF token off the tray page.
+    pub fn login(&self) -> TraySession {
+        let link = self.login_link();
+        let rest = link.strip_prefix("http://").expect("an http link");
+        let (host, path) = rest.split_at(rest.find('/').expect("a path after the host"));
+        let host = host.to_owned();
+        let reply = self.raw(&request_to("GET", path, &host, &[], b""));
+        assert_eq!(reply.status, 303, "the login link: {}", reply.text());
+        let set = reply.header("set-cookie").expect("a session cookie");
+        let cookie = set.split(';').next().expect("name=value").trim().to_owned();
+        let page = self.raw(&request_to("GET", "/tray", &host, &[("Cookie", &cookie)], b""));
+        assert_eq!(page.status, 200, "the tray page: {}", page.text());
+        let html = page.text();
+        let marker = "<meta name=\"m1nd-csrf\" content=\"";
+        let at = html.find(marker).expect("the page carries its CSRF token") + marker.len();
+        let csrf = html[at..].split('"').next().expect("token").to_owned();
+        TraySession { host, cookie, csrf }
+    }
+}
+
+/// A tray login: the tray's host name (`m1nd-….localhost:PORT`), the
+/// `Cookie` header value and the session's CSRF token.
+#[derive(Clone, Debug)]
+pub struct TraySession {
+    pub host: String,
+    pub cookie: String,
+    pub csrf: String,
 }
 
 /// The login link in a line of the server's stderr: from `http://` to the
@@ -159,9 +189,14 @@ impl Drop for HttpServer {
     }
 }
 
-/// An HTTP/1.1 request, byte for byte.
+/// An HTTP/1.1 request to `/mcp`, byte for byte.
 pub fn request_bytes(method: &str, host: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
-    let mut out = format!("{method} /mcp HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
+    request_to(method, "/mcp", host, headers, body)
+}
+
+/// An HTTP/1.1 request to `path`, byte for byte.
+pub fn request_to(method: &str, path: &str, host: &str, headers: &[(&str, &str)], body: &[u8]) -> Vec<u8> {
+    let mut out = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
     for (name, value) in headers {
         out.push_str(&format!("{name}: {value}\r\n"));
     }
@@ -227,7 +262,7 @@ pub fn read_reply(stream: &mut TcpStream) -> Reply {
     parse_reply(&raw)
 }
 
-fn parse_reply(raw: &[u8]) -> Reply {
+pub fn parse_reply(raw: &[u8]) -> Reply {
     let end = raw.windows(4).position(|w| w == b"\r\n\r\n").unwrap_or_else(|| {
         panic!("no complete reply head in {:?}", String::from_utf8_lossy(raw));
     });

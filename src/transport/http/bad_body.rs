@@ -12,6 +12,8 @@
 //! `Accept`, content type, body size): the body is only copied as rmcp reads
 //! it, and only a 415 given to a JSON content type — rmcp's answer to an
 //! unparseable body — is replaced. Every other answer passes untouched.
+//! (A body over the size cap never gets here: `slots.rs` reads each body
+//! whole, counting, before any route runs.)
 
 use std::pin::Pin;
 use std::sync::{Arc, Mutex};

@@ -19,12 +19,27 @@
 //!   bearer token, rmcp's `Host` and `Origin` allow-lists, no CORS.
 //! - `bad_body.rs`: a body rmcp cannot parse as a message gets a JSON-RPC
 //!   error (400) instead of rmcp's 415.
-//! - Limits: a request body over [`MAX_BODY_BYTES`] gets 413 (rmcp counts
-//!   while it reads, whatever `Content-Length` claims); headers over
-//!   [`MAX_HEADER_BYTES`] get 431; a client that has not sent its headers
-//!   within the request timeout is disconnected, and one whose request is not
-//!   answered within it gets 408; at most [`MAX_CONNECTIONS`] connections are
-//!   served at once, the rest wait to be accepted.
+//! - Limits ([`slots`] keeps them, and says why they hold):
+//!   - a request takes one of `--max-requests` serving slots (default
+//!     [`slots::DEFAULT_MAX_REQUESTS`]) only once its head and body have
+//!     wholly arrived, and gives it back when its answer has been sent; past
+//!     the cap it gets 503 naming the flag. A slow or idle client holds none.
+//!   - a request's head, and then its body, must each arrive within
+//!     `--arrival-timeout` (default [`slots::DEFAULT_ARRIVAL_TIMEOUT`]): a
+//!     head that does not is cut off (so is a kept-alive connection idle that
+//!     long), a body that does not gets 408. Bodies still arriving hold at
+//!     most [`slots::MAX_ARRIVING_BYTES`] between them (else 503).
+//!   - a request not answered within `--request-timeout` gets 408.
+//!   - a body over [`MAX_BODY_BYTES`] gets 413 (counted as it arrives,
+//!     whatever `Content-Length` claims); headers over [`MAX_HEADER_BYTES`]
+//!     get 431.
+//!   - at most `--max-connections` connections are open at once (default
+//!     [`slots::DEFAULT_MAX_CONNECTIONS`]), whatever they are doing; one more
+//!     is answered 503 naming the flag and closed.
+//!   - the tray's event streams have a cap (`--max-event-streams`) and a
+//!     lifetime (`--event-stream-lifetime`) of their own, take no serving
+//!     slot, and end when their session logs out or expires
+//!     (`human::streams`).
 //!
 //! # The human's pages
 //!
@@ -47,6 +62,7 @@ pub mod addr;
 mod bad_body;
 pub mod human;
 pub mod security;
+pub mod slots;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -60,7 +76,6 @@ use rmcp::ServerHandler;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
 use tower_http::timeout::TimeoutLayer;
 
 use super::ServeError;
@@ -80,9 +95,6 @@ pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 /// The largest request head (request line and headers) read.
 pub const MAX_HEADER_BYTES: usize = 16 * 1024;
 
-/// How many connections are served at once.
-pub const MAX_CONNECTIONS: usize = 256;
-
 /// How long a client may take to send a request and get its answer, by default.
 pub const DEFAULT_REQUEST_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -97,10 +109,14 @@ pub struct HttpOptions {
     pub allowed_hosts: Vec<String>,
     /// The bearer token every request must carry, if set.
     pub token: Option<Token>,
-    /// Bounds reading a request's headers and answering it.
+    /// Bounds answering a request once it has arrived (`slots` bounds its arrival).
     pub request_timeout: Duration,
     /// How long a tray session lasts after its login.
     pub session_lifetime: Duration,
+    /// The caps on connections and requests, and the arrival timeout.
+    pub limits: slots::Limits,
+    /// The tray's event streams: their cap and lifetime.
+    pub event_streams: human::streams::StreamCaps,
 }
 
 /// Serve MCP over HTTP, and the human's pages, until the process is stopped.
@@ -114,14 +130,15 @@ pub fn run(service: Service, http: HttpOptions) -> Result<(), ServeError> {
         let hosts = http.allowed_hosts.clone();
         let mut http = http;
         http.allowed_hosts.push(instance.name().to_owned());
-        let human = human::Human { authority, service: service.clone(), hosts, instance };
+        let streams = human::streams::EventStreams::new(http.event_streams);
+        let human = human::Human { authority, service: service.clone(), hosts, instance, streams };
         let app = router(Server::new(service), &http, Some(Arc::new(human)));
         tracing::info!("serving MCP on http://{bound}{MCP_PATH}");
         tracing::info!(
             target: human::authority::LOGIN_LINK_TARGET,
             "the tray: open {login_link} (the link works once)"
         );
-        accept(listener, app, http.request_timeout).await
+        accept(listener, app, slots::Budget::new(http.limits, &[human::EVENTS_PATH])).await
     })
 }
 
@@ -135,7 +152,7 @@ where
     let (listener, bound) = listen(&http).await?;
     let app = router(server, &http, None);
     tracing::info!("serving MCP on http://{bound}{MCP_PATH}");
-    accept(listener, app, http.request_timeout).await
+    accept(listener, app, slots::Budget::new(http.limits, &[])).await
 }
 
 /// Bind `http.addr`, once the exposure rule allows it.
@@ -169,18 +186,27 @@ where
     app.layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, http.request_timeout))
 }
 
-/// Accept connections for ever, each served on its own task.
-async fn accept(listener: TcpListener, app: Router, request_timeout: Duration) -> Result<(), ServeError> {
-    let slots = Arc::new(Semaphore::new(MAX_CONNECTIONS));
+/// Accept connections for ever, each served on its own task, within
+/// `budget` (see [`slots`]).
+async fn accept(listener: TcpListener, app: Router, budget: slots::Budget) -> Result<(), ServeError> {
+    let limits = budget.limits();
+    let budget = Arc::new(budget);
+    let app = app.layer(axum::middleware::from_fn_with_state(Arc::clone(&budget), slots::admit));
     let mut accepted: u64 = 0;
     loop {
-        let slot = Arc::clone(&slots).acquire_owned().await.map_err(|e| ServeError::Slots(e.to_string()))?;
         let stream = match listener.accept().await {
             Ok((stream, _)) => stream,
             Err(e) => {
                 // Out of file descriptors and the like: wait, then go on.
                 tracing::warn!("accept failed: {e}");
                 tokio::time::sleep(Duration::from_millis(100)).await;
+                continue;
+            }
+        };
+        let held = match budget.connection() {
+            Ok(held) => held,
+            Err(refusal) => {
+                budget.turn_away(stream, refusal);
                 continue;
             }
         };
@@ -191,10 +217,13 @@ async fn accept(listener: TcpListener, app: Router, request_timeout: Duration) -
         let service = TowerToHyperService::new(app.clone().layer(axum::Extension(Lane::connection(accepted))));
         tokio::spawn(async move {
             let mut http1 = hyper::server::conn::http1::Builder::new();
-            http1.timer(TokioTimer::new()).header_read_timeout(request_timeout).max_header_size(MAX_HEADER_BYTES);
+            http1
+                .timer(TokioTimer::new())
+                .header_read_timeout(limits.arrival_timeout)
+                .max_header_size(MAX_HEADER_BYTES);
             // A connection that ends badly concerns only its client.
             let _ = http1.serve_connection(TokioIo::new(stream), service).await;
-            drop(slot);
+            drop(held);
         });
     }
 }

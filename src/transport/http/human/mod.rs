@@ -29,6 +29,7 @@ pub mod authority;
 mod checks;
 pub mod instance;
 mod pages;
+pub mod streams;
 
 use std::sync::Arc;
 
@@ -43,6 +44,7 @@ use instance::InstanceHost;
 
 pub use acts::{MAX_FORM_BYTES, MAX_TARGET_BYTES};
 pub use checks::CSRF_HEADER;
+pub use streams::EVENTS_PATH;
 // For `crate::fuzzing`, which hands these to the fuzz targets.
 pub(crate) use acts::{NOT_WELL_FORMED, form, well_formed};
 pub(crate) use checks::{check_write, cookie};
@@ -60,6 +62,8 @@ pub struct Human {
     pub hosts: Vec<String>,
     /// The one name the pages are served on.
     pub instance: InstanceHost,
+    /// The tray's event streams: their cap and lifetime.
+    pub streams: streams::EventStreams,
 }
 
 /// The human's routes, behind the Host check.
@@ -71,7 +75,7 @@ pub fn router(human: Arc<Human>) -> Router {
         .route("/logout", post(pages::logout))
         .route("/tray", get(pages::tray_page))
         .route("/tray/state.json", get(pages::tray_state))
-        .route("/tray/events", get(pages::tray_events))
+        .route(streams::EVENTS_PATH, get(streams::tray_events))
         .route("/tray/stamp", post(acts::stamp))
         .route("/tray/ratify", post(acts::ratify))
         .layer(axum::middleware::from_fn_with_state(Arc::clone(&human), checks::check_host))

@@ -1,17 +1,15 @@
 //! The human's pages: the login link, the cockpit at `/` (the widget with a
-//! view pasted in, one page load per choice), the tray page, its JSON and
-//! its live stream of store versions. None of them writes the store.
+//! view pasted in, one page load per choice), the tray page and its JSON
+//! (its live stream of store versions is `streams.rs`). None of them writes
+//! the store.
 
 use std::sync::Arc;
 
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
-use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
 use m1nd_core::runtime::{Request as CockpitRequest, json as view_json};
 use serde_json::{Value, json};
-use tokio_stream::StreamExt;
-use tokio_stream::wrappers::WatchStream;
 
 use super::checks::{check_write, cookie, session};
 use super::{Human, Refused, answer, authority, html, html_with_status, service_problem};
@@ -180,23 +178,6 @@ pub(super) async fn tray_state(State(human): State<Arc<Human>>, headers: HeaderM
         Ok(tray) => answer(StatusCode::OK, &tray),
         Err(e) => service_problem(&e),
     }
-}
-
-/// `store` events carrying the store_version whenever it moves: the
-/// service's version watch, so an open tab costs no store read of its own.
-pub(super) async fn tray_events(State(human): State<Arc<Human>>, headers: HeaderMap) -> Response {
-    if let Err(refused) = session(&human, &headers) {
-        return refused.into_response();
-    }
-    Sse::new(version_events(human.service.versions())).into_response()
-}
-
-/// One `store` event per version seen on `versions`, the current one first.
-pub fn version_events(
-    versions: tokio::sync::watch::Receiver<Option<u64>>,
-) -> impl futures_util::Stream<Item = Result<Event, std::convert::Infallible>> {
-    WatchStream::new(versions)
-        .filter_map(|version| version.map(|v| Ok(Event::default().event("store").data(v.to_string()))))
 }
 
 #[cfg(test)]
