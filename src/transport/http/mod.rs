@@ -24,7 +24,10 @@
 //!   [`MAX_HEADER_BYTES`] get 431; a client that has not sent its headers
 //!   within the request timeout is disconnected, and one whose request is not
 //!   answered within it gets 408; at most [`MAX_CONNECTIONS`] connections are
-//!   served at once, the rest wait to be accepted.
+//!   served at once, the rest wait to be accepted; at most
+//!   `--max-sessions` MCP sessions are held, each closed after
+//!   `--session-idle` unused, and an `initialize` past the cap gets 503
+//!   ([`sessions`]: why it refuses the newcomer rather than evict anyone).
 //!
 //! # The human's pages
 //!
@@ -47,6 +50,7 @@ pub mod addr;
 mod bad_body;
 pub mod human;
 pub mod security;
+pub mod sessions;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -58,7 +62,6 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use rmcp::ServerHandler;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
 use tower_http::timeout::TimeoutLayer;
@@ -101,6 +104,8 @@ pub struct HttpOptions {
     pub request_timeout: Duration,
     /// How long a tray session lasts after its login.
     pub session_lifetime: Duration,
+    /// How many MCP sessions are held, and for how long unused.
+    pub sessions: sessions::SessionLimits,
 }
 
 /// Serve MCP over HTTP, and the human's pages, until the process is stopped.
@@ -147,12 +152,13 @@ fn router<S>(server: S, http: &HttpOptions, human: Option<Arc<human::Human>>) ->
 where
     S: ServerHandler + Clone + Send + Sync + 'static,
 {
-    let mcp = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
-        security::rmcp_config(http),
-    );
-    let mut app = Router::new().route_service(MCP_PATH, mcp).layer(axum::middleware::from_fn(bad_body::explain));
+    let sessions = Arc::new(sessions::CappedSessions::new(http.sessions));
+    let mcp =
+        StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&sessions), security::rmcp_config(http));
+    let mut app = Router::new()
+        .route_service(MCP_PATH, mcp)
+        .layer(axum::middleware::from_fn_with_state(sessions, sessions::refuse_when_full))
+        .layer(axum::middleware::from_fn(bad_body::explain));
     if let Some(token) = &http.token {
         app = app.layer(axum::middleware::from_fn_with_state(token.clone(), security::require_token));
     }
