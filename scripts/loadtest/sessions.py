@@ -16,9 +16,9 @@ stopped here by its own pid:
 3. the flood's sessions go unused for `--session-idle` (5 s here) plus a margin, so the server
    closes them: RSS "after eviction"; a new `initialize` must then get a session, and both
    clients must still be served (the session-era one was used all along, so it is not idle);
-4. the same flood again: RSS "after a second flood" shows whether the closed sessions' memory
-   was reused (the allocator keeps freed pages, so RSS need not fall in phase 3; it must not
-   grow here).
+4. the same flood again, `--floods` - 1 times, each after the idle wait: RSS "after each flood"
+   shows whether the closed sessions' memory is reused (the allocator keeps freed pages, so RSS
+   need not fall in phase 3; it must level off here, not grow with every flood).
 
 Every answer to an `initialize` must be 200 (a session) or 503 (the cap, whose JSON-RPC error
 names --max-sessions); anything else, a failed `cockpit`, or an RSS after the flood over
@@ -152,10 +152,11 @@ def main() -> int:
     parser.add_argument("--threads", type=int, default=8, help="concurrent clients (default 8)")
     parser.add_argument("--max-sessions", type=int, help="passed to the server (default: the server's)")
     parser.add_argument("--session-idle", type=float, default=5.0, help="passed to the server (default 5 s)")
+    parser.add_argument("--floods", type=int, default=2, help="floods in all, each after the idle wait (default 2)")
     parser.add_argument("--max-rss-mb", type=float, default=300.0, help="fail when RSS after the flood exceeds it")
     args = parser.parse_args()
-    if not 1 <= args.count <= 200_000 or not 1 <= args.threads <= 64:
-        parser.error("--count must be 1..200000 and --threads 1..64")
+    if not 1 <= args.count <= 200_000 or not 1 <= args.threads <= 64 or not 1 <= args.floods <= 10:
+        parser.error("--count must be 1..200000, --threads 1..64 and --floods 1..10")
 
     extra = ["--session-idle", str(args.session_idle)]
     if args.max_sessions is not None:
@@ -191,9 +192,14 @@ def main() -> int:
             time.sleep(args.session_idle + 3.0)
             evicted = rss_mb(process.pid)
             fresh = Client("127.0.0.1", port, "session", "after-eviction").open_session()
-            again = Flood(port, args.count, args.threads)
-            again.run()
-            second = rss_mb(process.pid)
+            repeats: list[Flood] = []
+            after_each = [round(after, 1)]
+            for _ in range(args.floods - 1):
+                repeats.append(Flood(port, args.count, args.threads))
+                repeats[-1].run()
+                after_each.append(round(rss_mb(process.pid), 1))
+                time.sleep(args.session_idle + 3.0)
+            second = max(after_each)
             probes.stop.set()
             probes.thread.join()
             probes.once()
@@ -211,11 +217,11 @@ def main() -> int:
                     "peak": round(peak[0], 1),
                     "after_flood": round(after, 1),
                     "after_idle_eviction": round(evicted, 1),
-                    "after_a_second_flood": round(second, 1),
+                    "after_each_flood": after_each,
                 },
                 # Meaningful when no session was closed during the flood (an idle longer than it).
                 "kib_per_session_opened": round((after - before) * 1024 / served, 1) if served else None,
-                "second_flood_statuses": again.statuses,
+                "later_floods_statuses": [f.statuses for f in repeats],
                 "cockpit_calls_during_and_after": probes.calls,
                 "cockpit_failures": probes.failures[:5],
                 "initialize_after_eviction": fresh.outcome.value,
@@ -223,7 +229,7 @@ def main() -> int:
             print(json.dumps(report, indent=2))
             if flood.refusal:
                 print("a refusal at the cap:", flood.refusal[:400])
-            unexpected = {s: n for f in (flood, again) for s, n in f.statuses.items() if s not in ("200", "503")}
+            unexpected = {s: n for f in (flood, *repeats) for s, n in f.statuses.items() if s not in ("200", "503")}
             if unexpected:
                 failed.append(f"initialize answers other than 200/503: {unexpected}")
             if sum(flood.statuses.values()) != args.count:
@@ -234,7 +240,7 @@ def main() -> int:
                 failed.append(f"{len(probes.failures)} cockpit calls failed")
             if fresh.outcome is not Outcome.OK:
                 failed.append(f"no session after idle eviction: {fresh.detail}")
-            for when, rss in (("the flood", after), ("a second flood", second)):
+            for when, rss in (("the flood", after), ("the later floods", second)):
                 if rss > args.max_rss_mb:
                     failed.append(f"RSS after {when} {rss:.0f} MB > --max-rss-mb {args.max_rss_mb:.0f}")
         finally:
