@@ -62,9 +62,10 @@ pub const MAX_SESSIONS_FLAG: &str = "max-sessions";
 /// The flag that sets [`SessionLimits::idle`] (without its dashes).
 pub const SESSION_IDLE_FLAG: &str = "session-idle";
 
-/// Sessions held at once by default: a session costs about 12 KiB once
-/// closed sessions' memory is reused (docs/benchmarks.md), so the cap bounds
-/// sessions to a few tens of MB.
+/// Sessions held at once by default. A session that only said `initialize`
+/// holds about 55 KiB (rmcp's worker, its channels and tasks; measured by
+/// `scripts/loadtest/sessions.py`, docs/benchmarks.md §3), so the cap bounds
+/// sessions to about 55 MB plus what the allocator keeps.
 pub const DEFAULT_MAX_SESSIONS: usize = 1024;
 /// The largest `--max-sessions` taken (a bound, not a suggestion).
 pub const MAX_MAX_SESSIONS: usize = 1_000_000;
