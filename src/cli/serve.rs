@@ -254,7 +254,7 @@ mod tests {
         let default = parse(&[]).expect("parses").serve.http.sessions.limits().expect("limits");
         assert_eq!(default, SessionLimits::default());
         for bad in [[max.as_str(), "0"], [idle.as_str(), "0"], [idle.as_str(), "nan"]] {
-            let refused = parse(&bad).expect("parses").serve.http.sessions.limits().err().expect("refused");
+            let refused = parse(&bad).expect("parses").serve.http.sessions.limits().expect_err("refused");
             assert!(refused.message.contains(bad[0]), "{}", refused.message);
         }
         assert!(Cli::try_parse_from(["serve", &max, "3"]).is_err(), "needs --http");
