@@ -14,15 +14,15 @@ stopped here by its own pid:
    two clients above call `cockpit` every 0.2 s meanwhile, and every such call must succeed;
    RSS is sampled: "peak" and "after";
 3. the flood's sessions go unused for `--session-idle` (5 s here) plus a margin, so the server
-   closes them: RSS "after eviction"; a new `initialize` must then get a session, and both
+   closes them and hands their memory back: RSS "after eviction" must have fallen at least half
+   way back to "before"; a new `initialize` must then get a session, and both
    clients must still be served (the session-era one was used all along, so it is not idle);
 4. the same flood again, `--floods` - 1 times, each after the idle wait: RSS "after each flood"
-   shows whether the closed sessions' memory is reused (the allocator keeps freed pages, so RSS
-   need not fall in phase 3; it must level off here, not grow with every flood).
+   must level off, not grow with every flood.
 
 Every answer to an `initialize` must be 200 (a session) or 503 (the cap, whose JSON-RPC error
-names --max-sessions); anything else, a failed `cockpit`, or an RSS after the flood over
-`--max-rss-mb` makes the exit status 1. Every loop is bounded in count and time. Standard library
+names --max-sessions); anything else, a failed `cockpit`, memory not handed back after the idle
+wait, or an RSS after a flood over `--max-rss-mb` makes the exit status 1. Every loop is bounded in count and time. Standard library
 only (no venv).
 """
 
@@ -240,6 +240,8 @@ def main() -> int:
                 failed.append(f"{len(probes.failures)} cockpit calls failed")
             if fresh.outcome is not Outcome.OK:
                 failed.append(f"no session after idle eviction: {fresh.detail}")
+            if evicted > before + (after - before) / 2:
+                failed.append(f"RSS after the idle wait {evicted:.0f} MB: the closed sessions' memory was not handed back")
             for when, rss in (("the flood", after), ("the later floods", second)):
                 if rss > args.max_rss_mb:
                     failed.append(f"RSS after {when} {rss:.0f} MB > --max-rss-mb {args.max_rss_mb:.0f}")

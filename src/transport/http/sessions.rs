@@ -16,6 +16,7 @@
 //!   only with a slot, and its slot is given back when rmcp closes it. rmcp
 //!   closes a session on `DELETE`, and when its worker quits, which it does
 //!   after [`SessionConfig::keep_alive`] without an event: that is `idle`.
+//!   What closed sessions freed is handed back to the system (`give_back`).
 //! - [`refuse_when_full`], in front of rmcp, looks at a request that can be
 //!   an `initialize` (no `Mcp-Session-Id`, and no `Mcp-Method` or one naming
 //!   `initialize`: a 2026-07-28 request always names its method, so those are
@@ -56,6 +57,8 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::MAX_BODY_BYTES;
 use crate::service::ErrorKind;
+
+mod give_back;
 
 /// The flag that sets [`SessionLimits::max`] (without its dashes).
 pub const MAX_SESSIONS_FLAG: &str = "max-sessions";
@@ -143,13 +146,15 @@ pub struct CappedSessions {
     limits: SessionLimits,
     slots: Arc<Semaphore>,
     held: Mutex<HashMap<SessionId, OwnedSemaphorePermit>>,
+    freed: give_back::GiveBack,
 }
 
 impl CappedSessions {
     pub fn new(limits: SessionLimits) -> Self {
         let mut inner = LocalSessionManager::default();
         inner.session_config = session_config(limits.idle);
-        Self { inner, limits, slots: Arc::new(Semaphore::new(limits.max)), held: Mutex::new(HashMap::new()) }
+        let slots = Arc::new(Semaphore::new(limits.max));
+        Self { inner, limits, slots, held: Mutex::new(HashMap::new()), freed: give_back::GiveBack::default() }
     }
 
     /// How many sessions are open.
@@ -201,6 +206,7 @@ impl SessionManager for CappedSessions {
         let closed = self.inner.close_session(id).await;
         // The slot is freed whatever closing said: the session is out of the map.
         drop(self.held().remove(id));
+        self.freed.freed();
         Ok(closed?)
     }
 
