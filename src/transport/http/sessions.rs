@@ -16,7 +16,11 @@
 //!   only with a slot, and its slot is given back when rmcp closes it. rmcp
 //!   closes a session on `DELETE`, and when its worker quits, which it does
 //!   after [`SessionConfig::keep_alive`] without an event: that is `idle`.
-//!   What closed sessions freed is handed back to the system (`give_back`).
+//!   (In rmcp 3.11 the task that serves a session calls `close_session` when
+//!   the session ends, idle timeout included, and that removes its handle
+//!   from the map; `tests/http_sessions.rs` checks that the slot comes back
+//!   and the old id then gets 404.) What closed sessions freed is handed back
+//!   to the system (`give_back`).
 //! - [`refuse_when_full`], in front of rmcp, looks at a request that can be
 //!   an `initialize` (no `Mcp-Session-Id`, and no `Mcp-Method` or one naming
 //!   `initialize`: a 2026-07-28 request always names its method, so those are
@@ -24,7 +28,8 @@
 //!   rmcp sees it, and hands it to [`CappedSessions::create_session`] through a
 //!   task-local; with no slot left it is answered 503 with a JSON-RPC error
 //!   naming the cap, the flag, and what to do — rmcp would have turned a
-//!   refusal in `create_session` into a bare 500.
+//!   refusal in `create_session` into a bare 500. (At the cap this 503 comes
+//!   before rmcp's `Host` and `Origin` checks: either way nothing is served.)
 //!
 //! # Why refuse rather than evict
 //!
