@@ -10,30 +10,12 @@
 
 mod server_support;
 
-use std::path::Path;
 use std::process::Command;
 
 use base64::Engine;
 use serde_json::{Value, json};
 use server_support::http::{HttpServer, STATELESS_VERSION};
 use server_support::{BIN, demo_store, is_error, snapshot, temp_dir};
-
-/// `m1nd policy import` of m1nd's own server, then `m1nd gateway --http` in front of it.
-fn gateway_in_front_of(store: &Path, policy: &Path) -> HttpServer {
-    let imported = Command::new(BIN)
-        .args(["policy", "import", "--policy"])
-        .arg(policy)
-        .args(["--", BIN, "serve", "--store"])
-        .arg(store)
-        .env_remove("M1ND_READ_ONLY")
-        .output()
-        .expect("run policy import");
-    assert!(imported.status.success(), "{}", String::from_utf8_lossy(&imported.stderr));
-    let mut gateway = Command::new(BIN);
-    gateway.args(["gateway", "--policy"]).arg(policy).args(["--http", "127.0.0.1:0", "--", BIN, "serve", "--store"]);
-    gateway.arg(store).env_remove("M1ND_READ_ONLY").env_remove("M1ND_HTTP_TOKEN");
-    HttpServer::spawn(gateway).unwrap_or_else(|e| panic!("m1nd gateway --http: {e}"))
-}
 
 /// A stateless `tools/call` with the standard headers, then `edit` applied to them.
 fn call(
@@ -71,7 +53,7 @@ fn base64_header(value: &str) -> String {
 fn mismatched_routing_headers_are_refused_before_the_guard_and_never_reach_the_upstream() {
     let (_dir, store) = demo_store("gateway-headers");
     let policy_dir = temp_dir("gateway-headers-policy");
-    let gateway = gateway_in_front_of(&store, &policy_dir.path().join("policy"));
+    let gateway = HttpServer::gateway_in_front_of(&store, &policy_dir.path().join("policy"), &[]);
 
     // Well-formed: answered through the upstream.
     let (status, answer) = call(&gateway, "north", json!({}), |_| {});

@@ -10,6 +10,7 @@ use m1nd::mcp::Server;
 use m1nd::mcp::attestation::{self, PinError};
 use m1nd::service::{Options, QueueCaps, Service};
 use m1nd::transport::http::human::streams::StreamCaps;
+use m1nd::transport::http::sessions::{self, SessionLimits};
 use m1nd::transport::http::{self, HttpOptions, security, slots};
 use m1nd::transport::stdio;
 
@@ -122,6 +123,28 @@ pub struct HttpArgs {
     /// Connections open at once, whatever they are doing; past it, 503.
     #[arg(long, value_name = "N", requires = "http", default_value_t = slots::DEFAULT_MAX_CONNECTIONS)]
     max_connections: usize,
+    #[command(flatten)]
+    sessions: SessionArgs,
+}
+
+/// How many MCP sessions `--http` holds, and for how long unused.
+#[derive(Debug, Args)]
+pub struct SessionArgs {
+    /// MCP sessions (clients that sent `initialize`) held at once; past it an
+    /// `initialize` gets 503 (2026-07-28 clients need no session).
+    #[arg(long = sessions::MAX_SESSIONS_FLAG, value_name = "N", requires = "http", default_value_t = sessions::DEFAULT_MAX_SESSIONS)]
+    max_sessions: usize,
+    /// Seconds an MCP session may go unused before it is closed and its slot freed.
+    #[arg(long = sessions::SESSION_IDLE_FLAG, value_name = "SECONDS", requires = "http", default_value_t = sessions::DEFAULT_SESSION_IDLE.as_secs_f64())]
+    session_idle: f64,
+}
+
+impl SessionArgs {
+    /// The limits, refused with the flag's name when they cannot be served.
+    fn limits(&self) -> Result<SessionLimits, Failure> {
+        let idle = positive_seconds(self.session_idle, &format!("--{}", sessions::SESSION_IDLE_FLAG))?;
+        SessionLimits::new(self.max_sessions, idle).map_err(|e| Failure::usage(e.to_string()))
+    }
 }
 
 /// `--http`'s help, naming the address it listens on when given none.
@@ -152,6 +175,7 @@ impl HttpArgs {
             max_requests: at_least_one(self.max_requests, "--max-requests")?,
             arrival_timeout: positive_seconds(self.arrival_timeout, "--arrival-timeout")?,
         };
+        let sessions = self.sessions.limits()?;
         Ok(Some(HttpOptions {
             addr,
             allowed_origins: self.allow_origin,
@@ -162,6 +186,7 @@ impl HttpArgs {
             session_lifetime: http::human::authority::DEFAULT_SESSION,
             limits,
             event_streams: StreamCaps::default(),
+            sessions,
         }))
     }
 }
@@ -278,5 +303,22 @@ mod tests {
         assert!(named.ip().is_loopback() && named.port() == 1338, "{named}");
         use clap::Parser;
         assert!(Cli::try_parse_from(["serve", "--allow-origin", "http://localhost:5173"]).is_err(), "needs --http");
+    }
+
+    #[test]
+    fn session_flags_are_the_names_the_refusal_gives() {
+        use clap::Parser;
+        let parse = |args: &[&str]| Cli::try_parse_from(["serve", "--http"].iter().chain(args).copied());
+        let max = format!("--{}", sessions::MAX_SESSIONS_FLAG);
+        let idle = format!("--{}", sessions::SESSION_IDLE_FLAG);
+        let limits = parse(&[&max, "3", &idle, "1.5"]).expect("parses").serve.http.sessions.limits().expect("limits");
+        assert_eq!((limits.max(), limits.idle()), (3, Duration::from_millis(1500)));
+        let default = parse(&[]).expect("parses").serve.http.sessions.limits().expect("limits");
+        assert_eq!(default, SessionLimits::default());
+        for bad in [[max.as_str(), "0"], [idle.as_str(), "0"], [idle.as_str(), "nan"]] {
+            let refused = parse(&bad).expect("parses").serve.http.sessions.limits().expect_err("refused");
+            assert!(refused.message.contains(bad[0]), "{}", refused.message);
+        }
+        assert!(Cli::try_parse_from(["serve", &max, "3"]).is_err(), "needs --http");
     }
 }

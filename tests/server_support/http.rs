@@ -102,6 +102,25 @@ impl HttpServer {
         }
     }
 
+    /// `m1nd policy import` of m1nd's own server on `store` into `policy`,
+    /// then `m1nd gateway --http 127.0.0.1:0 [args]` in front of it.
+    pub fn gateway_in_front_of(store: &Path, policy: &Path, args: &[&str]) -> HttpServer {
+        let imported = Command::new(BIN)
+            .args(["policy", "import", "--policy"])
+            .arg(policy)
+            .args(["--", BIN, "serve", "--store"])
+            .arg(store)
+            .env_remove("M1ND_READ_ONLY")
+            .output()
+            .expect("run policy import");
+        assert!(imported.status.success(), "{}", String::from_utf8_lossy(&imported.stderr));
+        let mut gateway = Command::new(BIN);
+        gateway.args(["gateway", "--policy"]).arg(policy).args(["--http", "127.0.0.1:0"]).args(args);
+        gateway.args(["--", BIN, "serve", "--store"]).arg(store);
+        gateway.env_remove("M1ND_READ_ONLY").env_remove("M1ND_HTTP_TOKEN");
+        Self::spawn(gateway).unwrap_or_else(|e| panic!("m1nd gateway --http: {e}"))
+    }
+
     /// Whether the process is still running.
     pub fn alive(&mut self) -> bool {
         matches!(self.child.try_wait(), Ok(None))

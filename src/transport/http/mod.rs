@@ -40,6 +40,9 @@
 //!     lifetime (`--event-stream-lifetime`) of their own, take no serving
 //!     slot, and end when their session logs out or expires
 //!     (`human::streams`).
+//!   - at most `--max-sessions` MCP sessions are held, each closed after
+//!     `--session-idle` unused, and an `initialize` past the cap gets 503
+//!     ([`sessions`]: why it refuses the newcomer rather than evict anyone).
 //!
 //! # The human's pages
 //!
@@ -62,6 +65,7 @@ pub mod addr;
 mod bad_body;
 pub mod human;
 pub mod security;
+pub mod sessions;
 pub mod slots;
 
 use std::net::SocketAddr;
@@ -74,7 +78,6 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use rmcp::ServerHandler;
 use rmcp::transport::streamable_http_server::StreamableHttpService;
-use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use tokio::net::TcpListener;
 use tower_http::timeout::TimeoutLayer;
 
@@ -117,6 +120,8 @@ pub struct HttpOptions {
     pub limits: slots::Limits,
     /// The tray's event streams: their cap and lifetime.
     pub event_streams: human::streams::StreamCaps,
+    /// How many MCP sessions are held, and for how long unused.
+    pub sessions: sessions::SessionLimits,
 }
 
 /// Serve MCP over HTTP, and the human's pages, until the process is stopped.
@@ -171,12 +176,13 @@ fn router<S>(server: S, http: &HttpOptions, human: Option<Arc<human::Human>>) ->
 where
     S: ServerHandler + Clone + Send + Sync + 'static,
 {
-    let mcp = StreamableHttpService::new(
-        move || Ok(server.clone()),
-        Arc::new(LocalSessionManager::default()),
-        security::rmcp_config(http),
-    );
-    let mut app = Router::new().route_service(MCP_PATH, mcp).layer(axum::middleware::from_fn(bad_body::explain));
+    let sessions = Arc::new(sessions::CappedSessions::new(http.sessions));
+    let mcp =
+        StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&sessions), security::rmcp_config(http));
+    let mut app = Router::new()
+        .route_service(MCP_PATH, mcp)
+        .layer(axum::middleware::from_fn_with_state(sessions, sessions::refuse_when_full))
+        .layer(axum::middleware::from_fn(bad_body::explain));
     if let Some(token) = &http.token {
         app = app.layer(axum::middleware::from_fn_with_state(token.clone(), security::require_token));
     }
