@@ -26,6 +26,16 @@ pub enum ReadWork {
     Tray { reply: oneshot::Sender<Result<TrayState, ServiceError>> },
 }
 
+impl ReadWork {
+    /// Whether this is a look: the cockpit (MCP or the human's pages) or the
+    /// tray. A look is bounded by the table's budgets and costs about a
+    /// millisecond, so looks have a reader of their own and never wait
+    /// behind the argument-driven reads (`trace` and the like).
+    pub fn is_look(&self) -> bool {
+        matches!(self, ReadWork::Call { read: None, .. } | ReadWork::View { .. } | ReadWork::Tray { .. })
+    }
+}
+
 /// A read, with its deadline and its caller's flag.
 pub struct ReadJob {
     pub work: ReadWork,

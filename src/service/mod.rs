@@ -20,7 +20,10 @@
 //!    [`Service`]. It alone holds the store's connections: one writer thread
 //!    (`writer.rs`) lands every write of this process, and a small pool of
 //!    readers (`readers.rs`) run reads in parallel, each on a connection and
-//!    a read transaction of its own.
+//!    a read transaction of its own. The looks (the cockpit and the tray,
+//!    cheap and bounded by the table's budgets) have a reader and a queue of
+//!    their own, so a person's look never waits behind another client's
+//!    `trace`.
 //! 2. **Each verb resolved once.** A call's name goes through the
 //!    [`Guard`] once and comes out as a [`Resolved`] handle; the handler
 //!    ([`dispatch`]), the argument check and the store's reads are found from
@@ -39,7 +42,7 @@
 //!    transaction, one sync, each write in a savepoint of its own; each is
 //!    acknowledged only after the commit that holds it is durable.
 //! 6. **Fair, bounded, stoppable reads.** Reads wait in one line per client
-//!    (a lane) and are taken in turn; the lines and the queue are capped and
+//!    (a lane) and are taken in turn; the lines and each queue are capped and
 //!    a call past a cap is refused saying which. Each read has a time budget;
 //!    a read whose caller left is dropped when its turn comes, and a running
 //!    one stops at SQLite's next checkpoint.
@@ -142,7 +145,10 @@ struct Shared {
     guard: Guard<'static>,
     read_only: bool,
     call_budget: Duration,
+    /// The argument-driven reads, for the read pool.
     reads: Arc<FairQueue<ReadJob>>,
+    /// The looks (cockpit, tray), for the look reader ([`ReadWork::is_look`]).
+    looks: Arc<FairQueue<ReadJob>>,
     writer: WriterHandle,
     answers: Arc<Answers>,
     probe: Arc<Probe>,
@@ -155,6 +161,7 @@ impl Drop for Shared {
     /// The readers stop once the queue is closed; the writer once its sender goes.
     fn drop(&mut self) {
         self.reads.close();
+        self.looks.close();
     }
 }
 
@@ -167,22 +174,25 @@ impl Service {
         let help = help::answer(&guard);
         let counters = Arc::new(Counters::default());
         let reads = Arc::new(FairQueue::new(options.queue));
+        let looks = Arc::new(FairQueue::new(options.queue));
         let answers = Arc::new(Answers::default());
         let probe = Arc::new(Probe::new(&options.store));
         let kept = writer::Kept { answers: Arc::clone(&answers), probe: Arc::clone(&probe) };
         let writer = writer::start(options.store.clone(), Arc::clone(&counters), kept).map_err(ServiceError::Thread)?;
-        let readers = readers::Shared {
-            queue: Arc::clone(&reads),
+        let shared = |queue: &Arc<FairQueue<ReadJob>>| readers::Shared {
+            queue: Arc::clone(queue),
             answers: Arc::clone(&answers),
             probe: Arc::clone(&probe),
             counters: Arc::clone(&counters),
         };
-        readers::start(options.readers, &options.store, &readers).map_err(ServiceError::Thread)?;
+        readers::start("read", options.readers, &options.store, &shared(&reads)).map_err(ServiceError::Thread)?;
+        readers::start("look", 1, &options.store, &shared(&looks)).map_err(ServiceError::Thread)?;
         Ok(Self(Arc::new(Shared {
             guard,
             read_only: options.read_only,
             call_budget: options.call_budget,
             reads,
+            looks,
             writer,
             answers,
             probe,
@@ -269,7 +279,12 @@ impl Service {
         answer.view().cloned()
     }
 
-    /// Queue a read for the pool and wait for its answer.
+    /// The queue `work` waits in: the looks' or the read pool's.
+    fn queue_for(&self, work: &ReadWork) -> &FairQueue<ReadJob> {
+        if work.is_look() { &self.0.looks } else { &self.0.reads }
+    }
+
+    /// Queue a read for its reader and wait for its answer.
     async fn read<T>(
         &self,
         lane: Lane,
@@ -278,7 +293,7 @@ impl Service {
     ) -> Result<T, ServiceError> {
         let (reply, answered) = oneshot::channel();
         let job = ReadJob { work: work(reply), cancel, deadline: Instant::now() + self.0.call_budget };
-        self.0.reads.push(lane, job)?;
+        self.queue_for(&job.work).push(lane, job)?;
         answered.await.unwrap_or(Err(ServiceError::Dropped))
     }
 
@@ -307,7 +322,7 @@ impl Service {
         let (reply, answered) = oneshot::channel();
         let deadline = Instant::now() + self.0.call_budget;
         let job = ReadJob { work: ReadWork::View { request, reply }, cancel: Cancel::default(), deadline };
-        self.0.reads.push(Lane::default(), job)?;
+        self.0.looks.push(Lane::default(), job)?;
         view_of(&answered.blocking_recv().unwrap_or(Err(ServiceError::Dropped))?)
     }
 

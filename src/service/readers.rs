@@ -54,8 +54,9 @@ pub struct Shared {
     pub counters: Arc<Counters>,
 }
 
-/// Start `count` readers over the store in `dir`.
-pub fn start(count: usize, dir: &std::path::Path, shared: &Shared) -> std::io::Result<()> {
+/// Start `count` readers over the store in `dir`, their threads named
+/// `m1nd-{name}-N`.
+pub fn start(name: &str, count: usize, dir: &std::path::Path, shared: &Shared) -> std::io::Result<()> {
     for n in 0..count.max(1) {
         let reader = Reader {
             held: Held::new(PathBuf::from(dir)),
@@ -65,7 +66,7 @@ pub fn start(count: usize, dir: &std::path::Path, shared: &Shared) -> std::io::R
             counters: Arc::clone(&shared.counters),
             budget: Arc::new(Budget::default()),
         };
-        std::thread::Builder::new().name(format!("m1nd-read-{n}")).spawn(move || reader.serve())?;
+        std::thread::Builder::new().name(format!("m1nd-{name}-{n}")).spawn(move || reader.serve())?;
     }
     Ok(())
 }
