@@ -77,6 +77,8 @@
 mod batch;
 mod check;
 mod checksum;
+#[cfg(test)]
+mod checksum_tests;
 mod clock;
 mod demo;
 mod error;
