@@ -34,7 +34,7 @@ pub struct Report {
     pub path: PathBuf,
     pub page_size: u32,
     pub pages: u64,
-    /// Bytes reserved at the end of each page: [`RESERVED_BYTES`] when the
+    /// Bytes reserved at the end of each page: 8 (the checksum) when the
     /// store has checksums, 0 for a store made before them.
     pub reserved: u8,
     /// Pages whose contents do not match their checksum.

@@ -56,7 +56,7 @@ pub enum StoreError {
     Busy { path: PathBuf },
     /// The write would take the store past its size cap, or the disk or a
     /// file-size limit has no room for it; `why` says which, measured when
-    /// it was refused (see [`super::room`]). Nothing was written.
+    /// it was refused (see `store/room.rs`). Nothing was written.
     #[error("the store {} has no room for this write, nothing changed: {why}", .path.display())]
     Full { path: PathBuf, why: NoRoom },
     /// The file at the store's path is no longer the one this write went to

@@ -49,8 +49,9 @@
 //! # Damage on disk
 //!
 //! 1. **A damaged page is an error, never an answer.** Every connection
-//!    opens the file through SQLite's checksum shim ([`checksum`]): each
-//!    page ends in an 8-byte checksum of the rest, written with the page and
+//!    opens the file through our page-checksum VFS shim (`checksum.rs`,
+//!    `checksum_vfs.c`): each page ends in an 8-byte checksum
+//!    (64-bit FNV-1a) of the rest, written with the page and
 //!    verified on every read, so bytes changed on disk after SQLite wrote
 //!    them fail the read ([`StoreError::Corrupt`], naming the file and the
 //!    checksum) instead of being returned.
@@ -58,7 +59,7 @@
 //!    `store backup` write page 1 with the checksum layout before any other
 //!    page. A store made before has none (the shim then passes reads
 //!    through) until `m1nd store add-checksums` rewrites it in place, in one
-//!    transaction ([`upkeep`]).
+//!    transaction (`upkeep.rs`).
 //! 3. **Checking is a read.** `m1nd store check` ([`check`]) verifies every
 //!    page's checksum and runs `PRAGMA integrity_check` on a read-only
 //!    connection; it writes nothing.
@@ -72,7 +73,7 @@
 //! ([`StoreError::Full`]). SQLite reports a full disk, and a file-size limit
 //! (`RLIMIT_FSIZE`) stops a write, in ways that look alike; the refusal
 //! measures all three limits when it happens and names the ones that could
-//! have refused it ([`room`]), with what to do.
+//! have refused it (`room.rs`), with what to do.
 
 mod batch;
 mod check;
