@@ -16,7 +16,10 @@
 **   1. A page has a checksum iff the database header (page 1, byte 20, "bytes
 **      of reserved space at the end of each page") says exactly 8. The layer
 **      learns that value whenever the first bytes of page 1 are read or
-**      written, and assumes no checksums until it has seen them.
+**      written, and assumes no checksums until it has seen them. A change of
+**      layout (VACUUM after SQLITE_FCNTL_RESERVE_BYTES) writes page 1 first,
+**      as does the rollback of one (page 1 is the first page it journals), so
+**      the layer knows the layout before it writes any other page of it.
 **   2. Writing a whole page of a file with checksums writes a copy of the page
 **      with the checksum in its last 8 bytes; the caller's buffer is never
 **      changed.
@@ -301,6 +304,7 @@ static int cksumOpen(sqlite3_vfs *pVfs, const char *zName, sqlite3_file *pFile, 
   p->pReal = (sqlite3_file *)((char *)pFile + CKSUM_FILE_SIZE);
   p->isMainDb = (flags & SQLITE_OPEN_MAIN_DB) != 0;
   p->verify = 1;
+  p->pReal->pMethods = 0;
   rc = ORIGVFS(pVfs)->xOpen(ORIGVFS(pVfs), zName, p->pReal, flags, pOutFlags);
   /* SQLite calls xClose iff pMethods is set, so set it iff the wrapped file
   ** needs closing. */
