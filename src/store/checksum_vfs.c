@@ -48,27 +48,27 @@
 #include <string.h>
 
 /* Bytes at the end of each page that hold its checksum. */
-#define CKSUM_BYTES 8
+#define PSUM_BYTES 8
 /* Offset in the header of "reserved bytes per page". */
 #define RESERVE_OFFSET 20
 /* The registered name of this VFS. */
-#define CKSUM_VFS_NAME "m1nd-checksum"
+#define PSUM_VFS_NAME "m1nd-checksum"
 
 /* The wrapped VFS of a VFS of ours. */
-#define ORIGVFS(p) ((sqlite3_vfs *)((p)->pAppData))
+#define WRAPPED(p) ((sqlite3_vfs *)((p)->pAppData))
 
 /* An open file: this struct, followed in the same allocation by the wrapped
 ** VFS's file. */
-typedef struct CksumFile {
+typedef struct PsumFile {
   sqlite3_file base;   /* Base class; must be first. */
   sqlite3_file *pReal; /* The wrapped VFS's file, right after this struct. */
   int isMainDb;        /* Opened with SQLITE_OPEN_MAIN_DB: the only kind checked. */
   int hasChecksums;    /* Page 1 last seen says 8 reserved bytes per page. */
   int verify;          /* Check pages on read (PRAGMA checksum_verification). */
-} CksumFile;
+} PsumFile;
 
-/* sizeof(CksumFile) rounded up so the wrapped file after it is 8-aligned. */
-#define CKSUM_FILE_SIZE ((int)((sizeof(CksumFile) + 7) & ~(size_t)7))
+/* sizeof(PsumFile) rounded up so the wrapped file after it is 8-aligned. */
+#define PSUM_FILE_SIZE ((int)((sizeof(PsumFile) + 7) & ~(size_t)7))
 
 /* ---------------------------------------------------------------- checksum */
 
@@ -85,18 +85,18 @@ static sqlite3_uint64 fnv1a64(const unsigned char *a, int n) {
 
 /* The checksum of a page of n bytes, little-endian, into out[0..8). */
 static void pageChecksum(const unsigned char *page, int n, unsigned char *out) {
-  sqlite3_uint64 h = fnv1a64(page, n - CKSUM_BYTES);
+  sqlite3_uint64 h = fnv1a64(page, n - PSUM_BYTES);
   int i;
-  for (i = 0; i < CKSUM_BYTES; i++) {
+  for (i = 0; i < PSUM_BYTES; i++) {
     out[i] = (unsigned char)(h >> (8 * i));
   }
 }
 
 /* Whether the last 8 bytes of the n-byte page match its checksum. */
 static int pageIsIntact(const unsigned char *page, int n) {
-  unsigned char sum[CKSUM_BYTES];
+  unsigned char sum[PSUM_BYTES];
   pageChecksum(page, n, sum);
-  return memcmp(sum, page + n - CKSUM_BYTES, CKSUM_BYTES) == 0;
+  return memcmp(sum, page + n - PSUM_BYTES, PSUM_BYTES) == 0;
 }
 
 /* Whether n bytes at offset could be one whole page: n is a SQLite page size
@@ -107,21 +107,21 @@ static int isWholePage(int n, sqlite3_int64 offset) {
 
 /* Learn whether pages have checksums from bytes read from or written to
 ** offset 0 of the file, when they reach the header's reserve byte. */
-static void learnReserve(CksumFile *p, const void *buf, int n, sqlite3_int64 offset) {
+static void learnReserve(PsumFile *p, const void *buf, int n, sqlite3_int64 offset) {
   if (offset == 0 && n > RESERVE_OFFSET) {
-    p->hasChecksums = ((const unsigned char *)buf)[RESERVE_OFFSET] == CKSUM_BYTES;
+    p->hasChecksums = ((const unsigned char *)buf)[RESERVE_OFFSET] == PSUM_BYTES;
   }
 }
 
 /* ---------------------------------------------------------------- io methods */
 
-static int cksumClose(sqlite3_file *pFile) {
-  CksumFile *p = (CksumFile *)pFile;
+static int psumClose(sqlite3_file *pFile) {
+  PsumFile *p = (PsumFile *)pFile;
   return p->pReal->pMethods->xClose(p->pReal);
 }
 
-static int cksumRead(sqlite3_file *pFile, void *buf, int n, sqlite3_int64 offset) {
-  CksumFile *p = (CksumFile *)pFile;
+static int psumRead(sqlite3_file *pFile, void *buf, int n, sqlite3_int64 offset) {
+  PsumFile *p = (PsumFile *)pFile;
   int rc = p->pReal->pMethods->xRead(p->pReal, buf, n, offset);
   if (rc != SQLITE_OK || !p->isMainDb) return rc;
   learnReserve(p, buf, n, offset);
@@ -131,8 +131,8 @@ static int cksumRead(sqlite3_file *pFile, void *buf, int n, sqlite3_int64 offset
   return SQLITE_OK;
 }
 
-static int cksumWrite(sqlite3_file *pFile, const void *buf, int n, sqlite3_int64 offset) {
-  CksumFile *p = (CksumFile *)pFile;
+static int psumWrite(sqlite3_file *pFile, const void *buf, int n, sqlite3_int64 offset) {
+  PsumFile *p = (PsumFile *)pFile;
   unsigned char *copy;
   int rc;
   if (!p->isMainDb) return p->pReal->pMethods->xWrite(p->pReal, buf, n, offset);
@@ -145,39 +145,39 @@ static int cksumWrite(sqlite3_file *pFile, const void *buf, int n, sqlite3_int64
   copy = sqlite3_malloc(n);
   if (copy == 0) return SQLITE_NOMEM;
   memcpy(copy, buf, (size_t)n);
-  pageChecksum(copy, n, copy + n - CKSUM_BYTES);
+  pageChecksum(copy, n, copy + n - PSUM_BYTES);
   rc = p->pReal->pMethods->xWrite(p->pReal, copy, n, offset);
   sqlite3_free(copy);
   return rc;
 }
 
-static int cksumTruncate(sqlite3_file *pFile, sqlite3_int64 size) {
-  CksumFile *p = (CksumFile *)pFile;
+static int psumTruncate(sqlite3_file *pFile, sqlite3_int64 size) {
+  PsumFile *p = (PsumFile *)pFile;
   return p->pReal->pMethods->xTruncate(p->pReal, size);
 }
 
-static int cksumSync(sqlite3_file *pFile, int flags) {
-  CksumFile *p = (CksumFile *)pFile;
+static int psumSync(sqlite3_file *pFile, int flags) {
+  PsumFile *p = (PsumFile *)pFile;
   return p->pReal->pMethods->xSync(p->pReal, flags);
 }
 
-static int cksumFileSize(sqlite3_file *pFile, sqlite3_int64 *pSize) {
-  CksumFile *p = (CksumFile *)pFile;
+static int psumFileSize(sqlite3_file *pFile, sqlite3_int64 *pSize) {
+  PsumFile *p = (PsumFile *)pFile;
   return p->pReal->pMethods->xFileSize(p->pReal, pSize);
 }
 
-static int cksumLock(sqlite3_file *pFile, int eLock) {
-  CksumFile *p = (CksumFile *)pFile;
+static int psumLock(sqlite3_file *pFile, int eLock) {
+  PsumFile *p = (PsumFile *)pFile;
   return p->pReal->pMethods->xLock(p->pReal, eLock);
 }
 
-static int cksumUnlock(sqlite3_file *pFile, int eLock) {
-  CksumFile *p = (CksumFile *)pFile;
+static int psumUnlock(sqlite3_file *pFile, int eLock) {
+  PsumFile *p = (PsumFile *)pFile;
   return p->pReal->pMethods->xUnlock(p->pReal, eLock);
 }
 
-static int cksumCheckReservedLock(sqlite3_file *pFile, int *pResOut) {
-  CksumFile *p = (CksumFile *)pFile;
+static int psumCheckReservedLock(sqlite3_file *pFile, int *pResOut) {
+  PsumFile *p = (PsumFile *)pFile;
   return p->pReal->pMethods->xCheckReservedLock(p->pReal, pResOut);
 }
 
@@ -195,7 +195,7 @@ static int parseSwitch(const char *z) {
 
 /* PRAGMA checksum_verification [= ON|OFF]: az[1] is the pragma's name, az[2]
 ** its argument or NULL; an answer or error message goes in az[0]. */
-static int cksumPragma(CksumFile *p, char **az) {
+static int psumPragma(PsumFile *p, char **az) {
   if (az[2] != 0) {
     int on = parseSwitch(az[2]);
     if (on < 0) {
@@ -208,57 +208,57 @@ static int cksumPragma(CksumFile *p, char **az) {
   return az[0] == 0 ? SQLITE_NOMEM : SQLITE_OK;
 }
 
-static int cksumFileControl(sqlite3_file *pFile, int op, void *pArg) {
-  CksumFile *p = (CksumFile *)pFile;
+static int psumFileControl(sqlite3_file *pFile, int op, void *pArg) {
+  PsumFile *p = (PsumFile *)pFile;
   if (p->isMainDb && op == SQLITE_FCNTL_PRAGMA) {
     char **az = (char **)pArg;
-    if (sqlite3_stricmp(az[1], "checksum_verification") == 0) return cksumPragma(p, az);
+    if (sqlite3_stricmp(az[1], "checksum_verification") == 0) return psumPragma(p, az);
   }
   /* Anything else (other pragmas included) is the wrapped file's to answer;
   ** it says SQLITE_NOTFOUND for what it does not know, so SQLite handles it. */
   return p->pReal->pMethods->xFileControl(p->pReal, op, pArg);
 }
 
-static int cksumSectorSize(sqlite3_file *pFile) {
-  CksumFile *p = (CksumFile *)pFile;
+static int psumSectorSize(sqlite3_file *pFile) {
+  PsumFile *p = (PsumFile *)pFile;
   return p->pReal->pMethods->xSectorSize(p->pReal);
 }
 
-static int cksumDeviceCharacteristics(sqlite3_file *pFile) {
-  CksumFile *p = (CksumFile *)pFile;
+static int psumDeviceCharacteristics(sqlite3_file *pFile) {
+  PsumFile *p = (PsumFile *)pFile;
   return p->pReal->pMethods->xDeviceCharacteristics(p->pReal);
 }
 
 /* The version-2 and -3 methods exist only when the wrapped file has them. */
-static int realHas(const CksumFile *p, int iVersion) {
+static int realHas(const PsumFile *p, int iVersion) {
   return p->pReal->pMethods->iVersion >= iVersion;
 }
 
-static int cksumShmMap(sqlite3_file *pFile, int iPg, int pgsz, int bExtend, void volatile **pp) {
-  CksumFile *p = (CksumFile *)pFile;
+static int psumShmMap(sqlite3_file *pFile, int iPg, int pgsz, int bExtend, void volatile **pp) {
+  PsumFile *p = (PsumFile *)pFile;
   if (!realHas(p, 2)) return SQLITE_IOERR_SHMMAP;
   return p->pReal->pMethods->xShmMap(p->pReal, iPg, pgsz, bExtend, pp);
 }
 
-static int cksumShmLock(sqlite3_file *pFile, int offset, int n, int flags) {
-  CksumFile *p = (CksumFile *)pFile;
+static int psumShmLock(sqlite3_file *pFile, int offset, int n, int flags) {
+  PsumFile *p = (PsumFile *)pFile;
   if (!realHas(p, 2)) return SQLITE_IOERR_SHMLOCK;
   return p->pReal->pMethods->xShmLock(p->pReal, offset, n, flags);
 }
 
-static void cksumShmBarrier(sqlite3_file *pFile) {
-  CksumFile *p = (CksumFile *)pFile;
+static void psumShmBarrier(sqlite3_file *pFile) {
+  PsumFile *p = (PsumFile *)pFile;
   if (realHas(p, 2)) p->pReal->pMethods->xShmBarrier(p->pReal);
 }
 
-static int cksumShmUnmap(sqlite3_file *pFile, int deleteFlag) {
-  CksumFile *p = (CksumFile *)pFile;
+static int psumShmUnmap(sqlite3_file *pFile, int deleteFlag) {
+  PsumFile *p = (PsumFile *)pFile;
   if (!realHas(p, 2)) return SQLITE_OK;
   return p->pReal->pMethods->xShmUnmap(p->pReal, deleteFlag);
 }
 
-static int cksumFetch(sqlite3_file *pFile, sqlite3_int64 offset, int n, void **pp) {
-  CksumFile *p = (CksumFile *)pFile;
+static int psumFetch(sqlite3_file *pFile, sqlite3_int64 offset, int n, void **pp) {
+  PsumFile *p = (PsumFile *)pFile;
   /* No mapping of a main database: every page is read, and checked, by xRead. */
   if (p->isMainDb || !realHas(p, 3)) {
     *pp = 0;
@@ -267,112 +267,112 @@ static int cksumFetch(sqlite3_file *pFile, sqlite3_int64 offset, int n, void **p
   return p->pReal->pMethods->xFetch(p->pReal, offset, n, pp);
 }
 
-static int cksumUnfetch(sqlite3_file *pFile, sqlite3_int64 offset, void *ptr) {
-  CksumFile *p = (CksumFile *)pFile;
+static int psumUnfetch(sqlite3_file *pFile, sqlite3_int64 offset, void *ptr) {
+  PsumFile *p = (PsumFile *)pFile;
   if (!realHas(p, 3)) return SQLITE_OK;
   return p->pReal->pMethods->xUnfetch(p->pReal, offset, ptr);
 }
 
-static const sqlite3_io_methods cksumIoMethods = {
+static const sqlite3_io_methods psumIoMethods = {
     3, /* iVersion */
-    cksumClose,
-    cksumRead,
-    cksumWrite,
-    cksumTruncate,
-    cksumSync,
-    cksumFileSize,
-    cksumLock,
-    cksumUnlock,
-    cksumCheckReservedLock,
-    cksumFileControl,
-    cksumSectorSize,
-    cksumDeviceCharacteristics,
-    cksumShmMap,
-    cksumShmLock,
-    cksumShmBarrier,
-    cksumShmUnmap,
-    cksumFetch,
-    cksumUnfetch,
+    psumClose,
+    psumRead,
+    psumWrite,
+    psumTruncate,
+    psumSync,
+    psumFileSize,
+    psumLock,
+    psumUnlock,
+    psumCheckReservedLock,
+    psumFileControl,
+    psumSectorSize,
+    psumDeviceCharacteristics,
+    psumShmMap,
+    psumShmLock,
+    psumShmBarrier,
+    psumShmUnmap,
+    psumFetch,
+    psumUnfetch,
 };
 
 /* ---------------------------------------------------------------- vfs methods */
 
-static int cksumOpen(sqlite3_vfs *pVfs, const char *zName, sqlite3_file *pFile, int flags, int *pOutFlags) {
-  CksumFile *p = (CksumFile *)pFile;
+static int psumOpen(sqlite3_vfs *pVfs, const char *zName, sqlite3_file *pFile, int flags, int *pOutFlags) {
+  PsumFile *p = (PsumFile *)pFile;
   int rc;
   memset(p, 0, sizeof(*p));
-  p->pReal = (sqlite3_file *)((char *)pFile + CKSUM_FILE_SIZE);
+  p->pReal = (sqlite3_file *)((char *)pFile + PSUM_FILE_SIZE);
   p->isMainDb = (flags & SQLITE_OPEN_MAIN_DB) != 0;
   p->verify = 1;
   p->pReal->pMethods = 0;
-  rc = ORIGVFS(pVfs)->xOpen(ORIGVFS(pVfs), zName, p->pReal, flags, pOutFlags);
+  rc = WRAPPED(pVfs)->xOpen(WRAPPED(pVfs), zName, p->pReal, flags, pOutFlags);
   /* SQLite calls xClose iff pMethods is set, so set it iff the wrapped file
   ** needs closing. */
-  p->base.pMethods = p->pReal->pMethods ? &cksumIoMethods : 0;
+  p->base.pMethods = p->pReal->pMethods ? &psumIoMethods : 0;
   return rc;
 }
 
-static int cksumDelete(sqlite3_vfs *pVfs, const char *zName, int syncDir) {
-  return ORIGVFS(pVfs)->xDelete(ORIGVFS(pVfs), zName, syncDir);
+static int psumDelete(sqlite3_vfs *pVfs, const char *zName, int syncDir) {
+  return WRAPPED(pVfs)->xDelete(WRAPPED(pVfs), zName, syncDir);
 }
 
-static int cksumAccess(sqlite3_vfs *pVfs, const char *zName, int flags, int *pResOut) {
-  return ORIGVFS(pVfs)->xAccess(ORIGVFS(pVfs), zName, flags, pResOut);
+static int psumAccess(sqlite3_vfs *pVfs, const char *zName, int flags, int *pResOut) {
+  return WRAPPED(pVfs)->xAccess(WRAPPED(pVfs), zName, flags, pResOut);
 }
 
-static int cksumFullPathname(sqlite3_vfs *pVfs, const char *zName, int nOut, char *zOut) {
-  return ORIGVFS(pVfs)->xFullPathname(ORIGVFS(pVfs), zName, nOut, zOut);
+static int psumFullPathname(sqlite3_vfs *pVfs, const char *zName, int nOut, char *zOut) {
+  return WRAPPED(pVfs)->xFullPathname(WRAPPED(pVfs), zName, nOut, zOut);
 }
 
-static void *cksumDlOpen(sqlite3_vfs *pVfs, const char *zPath) {
-  return ORIGVFS(pVfs)->xDlOpen(ORIGVFS(pVfs), zPath);
+static void *psumDlOpen(sqlite3_vfs *pVfs, const char *zPath) {
+  return WRAPPED(pVfs)->xDlOpen(WRAPPED(pVfs), zPath);
 }
 
-static void cksumDlError(sqlite3_vfs *pVfs, int nByte, char *zErrMsg) {
-  ORIGVFS(pVfs)->xDlError(ORIGVFS(pVfs), nByte, zErrMsg);
+static void psumDlError(sqlite3_vfs *pVfs, int nByte, char *zErrMsg) {
+  WRAPPED(pVfs)->xDlError(WRAPPED(pVfs), nByte, zErrMsg);
 }
 
-static void (*cksumDlSym(sqlite3_vfs *pVfs, void *pHandle, const char *zSymbol))(void) {
-  return ORIGVFS(pVfs)->xDlSym(ORIGVFS(pVfs), pHandle, zSymbol);
+static void (*psumDlSym(sqlite3_vfs *pVfs, void *pHandle, const char *zSymbol))(void) {
+  return WRAPPED(pVfs)->xDlSym(WRAPPED(pVfs), pHandle, zSymbol);
 }
 
-static void cksumDlClose(sqlite3_vfs *pVfs, void *pHandle) {
-  ORIGVFS(pVfs)->xDlClose(ORIGVFS(pVfs), pHandle);
+static void psumDlClose(sqlite3_vfs *pVfs, void *pHandle) {
+  WRAPPED(pVfs)->xDlClose(WRAPPED(pVfs), pHandle);
 }
 
-static int cksumRandomness(sqlite3_vfs *pVfs, int nByte, char *zBufOut) {
-  return ORIGVFS(pVfs)->xRandomness(ORIGVFS(pVfs), nByte, zBufOut);
+static int psumRandomness(sqlite3_vfs *pVfs, int nByte, char *zBufOut) {
+  return WRAPPED(pVfs)->xRandomness(WRAPPED(pVfs), nByte, zBufOut);
 }
 
-static int cksumSleep(sqlite3_vfs *pVfs, int nMicro) {
-  return ORIGVFS(pVfs)->xSleep(ORIGVFS(pVfs), nMicro);
+static int psumSleep(sqlite3_vfs *pVfs, int nMicro) {
+  return WRAPPED(pVfs)->xSleep(WRAPPED(pVfs), nMicro);
 }
 
-static int cksumCurrentTime(sqlite3_vfs *pVfs, double *pTimeOut) {
-  return ORIGVFS(pVfs)->xCurrentTime(ORIGVFS(pVfs), pTimeOut);
+static int psumCurrentTime(sqlite3_vfs *pVfs, double *pTimeOut) {
+  return WRAPPED(pVfs)->xCurrentTime(WRAPPED(pVfs), pTimeOut);
 }
 
-static int cksumGetLastError(sqlite3_vfs *pVfs, int nByte, char *zOut) {
-  return ORIGVFS(pVfs)->xGetLastError(ORIGVFS(pVfs), nByte, zOut);
+static int psumGetLastError(sqlite3_vfs *pVfs, int nByte, char *zOut) {
+  return WRAPPED(pVfs)->xGetLastError(WRAPPED(pVfs), nByte, zOut);
 }
 
 /* The version-2 and -3 VFS methods are only offered when the wrapped VFS has
 ** them (the registered iVersion is the wrapped one's), so these may call
 ** straight through. */
-static int cksumCurrentTimeInt64(sqlite3_vfs *pVfs, sqlite3_int64 *pTimeOut) {
-  return ORIGVFS(pVfs)->xCurrentTimeInt64(ORIGVFS(pVfs), pTimeOut);
+static int psumCurrentTimeInt64(sqlite3_vfs *pVfs, sqlite3_int64 *pTimeOut) {
+  return WRAPPED(pVfs)->xCurrentTimeInt64(WRAPPED(pVfs), pTimeOut);
 }
 
-static int cksumSetSystemCall(sqlite3_vfs *pVfs, const char *zName, sqlite3_syscall_ptr pCall) {
-  return ORIGVFS(pVfs)->xSetSystemCall(ORIGVFS(pVfs), zName, pCall);
+static int psumSetSystemCall(sqlite3_vfs *pVfs, const char *zName, sqlite3_syscall_ptr pCall) {
+  return WRAPPED(pVfs)->xSetSystemCall(WRAPPED(pVfs), zName, pCall);
 }
 
-static sqlite3_syscall_ptr cksumGetSystemCall(sqlite3_vfs *pVfs, const char *zName) {
-  return ORIGVFS(pVfs)->xGetSystemCall(ORIGVFS(pVfs), zName);
+static sqlite3_syscall_ptr psumGetSystemCall(sqlite3_vfs *pVfs, const char *zName) {
+  return WRAPPED(pVfs)->xGetSystemCall(WRAPPED(pVfs), zName);
 }
 
-static const char *cksumNextSystemCall(sqlite3_vfs *pVfs, const char *zName) {
-  return ORIGVFS(pVfs)->xNextSystemCall(ORIGVFS(pVfs), zName);
+static const char *psumNextSystemCall(sqlite3_vfs *pVfs, const char *zName) {
+  return WRAPPED(pVfs)->xNextSystemCall(WRAPPED(pVfs), zName);
 }
 
 /* ---------------------------------------------------------------- sql function */
@@ -401,29 +401,29 @@ static int addVerifyChecksum(sqlite3 *db, char **pzErrMsg, const void *pApi) {
 
 /* ---------------------------------------------------------------- registration */
 
-static sqlite3_vfs cksumVfs = {
+static sqlite3_vfs psumVfs = {
     0,              /* iVersion: the wrapped VFS's, set at registration */
     0,              /* szOsFile: set at registration */
     0,              /* mxPathname: the wrapped VFS's */
     0,              /* pNext */
-    CKSUM_VFS_NAME, /* zName */
+    PSUM_VFS_NAME, /* zName */
     0,              /* pAppData: the wrapped VFS */
-    cksumOpen,
-    cksumDelete,
-    cksumAccess,
-    cksumFullPathname,
-    cksumDlOpen,
-    cksumDlError,
-    cksumDlSym,
-    cksumDlClose,
-    cksumRandomness,
-    cksumSleep,
-    cksumCurrentTime,
-    cksumGetLastError,
-    cksumCurrentTimeInt64,
-    cksumSetSystemCall,
-    cksumGetSystemCall,
-    cksumNextSystemCall,
+    psumOpen,
+    psumDelete,
+    psumAccess,
+    psumFullPathname,
+    psumDlOpen,
+    psumDlError,
+    psumDlSym,
+    psumDlClose,
+    psumRandomness,
+    psumSleep,
+    psumCurrentTime,
+    psumGetLastError,
+    psumCurrentTimeInt64,
+    psumSetSystemCall,
+    psumGetSystemCall,
+    psumNextSystemCall,
 };
 
 /* Register the checksum layer as the default VFS, wrapping the current
@@ -433,17 +433,17 @@ static sqlite3_vfs cksumVfs = {
 int m1nd_checksum_vfs_register(void) {
   sqlite3_vfs *pOrig;
   int rc;
-  if (cksumVfs.pAppData != 0) return SQLITE_OK;
+  if (psumVfs.pAppData != 0) return SQLITE_OK;
   pOrig = sqlite3_vfs_find(0);
   if (pOrig == 0) return SQLITE_ERROR;
-  if (strcmp(pOrig->zName, CKSUM_VFS_NAME) == 0) return SQLITE_OK;
+  if (strcmp(pOrig->zName, PSUM_VFS_NAME) == 0) return SQLITE_OK;
   rc = sqlite3_auto_extension((void (*)(void))addVerifyChecksum);
   if (rc != SQLITE_OK) return rc;
-  cksumVfs.iVersion = pOrig->iVersion < 3 ? pOrig->iVersion : 3;
-  cksumVfs.szOsFile = CKSUM_FILE_SIZE + pOrig->szOsFile;
-  cksumVfs.mxPathname = pOrig->mxPathname;
-  cksumVfs.pAppData = pOrig;
-  rc = sqlite3_vfs_register(&cksumVfs, 1);
-  if (rc != SQLITE_OK) cksumVfs.pAppData = 0;
+  psumVfs.iVersion = pOrig->iVersion < 3 ? pOrig->iVersion : 3;
+  psumVfs.szOsFile = PSUM_FILE_SIZE + pOrig->szOsFile;
+  psumVfs.mxPathname = pOrig->mxPathname;
+  psumVfs.pAppData = pOrig;
+  rc = sqlite3_vfs_register(&psumVfs, 1);
+  if (rc != SQLITE_OK) psumVfs.pAppData = 0;
   return rc;
 }
