@@ -16,9 +16,10 @@ fn fnv1a64(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
 }
 
-/// `page` with its checksum in the last 8 bytes.
+/// `page` with its checksum in its last [`checksum::RESERVED_BYTES`] bytes
+/// (the Rust side's count; the format test fails if the C layer's differs).
 fn sealed(mut page: Vec<u8>) -> Vec<u8> {
-    let n = page.len() - 8;
+    let n = page.len() - usize::from(checksum::RESERVED_BYTES);
     let sum = fnv1a64(&page[..n]).to_le_bytes();
     page[n..].copy_from_slice(&sum);
     page
