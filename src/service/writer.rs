@@ -6,7 +6,12 @@
 //! each write in a savepoint of its own. Each caller gets its own result, and
 //! only after the commit that holds its write is durable. So while one
 //! commit syncs, the writes that arrive queue up and share the next one:
-//! under load, many writes per sync; alone, a write waits for nobody.
+//! under load, many writes per sync; alone, a write waits for nobody. On a
+//! disk that syncs faster than clients answer, a commit would be done before
+//! the writers it acknowledged had sent their next writes, and groups would
+//! shrink to a write or two per sync; so a group waits up to [`LINGER`] for
+//! as many writes as the group before it held (PostgreSQL's `commit_delay`
+//! and `commit_siblings` make the same trade).
 //!
 //! # The cockpit's root, composed after each commit
 //!
@@ -29,7 +34,7 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{self, RecvTimeoutError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
@@ -45,6 +50,11 @@ use crate::store::{Change, Done, MAX_BATCH, Probe, Refusal, StoreError};
 /// How long the writer waits for a write before it checks whether another
 /// process changed the store (only while someone watches the version).
 pub const VERSION_CHECK: Duration = Duration::from_millis(250);
+
+/// The longest a group commit waits for the writers of the group before it
+/// (see [`Writer::linger`]): a write's latency grows by at most this, and
+/// only while others are writing too.
+pub const LINGER: Duration = Duration::from_millis(2);
 
 /// What the writer is sent.
 pub enum Message {
@@ -70,7 +80,8 @@ pub struct Kept {
 pub fn start(dir: PathBuf, counters: Arc<Counters>, kept: Kept) -> std::io::Result<WriterHandle> {
     let (messages, queue) = mpsc::channel::<Message>();
     let (versions, _) = watch::channel(None);
-    let mut writer = Writer { held: Held::new(dir), versions: versions.clone(), counters, kept, data_version: None };
+    let mut writer =
+        Writer { held: Held::new(dir), versions: versions.clone(), counters, kept, last_group: 0, data_version: None };
     std::thread::Builder::new().name("m1nd-write".to_owned()).spawn(move || writer.serve(&queue))?;
     Ok(WriterHandle { messages, versions })
 }
@@ -80,6 +91,8 @@ struct Writer {
     versions: watch::Sender<Option<u64>>,
     counters: Arc<Counters>,
     kept: Kept,
+    /// How many writes the last group commit held.
+    last_group: usize,
     /// SQLite's `data_version` when the version was last published.
     data_version: Option<i64>,
 }
@@ -103,6 +116,7 @@ impl Writer {
                 }
             };
             let mut batch = Vec::new();
+            let mut lingered = Duration::ZERO;
             let mut next = Some(first);
             while let Some(message) = next.take() {
                 match message {
@@ -114,13 +128,28 @@ impl Writer {
                     Message::Write(job) => batch.push(job),
                 }
                 if batch.len() < MAX_BATCH {
-                    next = queue.try_recv().ok();
+                    next = queue.try_recv().ok().or_else(|| self.linger(queue, batch.len(), &mut lingered));
                 }
             }
+            self.last_group = batch.len();
             if !batch.is_empty() {
                 self.commit(batch);
             }
         }
+    }
+
+    /// While the group has fewer writes than the last one, wait a little
+    /// (at most [`LINGER`] per commit) for the writers of that group, whose
+    /// next writes are on their way: one sync for them all instead of one
+    /// for each few. A lone writer (a last group of one) never waits.
+    fn linger(&self, queue: &mpsc::Receiver<Message>, have: usize, lingered: &mut Duration) -> Option<Message> {
+        if have >= self.last_group.min(MAX_BATCH) || *lingered >= LINGER {
+            return None;
+        }
+        let started = Instant::now();
+        let message = queue.recv_timeout(LINGER - *lingered).ok();
+        *lingered += started.elapsed();
+        message
     }
 
     /// One group commit for `batch`; every caller gets its own result.
