@@ -13,7 +13,7 @@ use axum::middleware::Next;
 use axum::response::Response;
 
 use super::authority::{Authority, Session};
-use super::pages::not_here;
+use super::refusals::not_here;
 use super::{Human, Refused, problem};
 
 /// The header carrying the CSRF token.

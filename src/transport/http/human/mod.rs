@@ -29,6 +29,7 @@ pub mod authority;
 mod checks;
 pub mod instance;
 mod pages;
+mod refusals;
 pub mod streams;
 
 use std::sync::Arc;
