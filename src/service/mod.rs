@@ -322,7 +322,7 @@ impl Service {
         let (reply, answered) = oneshot::channel();
         let deadline = Instant::now() + self.0.call_budget;
         let job = ReadJob { work: ReadWork::View { request, reply }, cancel: Cancel::default(), deadline };
-        self.0.looks.push(Lane::default(), job)?;
+        self.queue_for(&job.work).push(Lane::default(), job)?;
         view_of(&answered.blocking_recv().unwrap_or(Err(ServiceError::Dropped))?)
     }
 

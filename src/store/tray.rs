@@ -381,20 +381,8 @@ fn current_version(tx: &Transaction<'_>) -> rusqlite::Result<u64> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::test_dir::test_dir;
+    use super::super::test_dir::{files, test_dir};
     use super::*;
-
-    fn files(store: &Store) -> Vec<(String, Vec<u8>)> {
-        let mut out: Vec<_> = std::fs::read_dir(store.dir())
-            .expect("list")
-            .map(|e| {
-                let e = e.expect("entry");
-                (e.file_name().to_string_lossy().into_owned(), std::fs::read(e.path()).expect("read"))
-            })
-            .collect();
-        out.sort();
-        out
-    }
 
     /// The tray's listings are prepared once per connection, like the reads'.
     #[test]

@@ -115,6 +115,15 @@ def test_a_double_click_and_a_second_human_stamp_once(browser, server, store):
     other.close()
 
 
+def send_html(handler: BaseHTTPRequestHandler, page: bytes) -> None:
+    """Answer a test server's request with `page` as HTML."""
+    handler.send_response(200)
+    handler.send_header("Content-Type", "text/html")
+    handler.send_header("Content-Length", str(len(page)))
+    handler.end_headers()
+    handler.wfile.write(page)
+
+
 class Attacker(BaseHTTPRequestHandler):
     """A page on another origin that forges a stamp with the victim's browser."""
 
@@ -127,11 +136,7 @@ class Attacker(BaseHTTPRequestHandler):
           headers: {{"Content-Type": "text/plain"}}, body: {json.dumps(Attacker.body.decode())}}})
           .then(() => "sent", () => "blocked");
         </script>""".encode()
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(page)))
-        self.end_headers()
-        self.wfile.write(page)
+        send_html(self, page)
 
     def log_message(self, *args):
         pass
@@ -358,11 +363,7 @@ class Recorder(BaseHTTPRequestHandler):
     def do_GET(self):
         Recorder.seen.append((self.headers.get("Host") or "", self.headers.get("Cookie") or ""))
         page = b"<!doctype html><title>another local server</title><p>recorded</p>"
-        self.send_response(200)
-        self.send_header("Content-Type", "text/html")
-        self.send_header("Content-Length", str(len(page)))
-        self.end_headers()
-        self.wfile.write(page)
+        send_html(self, page)
 
     def log_message(self, *args):
         pass
