@@ -22,7 +22,12 @@
 **      the layer knows the layout before it writes any other page of it.
 **   2. Writing a whole page of a file with checksums writes a copy of the page
 **      with the checksum in its last 8 bytes; the caller's buffer is never
-**      changed.
+**      changed. A whole page written past the end of the file first fills
+**      the gap with zero pages carrying their checksums: SQLite may skip
+**      writing a page (a page freed in the same transaction) while it writes
+**      later ones, and read it back later; without the fill that read finds
+**      a hole of zeros and no checksum, and fails (3) for a page that was
+**      never damaged.
 **   3. Reading a whole page of a file with checksums, with verification on,
 **      recomputes the checksum after the read and fails the read with
 **      SQLITE_IOERR_DATA when it does not match. Short reads (past the end of
@@ -131,6 +136,26 @@ static int psumRead(sqlite3_file *pFile, void *buf, int n, sqlite3_int64 offset)
   return SQLITE_OK;
 }
 
+/* Before writing an n-byte page at offset, write a checksummed zero page at
+** every page boundary between the end of the file and offset, so no page
+** inside the file is left without a checksum (invariant 2). */
+static int fillGap(PsumFile *p, int n, sqlite3_int64 offset) {
+  sqlite3_int64 size = 0;
+  sqlite3_int64 at;
+  unsigned char *zero;
+  int rc = p->pReal->pMethods->xFileSize(p->pReal, &size);
+  if (rc != SQLITE_OK || size >= offset) return rc;
+  zero = sqlite3_malloc(n);
+  if (zero == 0) return SQLITE_NOMEM;
+  memset(zero, 0, (size_t)n);
+  pageChecksum(zero, n, zero + n - PSUM_BYTES);
+  for (at = (size + n - 1) / n * n; at < offset && rc == SQLITE_OK; at += n) {
+    rc = p->pReal->pMethods->xWrite(p->pReal, zero, n, at);
+  }
+  sqlite3_free(zero);
+  return rc;
+}
+
 static int psumWrite(sqlite3_file *pFile, const void *buf, int n, sqlite3_int64 offset) {
   PsumFile *p = (PsumFile *)pFile;
   unsigned char *copy;
@@ -142,6 +167,8 @@ static int psumWrite(sqlite3_file *pFile, const void *buf, int n, sqlite3_int64 
   if (!p->hasChecksums || !isWholePage(n, offset)) {
     return p->pReal->pMethods->xWrite(p->pReal, buf, n, offset);
   }
+  rc = fillGap(p, n, offset);
+  if (rc != SQLITE_OK) return rc;
   copy = sqlite3_malloc(n);
   if (copy == 0) return SQLITE_NOMEM;
   memcpy(copy, buf, (size_t)n);
