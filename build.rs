@@ -1,5 +1,7 @@
-//! Rebuild when anything in policy/ changes (new files included), and gate
-//! the ui suite's `compile_fail` cases to the rustc their `.stderr` files were blessed with.
+//! Rebuild when anything in policy/ changes (new files included), gate
+//! the ui suite's `compile_fail` cases to the rustc their `.stderr` files were blessed with,
+//! and compile the store's page-checksum VFS shim (src/store/checksum_vfs.c) against
+//! the `sqlite3.h` of the SQLite that rusqlite bundles.
 
 use std::process::Command;
 
@@ -7,6 +9,7 @@ use std::process::Command;
 const BLESSED_RUSTC: &str = "1.95";
 
 fn main() {
+    compile_checksum_shim();
     println!("cargo::rerun-if-changed=policy");
     println!("cargo::rerun-if-changed=build.rs");
     println!("cargo::rustc-check-cfg=cfg(m1nd_ui_blessed)");
@@ -22,4 +25,24 @@ fn main() {
     if release.starts_with(&format!("{BLESSED_RUSTC}.")) {
         println!("cargo::rustc-cfg=m1nd_ui_blessed");
     }
+}
+
+/// The shim calls only SQLite's public API, so it is built against the very
+/// header of the amalgamation it links with: libsqlite3-sys (`links =
+/// "sqlite3"`) exports its include directory to the build scripts of crates
+/// that depend on it directly, as `DEP_SQLITE3_INCLUDE`. It is linked in
+/// statically and exports `m1nd_checksum_vfs_register` (src/store/checksum.rs).
+fn compile_checksum_shim() {
+    const SHIM: &str = "src/store/checksum_vfs.c";
+    println!("cargo::rerun-if-changed={SHIM}");
+    println!("cargo::rerun-if-env-changed=DEP_SQLITE3_INCLUDE");
+    let include = std::env::var("DEP_SQLITE3_INCLUDE")
+        .expect("libsqlite3-sys (bundled) exports DEP_SQLITE3_INCLUDE to its direct dependents");
+    cc::Build::new()
+        .file(SHIM)
+        .include(include)
+        // Our own code: every warning is shown, and fixed.
+        .warnings(true)
+        .extra_warnings(true)
+        .compile("m1nd_checksum_vfs");
 }

@@ -382,7 +382,9 @@ fn a_write_past_the_declared_size_limit_is_refused_before_it_commits() {
         })
         .expect("the limit was never reached");
     let message = text(&refused);
-    assert!(message.contains("declared limit is 262144 bytes"), "{message}");
+    assert!(message.contains("size cap: the store declares at most 262144 bytes"), "{message}");
+    assert!(message.contains("store set-max-bytes"), "{message}");
+    assert!(!message.contains("disk full") && !message.contains("file-size limit"), "{message}");
     assert!(message.contains(&store.join(DB_FILE).display().to_string()), "{message}");
     let files = snapshot(&store);
     assert!(is_error(&memorize(&mut mcp, &claim)));
@@ -391,6 +393,17 @@ fn a_write_past_the_declared_size_limit_is_refused_before_it_commits() {
     assert!(fs::metadata(store.join(DB_FILE)).expect("stat").len() <= limit);
     assert_eq!(Some(reopen(&store)), last);
     assert_eq!(names(&store), [DB_FILE]);
+
+    // The setting the refusal names raises the cap; the next server's write fits.
+    let raised = Command::new(BIN)
+        .args(["store", "set-max-bytes", &(4 * limit).to_string(), "--store"])
+        .arg(&store)
+        .output()
+        .expect("set-max-bytes");
+    assert!(raised.status.success(), "{}", String::from_utf8_lossy(&raised.stderr));
+    let mut mcp = Mcp::writable(&store);
+    assert!(!is_error(&memorize(&mut mcp, &claim)), "the raised cap did not hold the write");
+    assert_eq!(mcp.finish(), Some(0));
 }
 
 /// A server under `RLIMIT_FSIZE` no larger than the store: the write that
@@ -419,6 +432,8 @@ fn a_file_size_limit_refuses_the_write_and_keeps_the_store_intact() {
     }
     let refused = refused.expect("the file-size limit was never reached");
     assert!(text(&refused).contains(&store.display().to_string()), "{refused}");
+    assert!(text(&refused).contains("file-size limit") && text(&refused).contains("RLIMIT_FSIZE"), "{refused}");
+    assert!(!text(&refused).contains("size cap") && !text(&refused).contains("disk full"), "{refused}");
     mcp.assert_alive();
     assert_eq!(mcp.finish(), Some(0));
 

@@ -1,7 +1,8 @@
 //! Command-line interface (clap derive).
 //!
 //! Exit codes: 0 success; 1 policy violations or a refusal (the store
-//! already exists, ...); 2 usage errors, bad references and I/O errors.
+//! already exists, `store check` found damage, ...); 2 usage errors, bad
+//! references and I/O errors.
 
 mod cockpit;
 mod gateway;
@@ -60,6 +61,14 @@ enum Command {
 enum StoreCommand {
     /// Create a store from the JSON store's `state.json` (the file is only read).
     Import(store::ImportArgs),
+    /// Check the store's file: every page's checksum and SQLite's integrity_check (never writes).
+    Check(store::CheckArgs),
+    /// Give a store made before page checksums a checksum on every page (rewrites it in place, in one transaction).
+    AddChecksums(store::AddChecksumsArgs),
+    /// Change the store's size cap (the largest its file may grow).
+    SetMaxBytes(store::SetMaxBytesArgs),
+    /// Copy the store to a new file, consistently, while servers run (a checked copy, checksums included).
+    Backup(store::BackupArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -199,6 +208,10 @@ pub fn main() -> ExitCode {
         Command::Gateway(args) => gateway::run(args),
         Command::Policy(PolicyCommand::Import(args)) => gateway::import(args),
         Command::Store(StoreCommand::Import(args)) => store::import(args),
+        Command::Store(StoreCommand::Check(args)) => store::check(args),
+        Command::Store(StoreCommand::AddChecksums(args)) => store::add_checksums(args),
+        Command::Store(StoreCommand::SetMaxBytes(args)) => store::set_max_bytes(args),
+        Command::Store(StoreCommand::Backup(args)) => store::backup(args),
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

@@ -189,7 +189,10 @@ mod tests {
             ServiceError::Store(StoreError::Busy { path: path.clone() }),
             ServiceError::Store(StoreError::NotFound { path: path.clone() }),
             ServiceError::Act(ActRefused::Store(StoreError::Moved { path: path.clone() })),
-            ServiceError::Write { verb: "persist", source: StoreError::Full { path, limit: 1 } },
+            ServiceError::Write {
+                verb: "persist",
+                source: StoreError::Full { path: path.clone(), why: crate::store::Room::measure(&path, 1).no_room() },
+            },
             ServiceError::Stopped,
         ];
         for e in servers {

@@ -6,6 +6,14 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::ErrorCode;
 
+use super::checksum;
+use super::room::{NoRoom, Room};
+
+/// What a read that met a page with a wrong checksum says.
+pub const CHECKSUM_FAULT: &str = "a page's checksum does not match its contents: the file was changed after m1nd \
+     wrote it (damage on disk, or a program without m1nd's checksum layer, such as the sqlite3 shell, writing to \
+     it), so nothing was read from that page";
+
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     /// No store file where one was expected. Opening never creates a store,
@@ -46,14 +54,11 @@ pub enum StoreError {
         .path.display()
     )]
     Busy { path: PathBuf },
-    /// The write would take the store past its declared size limit, or the
-    /// disk (or a file-size limit) has no room for it. Nothing was written.
-    #[error(
-        "the store {} has no room for this write (its declared limit is {limit} bytes, or the disk or a \
-         file-size limit is full); nothing changed",
-        .path.display()
-    )]
-    Full { path: PathBuf, limit: u64 },
+    /// The write would take the store past its size cap, or the disk or a
+    /// file-size limit has no room for it; `why` says which, measured when
+    /// it was refused (see `store/room.rs`). Nothing was written.
+    #[error("the store {} has no room for this write, nothing changed: {why}", .path.display())]
+    Full { path: PathBuf, why: NoRoom },
     /// The file at the store's path is no longer the one this write went to
     /// (it was deleted, replaced or moved meanwhile): the write is not
     /// acknowledged, because it is not durable in the store at its path.
@@ -114,7 +119,7 @@ impl Clone for StoreError {
                 StoreError::Sql { path: path.clone(), op, message: message.clone() }
             }
             StoreError::Busy { path } => StoreError::Busy { path: path.clone() },
-            StoreError::Full { path, limit } => StoreError::Full { path: path.clone(), limit: *limit },
+            StoreError::Full { path, why } => StoreError::Full { path: path.clone(), why: why.clone() },
             StoreError::Moved { path } => StoreError::Moved { path: path.clone() },
             StoreError::Conflict { expected, actual } => StoreError::Conflict { expected: *expected, actual: *actual },
             StoreError::BadArgument(why) => StoreError::BadArgument(why.clone()),
@@ -155,6 +160,12 @@ impl StoreError {
     /// A SQLite failure while doing `op` on the store at `path`, sorted into
     /// the kinds a caller can act on.
     pub(crate) fn sql(path: &Path, op: &'static str, e: &rusqlite::Error) -> Self {
+        if checksum::is_checksum_fault(e) {
+            return StoreError::corrupt(
+                path,
+                format!("{CHECKSUM_FAULT}; run `{}` to list the damaged pages", crate::invocation::m1nd("store check")),
+            );
+        }
         let path = path.to_owned();
         match e.sqlite_error_code() {
             Some(ErrorCode::NotADatabase | ErrorCode::DatabaseCorrupt) => {
@@ -165,6 +176,22 @@ impl StoreError {
             Some(ErrorCode::CannotOpen) => StoreError::Sql { path, op, message: format!("{e} (is it readable?)") },
             _ => StoreError::Sql { path, op, message: e.to_string() },
         }
+    }
+
+    /// A failed write to the store at `path` declaring `cap` bytes: "no
+    /// room" when SQLite says full, or when a write failed and the
+    /// file-size limit is what stopped it; otherwise as [`StoreError::sql`].
+    pub(crate) fn write(path: &Path, op: &'static str, cap: u64, e: &rusqlite::Error) -> Self {
+        let full = e.sqlite_error_code() == Some(ErrorCode::DiskFull);
+        let failed_write =
+            matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.extended_code == rusqlite::ffi::SQLITE_IOERR_WRITE);
+        if full || failed_write {
+            let why = Room::measure(path, cap).no_room();
+            if full || why.file_size_limit() {
+                return StoreError::Full { path: path.to_owned(), why };
+            }
+        }
+        StoreError::sql(path, op, e)
     }
 }
 
@@ -187,7 +214,7 @@ mod tests {
         for error in [
             StoreError::NotRegular { path: path.clone(), kind: "a FIFO" },
             StoreError::Busy { path: path.clone() },
-            StoreError::Full { path: path.clone(), limit: 10 },
+            StoreError::Full { path: path.clone(), why: Room::measure(&path, 10).no_room() },
             StoreError::Moved { path: path.clone() },
             StoreError::Sql { path, op: "write", message: "disk I/O error".into() },
         ] {

@@ -46,22 +46,51 @@
 //! ([`StoreError::Moved`]), because it went to a file the path no longer
 //! shows.
 //!
+//! # Damage on disk
+//!
+//! 1. **A damaged page is an error, never an answer.** Every connection
+//!    opens the file through our page-checksum VFS shim (`checksum.rs`,
+//!    `checksum_vfs.c`): each page ends in an 8-byte checksum
+//!    (64-bit FNV-1a) of the rest, written with the page and
+//!    verified on every read, so bytes changed on disk after SQLite wrote
+//!    them fail the read ([`StoreError::Corrupt`], naming the file and the
+//!    checksum) instead of being returned.
+//! 2. **Every store this build makes has them**: `init`, `import` and
+//!    `store backup` write page 1 with the checksum layout before any other
+//!    page. A store made before has none (the shim then passes reads
+//!    through) until `m1nd store add-checksums` rewrites it in place, in one
+//!    transaction (`upkeep.rs`).
+//! 3. **Checking is a read.** `m1nd store check` ([`check`]) verifies every
+//!    page's checksum and runs `PRAGMA integrity_check` on a read-only
+//!    connection; it writes nothing.
+//!
 //! # Size
 //!
-//! A store declares its largest size (`max_bytes`, set by `init` or
-//! `import`); every connection sets SQLite's `max_page_count` from it, so a
-//! write that would grow the file past it fails inside its transaction and
-//! is rolled back ([`StoreError::Full`]).
+//! A store declares its largest size, its size cap (`max_bytes`, set by
+//! `init` or `import`, changed by `m1nd store set-max-bytes`); every
+//! connection sets SQLite's `max_page_count` from it, so a write that would
+//! grow the file past it fails inside its transaction and is rolled back
+//! ([`StoreError::Full`]). SQLite reports a full disk, and a file-size limit
+//! (`RLIMIT_FSIZE`) stops a write, in ways that look alike; the refusal
+//! measures all three limits when it happens and names the ones that could
+//! have refused it (`room.rs`), with what to do.
 
 mod batch;
+mod check;
+mod checksum;
+#[cfg(test)]
+mod checksum_tests;
 mod clock;
 mod demo;
 mod error;
 mod file;
+#[cfg(test)]
+mod integrity_tests;
 mod json;
 mod load;
 mod mark;
 pub mod reads;
+mod room;
 mod schema;
 mod state;
 mod tally;
@@ -69,6 +98,7 @@ mod tally;
 mod test_dir;
 pub mod tray;
 mod turnstile;
+mod upkeep;
 pub mod verbs;
 mod writes;
 
@@ -81,15 +111,18 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 pub use batch::{Change, Done, MAX_BATCH, Refusal};
+pub use check::{DamagedPage, Report, check, check_file};
 pub use error::StoreError;
 pub use file::{DB_FILE, FileId, JOURNAL_FILE};
 pub use json::STATE_JSON;
 pub use mark::{Mark, Probe};
 pub use reads::{LISTED, Snapshot, Stamp};
+pub use room::{Cause, NoRoom, ONE_WRITE_BYTES, Room};
 pub use state::{
     Alert, Block, BlockStatus, Counts, Drift, FORMAT, Format, MAX_CLAIM_CHARS, MAX_SOURCE_CHARS, Memory, Mission,
     Module, Phase, Presence, State,
 };
+pub use upkeep::Checksums;
 pub use verbs::{Op, Read, VERBS, Write, serves};
 pub use writes::{PersistAction, PersistOutcome};
 
@@ -135,7 +168,7 @@ impl Store {
         let before = file::probe(&path)?;
         let flags =
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_NOFOLLOW;
-        let mut conn = Connection::open_with_flags(&path, flags).map_err(|e| StoreError::sql(&path, "open", &e))?;
+        let mut conn = connect(&path, flags)?;
         configure(&mut conn, &path)?;
         let mut store = Store { dir, path, conn, file: before, max_bytes: DEFAULT_MAX_BYTES };
         store.check_schema()?;
@@ -167,6 +200,17 @@ impl Store {
     /// only when complete, so a store is never seen half-made, and a hard
     /// link never replaces a file that appeared meanwhile.
     pub fn create(dir: impl AsRef<Path>, state: &State, max_bytes: u64) -> Result<Store, StoreError> {
+        Store::create_with(dir, state, max_bytes, true)
+    }
+
+    /// A store laid out as builds before page checksums made them (no bytes
+    /// reserved per page), so the way they get checksums can be tested.
+    #[doc(hidden)]
+    pub fn create_without_checksums(dir: impl AsRef<Path>, state: &State, max_bytes: u64) -> Result<Store, StoreError> {
+        Store::create_with(dir, state, max_bytes, false)
+    }
+
+    fn create_with(dir: impl AsRef<Path>, state: &State, max_bytes: u64, checksums: bool) -> Result<Store, StoreError> {
         let dir = dir.as_ref().to_owned();
         let path = file::db_path(&dir);
         if max_bytes < MIN_MAX_BYTES {
@@ -188,7 +232,7 @@ impl Store {
             return Err(StoreError::AlreadyExists { path });
         }
         let temp = temp_path(&dir);
-        let built = build(&temp, state, max_bytes).and_then(|()| place_new(&temp, &path));
+        let built = build(&temp, state, max_bytes, checksums).and_then(|()| place_new(&temp, &path));
         discard(&temp);
         built?;
         sync_dir(&dir)?;
@@ -306,8 +350,19 @@ fn limit_pages(conn: &Connection, path: &Path, max_bytes: u64) -> Result<(), Sto
     conn.pragma_update(None, "max_page_count", i64::try_from(pages).unwrap_or(i64::MAX)).map_err(fail)
 }
 
+/// Open a connection to `path` through the page-checksum layer, which is
+/// registered first (once per process).
+pub(super) fn connect(path: &Path, flags: OpenFlags) -> Result<Connection, StoreError> {
+    checksum::register().map_err(|rc| StoreError::Sql {
+        path: path.to_owned(),
+        op: "open",
+        message: format!("the page-checksum layer could not be registered (SQLite result {rc})"),
+    })?;
+    Connection::open_with_flags(path, flags).map_err(|e| StoreError::sql(path, "open", &e))
+}
+
 /// Per-connection settings; none of them writes to the file.
-fn configure(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
+pub(super) fn configure(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
     let fail = |e: rusqlite::Error| StoreError::sql(path, "configure", &e);
     // Waits up to BUSY_TIMEOUT, woken by this process's commits (turnstile.rs).
     conn.busy_handler(Some(turnstile::wait_for_lock)).map_err(fail)?;
@@ -316,22 +371,31 @@ fn configure(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
 }
 
 /// Make a complete store at `temp` (a new file).
-fn build(temp: &Path, state: &State, max_bytes: u64) -> Result<(), StoreError> {
+fn build(temp: &Path, state: &State, max_bytes: u64, checksums: bool) -> Result<(), StoreError> {
     let fail = |e: rusqlite::Error| StoreError::sql(temp, "create", &e);
     let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
         | OpenFlags::SQLITE_OPEN_CREATE
         | OpenFlags::SQLITE_OPEN_NO_MUTEX
         | OpenFlags::SQLITE_OPEN_NOFOLLOW;
-    let mut conn = Connection::open_with_flags(temp, flags).map_err(fail)?;
+    let mut conn = connect(temp, flags)?;
     configure(&mut conn, temp)?;
+    // Before the first table: the empty database takes the page layout with
+    // room for a checksum on every page.
+    if checksums {
+        checksum::reserve(&conn).map_err(fail)?;
+    }
     conn.pragma_update(None, "journal_mode", "DELETE").map_err(fail)?;
+    // The tables first, in a transaction of their own: its commit writes
+    // page 1, and from then on the checksum layer checksums every page this
+    // connection writes. In the same transaction as a large state, pages
+    // spilled from the cache could reach the file before page 1 did, and
+    // without their checksums. (The file is only linked in once complete.)
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(fail)?;
     schema::migrate(&tx, 0, schema::VERSION).map_err(fail)?;
+    tx.commit().map_err(fail)?;
+    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(fail)?;
     limit_pages(&tx, temp, max_bytes)?;
-    load::load(&tx, state, max_bytes).map_err(|e| match e.sqlite_error_code() {
-        Some(rusqlite::ErrorCode::DiskFull) => StoreError::Full { path: temp.to_owned(), limit: max_bytes },
-        _ => fail(e),
-    })?;
+    load::load(&tx, state, max_bytes).map_err(|e| StoreError::write(temp, "create", max_bytes, &e))?;
     tx.commit().map_err(fail)?;
     conn.close().map_err(|(_, e)| fail(e))
 }

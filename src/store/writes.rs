@@ -219,10 +219,7 @@ pub(super) struct Frame {
 impl Frame {
     /// A SQLite failure during the write, as a store error.
     pub(super) fn fail(&self, e: rusqlite::Error) -> StoreError {
-        match e.sqlite_error_code() {
-            Some(rusqlite::ErrorCode::DiskFull) => StoreError::Full { path: self.path.clone(), limit: self.max_bytes },
-            _ => StoreError::sql(&self.path, "write", &e),
-        }
+        StoreError::write(&self.path, "write", self.max_bytes, &e)
     }
 
     /// `store_version` as the transaction sees it.
