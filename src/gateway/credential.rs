@@ -11,6 +11,9 @@
 //!    redirect and sends no credential over cleartext `http://` beyond
 //!    loopback (see [`super::https`]); the downstream side never holds it.
 
+// Without the `http-upstream` feature nothing sends a credential or builds a client.
+#![cfg_attr(not(feature = "http-upstream"), allow(dead_code, unused_imports))]
+
 use std::ffi::OsString;
 use std::fmt;
 use std::path::PathBuf;

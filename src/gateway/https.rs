@@ -15,6 +15,9 @@
 //! 3. A handshake refused for its certificate is reported with the upstream,
 //!    the reason (unknown authority, expired, wrong name, ...) and what to do.
 
+// Without the `http-upstream` feature nothing sends a credential or builds a client.
+#![cfg_attr(not(feature = "http-upstream"), allow(dead_code, unused_imports))]
+
 use std::path::{Path, PathBuf};
 
 use super::credential::Credential;
@@ -52,8 +55,37 @@ pub enum HttpsError {
     CleartextCredential { upstream: String },
     #[error("cannot set up the HTTP client for `{upstream}`: {message}")]
     Client { upstream: String, message: String },
-    #[error("the upstream `{upstream}` was refused at the TLS handshake: {reason}; {remedy}")]
+    #[error("refused the upstream `{upstream}` at the TLS handshake: {reason}; {remedy}")]
     Tls { upstream: String, reason: String, remedy: String },
+    #[error(
+        "the upstream `{upstream}` asks for a credential (HTTP 401); pass its token with --upstream-bearer-env \
+         NAME or --upstream-bearer-file FILE (or an API-key header with --upstream-header-env HEADER=NAME); \
+         the gateway does not run OAuth flows itself"
+    )]
+    CredentialNeeded { upstream: String },
+    #[error(
+        "the upstream `{upstream}` refused the credential from {sources} (HTTP 401 or 403); check that it is this \
+         upstream's token, that it has not expired, and that it grants the access the tools need"
+    )]
+    CredentialRefused { upstream: String, sources: String },
+}
+
+/// `url` as it may be shown: no user name or password, no query (either may
+/// hold a credential), at most 120 characters.
+pub(super) fn without_secrets(url: &str) -> String {
+    let (url, had_query) = match url.split_once('?') {
+        Some((before, _)) => (before, true),
+        None => (url, false),
+    };
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+    let authority = match authority.rsplit_once('@') {
+        Some((_, host)) => format!("…@{host}"),
+        None => authority.to_owned(),
+    };
+    let sep = if scheme.is_empty() { "" } else { "://" };
+    let shown = format!("{scheme}{sep}{authority}{path}{}", if had_query { "?…" } else { "" });
+    shown.chars().take(120).collect()
 }
 
 /// The reqwest client for `url`: rustls with ring, the platform's roots and
@@ -150,12 +182,37 @@ fn cause<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a (dyn st
     error.source()
 }
 
+/// The upstream's 401 or 403 inside a failed handshake, told as what to do.
+#[cfg(feature = "http-upstream")]
+pub(super) fn auth_refusal(
+    error: &(dyn std::error::Error + 'static),
+    upstream: &str,
+    options: &HttpClientOptions,
+) -> Option<HttpsError> {
+    use rmcp::transport::streamable_http_client::StreamableHttpError as E;
+    find::<E<reqwest::Error>>(error, |e| matches!(e, E::AuthRequired(_) | E::InsufficientScope(_)))?;
+    let upstream = upstream.to_owned();
+    if options.credentials.is_empty() {
+        return Some(HttpsError::CredentialNeeded { upstream });
+    }
+    let sources: Vec<String> = options.credentials.iter().map(|c| c.source.to_string()).collect();
+    Some(HttpsError::CredentialRefused { upstream, sources: sources.join(" and ") })
+}
+
 #[cfg(feature = "http-upstream")]
 fn find_rustls<'a>(error: &'a (dyn std::error::Error + 'static)) -> Option<&'a rustls::Error> {
+    find::<rustls::Error>(error, |_| true)
+}
+
+/// The first link of `error`'s chain that is a `T` and passes `wanted`.
+fn find<'a, T: std::error::Error + 'static>(
+    error: &'a (dyn std::error::Error + 'static),
+    wanted: impl Fn(&T) -> bool,
+) -> Option<&'a T> {
     let mut next = Some(error);
     for _ in 0..16 {
         let error = next?;
-        if let Some(found) = error.downcast_ref::<rustls::Error>() {
+        if let Some(found) = error.downcast_ref::<T>().filter(|found| wanted(found)) {
             return Some(found);
         }
         next = cause(error);
@@ -195,5 +252,52 @@ fn explain(error: &rustls::Error, upstream: &str) -> (String, String) {
             "reach the upstream by a name its certificate lists".into(),
         ),
         other => (format!("its certificate was refused ({other})"), ca.into()),
+    }
+}
+
+#[cfg(all(test, feature = "http-upstream"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_url_is_shown_without_user_password_or_query() {
+        for (url, shown) in [
+            ("https://mcp.example.com/mcp", "https://mcp.example.com/mcp"),
+            ("https://user:pa55@mcp.example.com/mcp", "https://…@mcp.example.com/mcp"),
+            ("https://mcp.example.com/mcp?api_key=s3cret", "https://mcp.example.com/mcp?…"),
+            ("https://a@b@mcp.example.com", "https://…@mcp.example.com"),
+        ] {
+            assert_eq!(without_secrets(url), shown);
+        }
+    }
+
+    #[test]
+    fn a_credential_is_refused_over_cleartext_beyond_loopback_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("token");
+        std::fs::write(&path, "tok-0123456789").unwrap();
+        let credentials = vec![Credential::bearer_from_file(&path).unwrap()];
+        let options = HttpClientOptions { ca_file: None, credentials };
+        for url in ["http://127.0.0.1:8080/mcp", "http://localhost/mcp", "http://[::1]:9/mcp", "https://example.com/"] {
+            assert!(client(url, url, &options).is_ok(), "{url}");
+        }
+        for url in ["http://example.com/mcp", "http://10.0.0.1/mcp", "http://localhost.example.com/"] {
+            assert!(matches!(client(url, url, &options), Err(HttpsError::CleartextCredential { .. })), "{url}");
+        }
+        assert!(client("http://example.com/mcp", "", &HttpClientOptions::default()).is_ok());
+        assert!(matches!(client("ftp://example.com/", "", &options), Err(HttpsError::NotHttp { .. })));
+    }
+
+    #[test]
+    fn a_ca_file_without_a_certificate_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ca.pem");
+        std::fs::write(&path, "not a certificate\n").unwrap();
+        let options = HttpClientOptions { ca_file: Some(path.clone()), credentials: Vec::new() };
+        let error = client("https://example.com/", "", &options).unwrap_err().to_string();
+        assert!(error.contains("no PEM certificate") && error.contains("ca.pem"), "{error}");
+        let options = HttpClientOptions { ca_file: Some(dir.path().join("missing.pem")), credentials: Vec::new() };
+        let error = client("https://example.com/", "", &options).unwrap_err().to_string();
+        assert!(error.contains("cannot read it") && error.contains("missing.pem"), "{error}");
     }
 }

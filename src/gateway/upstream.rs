@@ -66,7 +66,7 @@ impl Upstream {
     fn describe(&self) -> String {
         let text = match &self.endpoint {
             Endpoint::Command { command, .. } => command.to_string_lossy().into_owned(),
-            Endpoint::Http { url, .. } => without_secrets(url),
+            Endpoint::Http { url, .. } => https::without_secrets(url),
         };
         text.chars().take(120).collect()
     }
@@ -114,7 +114,10 @@ impl Upstream {
             Ok(Ok(service)) => Ok(service),
             Ok(Err(e)) => {
                 #[cfg(feature = "http-upstream")]
-                if let Some(refused) = https::tls_refusal(&e, &self.describe()) {
+                if let Endpoint::Http { client, .. } = &self.endpoint
+                    && let Some(refused) = https::tls_refusal(&e, &self.describe())
+                        .or_else(|| https::auth_refusal(&e, &self.describe(), client))
+                {
                     return Err(refused.into());
                 }
                 Err(GatewayError::Handshake { upstream: self.describe(), message: https::chain(&e) })
@@ -124,24 +127,6 @@ impl Upstream {
             }
         }
     }
-}
-
-/// `url` as it may be shown: no user name or password, no query (either may
-/// hold a credential), at most 120 characters.
-fn without_secrets(url: &str) -> String {
-    let (url, had_query) = match url.split_once('?') {
-        Some((before, _)) => (before, true),
-        None => (url, false),
-    };
-    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
-    let (authority, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
-    let authority = match authority.rsplit_once('@') {
-        Some((_, host)) => format!("…@{host}"),
-        None => authority.to_owned(),
-    };
-    let sep = if scheme.is_empty() { "" } else { "://" };
-    let shown = format!("{scheme}{sep}{authority}{path}{}", if had_query { "?…" } else { "" });
-    shown.chars().take(120).collect()
 }
 
 /// Every tool the upstream lists, as JSON, within `timeout`.

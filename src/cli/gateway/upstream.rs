@@ -20,18 +20,18 @@ use crate::cli::Failure;
 pub struct RemoteArgs {
     /// Also trust the certificate authorities in FILE (PEM) for the upstream's certificate, besides
     /// the machine's own roots.
-    #[arg(long, value_name = "FILE", requires = "upstream")]
+    #[arg(long, value_name = "FILE", requires = "upstream", conflicts_with = "command")]
     upstream_ca: Option<PathBuf>,
     /// Send `Authorization: Bearer <token>` to the upstream, the token read from the environment
     /// variable NAME (never logged, never sent anywhere else).
-    #[arg(long, value_name = "NAME", requires = "upstream", conflicts_with = "upstream_bearer_file")]
+    #[arg(long, value_name = "NAME", requires = "upstream", conflicts_with_all = ["command", "upstream_bearer_file"])]
     upstream_bearer_env: Option<OsString>,
     /// As --upstream-bearer-env, the token read from FILE (one line).
-    #[arg(long, value_name = "FILE", requires = "upstream")]
+    #[arg(long, value_name = "FILE", requires = "upstream", conflicts_with = "command")]
     upstream_bearer_file: Option<PathBuf>,
     /// Send the header HEADER to the upstream, its value read from the environment variable NAME
     /// (an API key, say; repeatable).
-    #[arg(long, value_name = "HEADER=NAME", requires = "upstream")]
+    #[arg(long, value_name = "HEADER=NAME", requires = "upstream", conflicts_with = "command")]
     upstream_header_env: Vec<String>,
 }
 
