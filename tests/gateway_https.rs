@@ -144,6 +144,7 @@ fn a_good_certificate_from_the_extra_ca_serves_tools_and_only_the_upstream_token
     assert!(tools.iter().any(|t| t["name"] == "north"), "tools/list through HTTPS: {tools:?}");
     let answer = mcp.call("north", json!({}));
     assert!(!is_error(&answer), "north through HTTPS: {answer}");
+    assert_no_token("the gateway's answers", &format!("{tools:?} {answer} {}", mcp.init));
     assert_eq!(mcp.finish(), Some(0));
     let printed = std::fs::read_to_string(&log).expect("gateway stderr");
     assert!(!printed.is_empty(), "the trace log is empty; the check below would prove nothing");
@@ -155,9 +156,11 @@ fn a_good_certificate_from_the_extra_ca_serves_tools_and_only_the_upstream_token
     let server = HttpServer::spawn(command).unwrap_or_else(|e| panic!("m1nd gateway --http: {e}"));
     let extra = vec![("Authorization".to_owned(), format!("Bearer {DOWNSTREAM_TOKEN}"))];
     let mut client = HttpMcp::over(server, Era::Session, extra);
-    assert!(client.tools().iter().any(|t| t["name"] == "north"));
+    let tools = client.tools();
+    assert!(tools.iter().any(|t| t["name"] == "north"));
     let answer = client.call("north", json!({}));
     assert!(!is_error(&answer), "north through gateway --http and HTTPS: {answer}");
+    assert!(!format!("{tools:?} {answer}").contains(UPSTREAM_TOKEN), "the upstream token went downstream");
 
     assert_only_the_upstream_token(&front.seen_text());
 }
@@ -168,7 +171,7 @@ fn a_good_certificate_from_the_extra_ca_serves_tools_and_only_the_upstream_token
 fn assert_refused(world: &World, front: &TlsProxy, reason: &str, remedy: &str) {
     let output = run(world.gateway(&front.url(), &[]));
     let printed = stderr(&output);
-    assert!(!output.status.success(), "the gateway started against a bad certificate:\n{printed}");
+    assert_eq!(output.status.code(), Some(2), "the gateway started against a bad certificate:\n{printed}");
     for expected in [front.url().as_str(), "at the TLS handshake", reason, remedy] {
         assert!(printed.contains(expected), "{expected:?} missing from:\n{printed}");
     }
