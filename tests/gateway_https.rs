@@ -251,3 +251,35 @@ fn a_missing_credential_variable_is_named_and_a_credential_needs_an_upstream_url
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     assert!(stderr(&output).contains("--upstream-bearer-env <NAME>' cannot be used with"), "{}", stderr(&output));
 }
+
+#[test]
+fn a_machine_without_a_ca_bundle_still_reaches_http_and_a_private_ca_and_says_what_is_missing() {
+    let world = World::new("gateway-https-no-bundle");
+    let empty_file = world.dir.join("empty-bundle.pem");
+    std::fs::write(&empty_file, "").expect("write");
+    let empty_dir = world.dir.join("empty-certs");
+    std::fs::create_dir(&empty_dir).expect("mkdir");
+    let token_file = world.dir.join("token");
+    std::fs::write(&token_file, UPSTREAM_TOKEN).expect("write token");
+    // rustls-native-certs reads only these when they are set: a machine with no CA bundle.
+    let import = |url: &str, ca: bool, policy: &str| {
+        let mut command = Command::new(BIN);
+        command.args(["policy", "import", "--policy"]).arg(world.dir.join(policy)).args(["--upstream", url]);
+        if ca {
+            command.arg("--upstream-ca").arg(&world.ca_file);
+        }
+        command.arg("--upstream-bearer-file").arg(&token_file);
+        command.env("SSL_CERT_FILE", &empty_file).env("SSL_CERT_DIR", &empty_dir);
+        run(command)
+    };
+    let plain = import(&format!("http://{}/mcp", world.upstream.addr), false, "plain");
+    assert!(plain.status.success(), "http:// on loopback needs no CA bundle:\n{}", stderr(&plain));
+    let front = world.good_front();
+    let private = import(&front.url(), true, "private");
+    assert!(private.status.success(), "--upstream-ca is enough without a bundle:\n{}", stderr(&private));
+    let public = import(&front.url(), false, "public");
+    let printed = stderr(&public);
+    assert_eq!(public.status.code(), Some(2), "{printed}");
+    assert!(printed.contains("No CA certificates were loaded") && printed.contains("ca-certificates"), "{printed}");
+    assert_no_token("m1nd policy import", &printed);
+}

@@ -53,7 +53,10 @@ pub enum HttpsError {
          way could read it; use https://, or reach the upstream on a loopback address"
     )]
     CleartextCredential { upstream: String },
-    #[error("cannot set up the HTTP client for `{upstream}`: {message}")]
+    #[error(
+        "cannot set up the HTTPS client for `{upstream}`: {message}; if no CA certificates were found, install \
+         the system's CA bundle (the ca-certificates package) or pass --upstream-ca FILE"
+    )]
     Client { upstream: String, message: String },
     #[error("refused the upstream `{upstream}` at the TLS handshake: {reason}; {remedy}")]
     Tls { upstream: String, reason: String, remedy: String },
@@ -112,7 +115,11 @@ pub(super) fn client(url: &str, shown: &str, options: &HttpClientOptions) -> Res
         .pool_max_idle_per_host(0)
         .redirect(reqwest::redirect::Policy::none())
         .default_headers(headers);
-    if let Some(path) = &options.ca_file {
+    if parsed.scheme() == "http" {
+        // No TLS will be spoken (and no redirect followed): no roots to
+        // load, so a machine without a CA bundle still reaches http://.
+        builder = builder.tls_certs_only(Vec::new());
+    } else if let Some(path) = &options.ca_file {
         builder = builder.tls_certs_merge(ca_certificates(path)?);
     }
     builder.build().map_err(|e| HttpsError::Client { upstream: shown.to_owned(), message: chain(&e) })
@@ -225,7 +232,8 @@ fn find<'a, T: std::error::Error + 'static>(
 fn explain(error: &rustls::Error, upstream: &str) -> (String, String) {
     use rustls::CertificateError as C;
     let ca = "if the upstream's certificate comes from a private certificate authority, pass that CA's \
-              certificate with --upstream-ca FILE (PEM); the gateway never skips the check";
+              certificate with --upstream-ca FILE (PEM); if it is a public one, check that this machine's CA \
+              bundle is installed and current; the gateway never skips the check";
     let Some(certificate) = (match error {
         rustls::Error::InvalidCertificate(certificate) => Some(certificate),
         _ => None,
