@@ -1,6 +1,6 @@
 //! The upstream MCP server: a child process spoken to over stdio, or a
-//! Streamable HTTP endpoint, by rmcp's client, with a handler that hears
-//! `notifications/tools/list_changed`.
+//! Streamable HTTP endpoint (TLS and credentials: [`super::https`]), by
+//! rmcp's client, with a handler that hears `notifications/tools/list_changed`.
 
 use std::ffi::OsString;
 use std::sync::Arc;
