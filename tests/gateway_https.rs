@@ -283,3 +283,41 @@ fn a_machine_without_a_ca_bundle_still_reaches_http_and_a_private_ca_and_says_wh
     assert!(printed.contains("No CA certificates were loaded") && printed.contains("ca-certificates"), "{printed}");
     assert_no_token("m1nd policy import", &printed);
 }
+
+#[test]
+fn a_cleartext_credential_bypasses_an_http_proxy() {
+    use std::io::Read;
+    let world = World::new("gateway-https-proxy");
+    // A "proxy" that records whatever is sent to it.
+    let proxy = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let proxy_addr = proxy.local_addr().expect("addr");
+    let heard = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    std::thread::spawn({
+        let heard = std::sync::Arc::clone(&heard);
+        move || {
+            for stream in proxy.incoming().take(8) {
+                let Ok(mut stream) = stream else { break };
+                let _ = stream.set_read_timeout(Some(Duration::from_millis(500)));
+                let mut buf = [0u8; 4096];
+                if let Ok(n) = stream.read(&mut buf) {
+                    heard.lock().expect("heard").extend_from_slice(&buf[..n]);
+                }
+            }
+        }
+    });
+    let token_file = world.dir.join("token");
+    std::fs::write(&token_file, UPSTREAM_TOKEN).expect("write token");
+    let mut command = Command::new(BIN);
+    command.args(["policy", "import", "--policy"]).arg(&world.policy);
+    command.args(["--upstream", &format!("http://{}/mcp", world.upstream.addr)]);
+    command.arg("--upstream-bearer-file").arg(&token_file);
+    let proxy_url = format!("http://{proxy_addr}");
+    for name in ["HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"] {
+        command.env(name, &proxy_url);
+    }
+    command.env_remove("NO_PROXY").env_remove("no_proxy");
+    let output = run(command);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let heard = String::from_utf8_lossy(&heard.lock().expect("heard")).into_owned();
+    assert!(!heard.contains(UPSTREAM_TOKEN) && heard.is_empty(), "the proxy heard: {heard}");
+}

@@ -11,7 +11,8 @@
 //! 2. A credential ([`super::credential`]) rides in the client's default
 //!    headers, marked sensitive; the client follows no redirect, so it
 //!    reaches the URL given and no other, and it is never sent over
-//!    cleartext `http://` except to a loopback address.
+//!    cleartext `http://` except to a loopback address, and then through
+//!    no proxy.
 //! 3. A handshake refused for its certificate is reported with the upstream,
 //!    the reason (unknown authority, expired, wrong name, ...) and what to do.
 
@@ -119,6 +120,11 @@ pub(super) fn client(url: &str, shown: &str, options: &HttpClientOptions) -> Res
         // No TLS will be spoken (and no redirect followed): no roots to
         // load, so a machine without a CA bundle still reaches http://.
         builder = builder.tls_certs_only(Vec::new());
+        // A proxy would read a cleartext request whole, credential included
+        // (over https:// it sees only the CONNECT line: host and port).
+        if !options.credentials.is_empty() {
+            builder = builder.no_proxy();
+        }
     } else if let Some(path) = &options.ca_file {
         builder = builder.tls_certs_merge(ca_certificates(path)?);
     }
