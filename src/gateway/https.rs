@@ -13,8 +13,9 @@
 //!    reaches the URL given and no other, and it is never sent over
 //!    cleartext `http://` except to a loopback address, and then through
 //!    no proxy.
-//! 3. A handshake refused for its certificate is reported with the upstream,
-//!    the reason (unknown authority, expired, wrong name, ...) and what to do.
+//! 3. A handshake refused for its certificate, or for its credential (401),
+//!    is reported with the upstream, the reason (unknown authority, expired,
+//!    wrong name, ...; where the credential came from) and what to do.
 
 // Without the `http-upstream` feature nothing sends a credential or builds a client.
 #![cfg_attr(not(feature = "http-upstream"), allow(dead_code, unused_imports))]
