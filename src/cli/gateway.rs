@@ -6,7 +6,11 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-use m1nd::gateway::{self, ImportOptions, Options, Upstream};
+use m1nd::gateway::{self, ImportOptions, Options};
+
+mod upstream;
+
+use upstream::{RemoteArgs, upstream};
 
 use super::serve::{HttpArgs, READ_ONLY_ENV, read_only_from_env};
 use super::{Failure, emit};
@@ -25,9 +29,11 @@ pub struct GatewayArgs {
     call_timeout: f64,
     #[command(flatten)]
     http: HttpArgs,
-    /// Reach a Streamable HTTP upstream at URL instead of starting one.
+    /// Reach a Streamable HTTP upstream at URL (https:// or http://) instead of starting one.
     #[arg(long, value_name = "URL", conflicts_with = "command")]
     upstream: Option<String>,
+    #[command(flatten)]
+    remote: RemoteArgs,
     /// The upstream MCP server to start, after `--`.
     #[arg(last = true, required_unless_present = "upstream", value_name = "CMD")]
     command: Vec<OsString>,
@@ -44,22 +50,14 @@ pub struct ImportArgs {
     /// Show how the upstream's definitions differ from the reviewed pins, as a diff.
     #[arg(long)]
     update: bool,
-    /// Reach a Streamable HTTP upstream at URL instead of starting one.
+    /// Reach a Streamable HTTP upstream at URL (https:// or http://) instead of starting one.
     #[arg(long, value_name = "URL", conflicts_with = "command")]
     upstream: Option<String>,
+    #[command(flatten)]
+    remote: RemoteArgs,
     /// The upstream MCP server to start, after `--`.
     #[arg(last = true, required_unless_present = "upstream", value_name = "CMD")]
     command: Vec<OsString>,
-}
-
-/// The upstream: a URL, or the command after `--`.
-fn upstream(url: Option<String>, command: Vec<OsString>) -> Result<Upstream, Failure> {
-    if let Some(url) = url {
-        return Ok(Upstream::http(url));
-    }
-    let mut parts = command.into_iter();
-    let program = parts.next().ok_or_else(|| Failure::usage("name the upstream server after `--`"))?;
-    Ok(Upstream::new(program, parts))
 }
 
 /// One thread: a forwarded call hops between the two rmcp services, and on
@@ -91,7 +89,7 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
         .ok()
         .filter(|t| !t.is_zero())
         .ok_or_else(|| Failure::usage("--call-timeout must be a positive number of seconds"))?;
-    let upstream = upstream(args.upstream, args.command)?;
+    let upstream = upstream(args.upstream, args.command, args.remote)?;
     let http = args.http.options()?;
     // One policy per process, alive until it exits.
     let policy = Box::leak(Box::new(policy));
@@ -118,7 +116,7 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
 
 pub fn import(args: ImportArgs) -> Result<(), Failure> {
     let options = ImportOptions {
-        upstream: upstream(args.upstream, args.command)?,
+        upstream: upstream(args.upstream, args.command, args.remote)?,
         dir: args.policy,
         read_only_from_hints: args.read_only_from_hints,
         update: args.update,

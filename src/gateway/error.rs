@@ -22,6 +22,12 @@ pub enum GatewayError {
          (it is on by default), or start the upstream as a command after `--`"
     )]
     NoHttpClient { upstream: String },
+    /// The HTTP upstream's TLS or client setup (CA file, a refused certificate, cleartext credential).
+    #[error(transparent)]
+    Https(#[from] super::https::HttpsError),
+    /// The upstream credential could not be read; the error never holds its value.
+    #[error(transparent)]
+    Credential(#[from] super::credential::CredentialError),
     #[error("the upstream's tools/list failed: {0}")]
     List(String),
     #[error("the upstream did not answer tools/list within {secs} s")]

@@ -20,7 +20,9 @@
 //! every definition, and tells the downstream client only if what it may see
 //! changed.
 
+mod credential;
 mod error;
+mod https;
 mod import;
 mod session;
 mod upstream;
@@ -30,7 +32,9 @@ use std::path::Path;
 use m1nd_core::gateway::Gateway;
 use m1nd_core::{PolicySources, compile_gateway};
 
+pub use credential::{Credential, CredentialError};
 pub use error::GatewayError;
+pub use https::{HttpClientOptions, HttpsError};
 pub use import::{ImportOptions, import};
 pub use session::{Connected, GatewayServer, Options, connect, serve};
 pub use upstream::{Endpoint, Upstream};

@@ -1,6 +1,6 @@
 //! The upstream MCP server: a child process spoken to over stdio, or a
-//! Streamable HTTP endpoint, by rmcp's client, with a handler that hears
-//! `notifications/tools/list_changed`.
+//! Streamable HTTP endpoint (TLS and credentials: [`super::https`]), by
+//! rmcp's client, with a handler that hears `notifications/tools/list_changed`.
 
 use std::ffi::OsString;
 use std::sync::Arc;
@@ -12,15 +12,18 @@ use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
 use tokio::sync::Notify;
 
+use super::credential::Credential;
 use super::error::GatewayError;
+use super::https::{self, HttpClientOptions};
 
 /// Where the upstream server is.
 #[derive(Clone, Debug)]
 pub enum Endpoint {
     /// A command started as a child process, spoken to on its stdin/stdout.
     Command { command: OsString, args: Vec<OsString> },
-    /// A Streamable HTTP endpoint (`http://host:port/mcp`).
-    Http { url: String },
+    /// A Streamable HTTP endpoint (`https://host/mcp`), with its TLS roots
+    /// and credentials.
+    Http { url: String, client: HttpClientOptions },
 }
 
 /// How to reach the upstream server.
@@ -40,13 +43,30 @@ impl Upstream {
 
     /// A Streamable HTTP endpoint.
     pub fn http(url: impl Into<String>) -> Self {
-        Self { endpoint: Endpoint::Http { url: url.into() }, start_timeout: Duration::from_secs(30) }
+        let endpoint = Endpoint::Http { url: url.into(), client: HttpClientOptions::default() };
+        Self { endpoint, start_timeout: Duration::from_secs(30) }
+    }
+
+    /// Also trust the certificate authorities in the PEM file at `path` (an HTTP upstream only).
+    pub fn with_ca_file(mut self, path: impl Into<std::path::PathBuf>) -> Self {
+        if let Endpoint::Http { client, .. } = &mut self.endpoint {
+            client.ca_file = Some(path.into());
+        }
+        self
+    }
+
+    /// Send `credential` with every request to the upstream (an HTTP upstream only).
+    pub fn with_credential(mut self, credential: Credential) -> Self {
+        if let Endpoint::Http { client, .. } = &mut self.endpoint {
+            client.credentials.push(credential);
+        }
+        self
     }
 
     fn describe(&self) -> String {
         let text = match &self.endpoint {
             Endpoint::Command { command, .. } => command.to_string_lossy().into_owned(),
-            Endpoint::Http { url } => url.clone(),
+            Endpoint::Http { url, .. } => https::without_secrets(url),
         };
         text.chars().take(120).collect()
     }
@@ -67,14 +87,20 @@ impl Upstream {
                 tokio::time::timeout(self.start_timeout, handler.serve(transport)).await
             }
             #[cfg(feature = "http-upstream")]
-            Endpoint::Http { url } => {
+            Endpoint::Http { url, client } => {
                 // 2026-07-28 first (`server/discover`, then self-contained
                 // requests with `Mcp-Method`/`Mcp-Name` headers that a proxy
                 // in between may route on); an older server gets the legacy
                 // `initialize` handshake instead.
                 use rmcp::model::ProtocolVersion;
                 use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
-                let transport = rmcp::transport::StreamableHttpClientTransport::from_uri(url.as_str());
+                use rmcp::transport::StreamableHttpClientTransport;
+                use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+                // The credential lives in the client's headers, never in
+                // rmcp's config, whose Debug would print it.
+                let client = https::client(url, &self.describe(), client)?;
+                let config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
+                let transport = StreamableHttpClientTransport::with_client(client, config);
                 let lifecycle = ClientLifecycleMode::Auto {
                     preferred_versions: vec![ProtocolVersion::V_2026_07_28],
                     legacy_version: None,
@@ -86,7 +112,16 @@ impl Upstream {
         };
         match handshake {
             Ok(Ok(service)) => Ok(service),
-            Ok(Err(e)) => Err(GatewayError::Handshake { upstream: self.describe(), message: e.to_string() }),
+            Ok(Err(e)) => {
+                #[cfg(feature = "http-upstream")]
+                if let Endpoint::Http { client, .. } = &self.endpoint
+                    && let Some(refused) = https::tls_refusal(&e, &self.describe())
+                        .or_else(|| https::auth_refusal(&e, &self.describe(), client))
+                {
+                    return Err(refused.into());
+                }
+                Err(GatewayError::Handshake { upstream: self.describe(), message: https::chain(&e) })
+            }
             Err(_) => {
                 Err(GatewayError::HandshakeTimeout { upstream: self.describe(), secs: self.start_timeout.as_secs() })
             }
