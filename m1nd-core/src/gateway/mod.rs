@@ -69,8 +69,8 @@ impl std::fmt::Display for GatewayRefused {
             }
             GatewayRefused::MissingArgument { verb, argument } => write!(
                 f,
-                "`{verb}` needs the argument `{argument}` ({} lists it in `requires`); send it, and the call goes \
-                 on to the upstream",
+                "`{verb}` needs the argument `{argument}`: {} lists it in `requires`; send it (nothing was \
+                 forwarded to the upstream)",
                 entry(verb)
             ),
             GatewayRefused::Pin { verb, refused } => {

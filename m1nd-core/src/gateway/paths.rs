@@ -86,7 +86,9 @@ impl std::fmt::Display for PathProblem {
             PathProblem::Parent => f.write_str("it holds a `..` component; send the path without `..`"),
             PathProblem::Nul => f.write_str("it holds a NUL byte"),
             PathProblem::NotUtf8 => f.write_str("it resolves to a path that is not UTF-8"),
-            PathProblem::Outside(real) => write!(f, "it resolves to `{}`, outside", short(real)),
+            PathProblem::Outside(real) => {
+                write!(f, "it resolves to `{}`, outside; send a path inside one of them", short(real))
+            }
             PathProblem::LinkOutside { link, target } => write!(
                 f,
                 "`{}` is a symlink to `{}`, outside; send a path whose every component stays inside",
