@@ -216,7 +216,7 @@ fn a_path_pin_may_allow_hard_links_and_only_a_path_pin() {
         if let Err(refused) = checked {
             let text = refused.to_string();
             assert!(text.contains("2 hard links") && text.contains("hard_links = true"), "{text}");
-            assert!(text.contains("`[verbs.git_status]` of tools.toml"), "{text}");
+            assert!(text.contains("(the pin: `repo_path` in `[verbs.git_status.pins]` of tools.toml)"), "{text}");
         }
     }
     let s = sources(&tools("allowed = [\"x\"], hard_links = true"), "tools = []\n");

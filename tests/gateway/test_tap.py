@@ -80,7 +80,11 @@ async def test_refused_calls_never_reach_the_upstream_and_an_allowed_one_does_on
         ("read_note", {"path": "pinned/notes.txt"}, ["relative"]),
         ("read_note", {"path": f"{pinned}/out/secret.txt"}, ["is a symlink to", "outside"]),
         ("write_note", {"path": f"{pinned}/out/new.txt", "content": "leak"}, ["is a symlink to", "outside"]),
-        ("write_note", {"path": f"{pinned}/x", "content": "leak"}, ["does not exist", "dangling"]),
+        (
+            "write_note",
+            {"path": f"{pinned}/x", "content": "leak"},
+            ["dangling symlink", "`path` in `[verbs.write_note.pins]` of tools.toml"],
+        ),
         ("read_note", {"path": f"{pinned}/twin.txt"}, ["2 hard links", "hard_links = true"]),
     ]
     async with gateway(policy, tap_upstream(tap), log_dir=tmp_path) as gw:

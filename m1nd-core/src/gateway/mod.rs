@@ -71,21 +71,22 @@ impl std::fmt::Display for GatewayRefused {
                 f,
                 "`{verb}` needs the argument `{argument}`: {} lists it in `requires`; send it (nothing was \
                  forwarded to the upstream)",
-                entry(verb)
+                entry(verb, "")
             ),
             GatewayRefused::Pin { verb, refused } => {
-                write!(f, "`{verb}` refused: {refused} (the pin is in {})", entry(verb))
+                write!(f, "`{verb}` refused: {refused} (the pin: `{}` in {})", refused.argument(), entry(verb, ".pins"))
             }
         }
     }
 }
 
-/// Where the user's policy declares `verb`: its table in tools.toml, with
-/// the key quoted when TOML needs it (a dotted or spaced upstream name).
-fn entry(verb: &str) -> String {
+/// Where the user's policy declares `verb` (or its `sub` table, such as
+/// `.pins`): the table in tools.toml, its key quoted when TOML needs it (a
+/// dotted or spaced upstream name).
+fn entry(verb: &str, sub: &str) -> String {
     let bare = !verb.is_empty() && verb.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
     let key = if bare { verb.to_owned() } else { format!("{verb:?}") };
-    format!("`[verbs.{key}]` of {}", PolicyFile::Tools.file_name())
+    format!("`[verbs.{key}{sub}]` of {}", PolicyFile::Tools.file_name())
 }
 
 /// A call the gateway lets through: whom to ask, with what.

@@ -97,8 +97,8 @@ impl std::fmt::Display for PathProblem {
             ),
             PathProblem::Dangling { link } => write!(
                 f,
-                "`{}` is a symlink to something that does not exist, so the upstream would create it wherever \
-                 the link points; send the real path, or remove the dangling link",
+                "`{}` is a dangling symlink (its target does not exist), and an upstream writing through it would \
+                 create the file wherever it points; send the real path, or remove the link",
                 short(link)
             ),
             PathProblem::HardLinked { path, links } => write!(
@@ -173,7 +173,7 @@ fn resolve(path: &Path, roots: &[PathBuf]) -> Result<(PathBuf, bool), PathProble
         let meta = match std::fs::symlink_metadata(&next) {
             Ok(meta) => meta,
             Err(e) if missing(&e) => {
-                let rest = parts[at..].iter().fold(real, |acc, part| acc.join(part));
+                let rest = parts[at..].iter().fold(settle(real), |acc, part| acc.join(part));
                 return Ok((rest, false));
             }
             Err(e) => return Err(unreadable(&next, &e)),
@@ -192,7 +192,14 @@ fn resolve(path: &Path, roots: &[PathBuf]) -> Result<(PathBuf, bool), PathProble
         }
         real = target;
     }
-    Ok((real, true))
+    Ok((settle(real), true))
+}
+
+/// The file system's own spelling of a walked path whose symlinks are all
+/// resolved: the same path on Linux; on a case-insensitive volume, the case
+/// on disk, which is what the pinned directories were canonicalised to.
+fn settle(real: PathBuf) -> PathBuf {
+    std::fs::canonicalize(&real).unwrap_or(real)
 }
 
 fn inside(path: &Path, roots: &[PathBuf]) -> bool {

@@ -35,6 +35,18 @@ impl std::fmt::Display for PinRefused {
     }
 }
 
+impl PinRefused {
+    /// The pinned argument, as the policy names it.
+    pub fn argument(&self) -> &str {
+        match self {
+            PinRefused::Missing { argument }
+            | PinRefused::WrongType { argument, .. }
+            | PinRefused::NotAllowed { argument, .. }
+            | PinRefused::Outside { argument, .. } => argument,
+        }
+    }
+}
+
 /// Check every pin of `tool` against `args`, rewriting path arguments to
 /// their canonical form.
 pub fn enforce(tool: &GatewayTool, args: &mut Map<String, Value>) -> Result<(), PinRefused> {
