@@ -121,8 +121,9 @@ impl std::fmt::Display for PathProblem {
     }
 }
 
-/// The canonical form of `written` if it lies in one of `dirs`; a regular
-/// file with more than one hard link passes only when `hard_links` is set.
+/// The canonical form of `written` if it lies in one of `dirs`; an existing
+/// file (not a directory) with more than one hard link passes only when
+/// `hard_links` is set.
 pub fn confine(written: &str, dirs: &[impl AsRef<str>], hard_links: bool) -> Result<String, PathProblem> {
     if written.contains('\0') {
         return Err(PathProblem::Nul);
