@@ -177,6 +177,11 @@ fn gateway(seeds: &mut Seeds) {
         call("git_checkout", json!({"branch_name": " Main "})),
         call("git_checkout", json!({"branch_name": "dev"})),
         call("list_directory", json!({"path": "{root}/repo/./src//"})),
+        call("read_file", json!({"path": "{root}/repo/dangling"})),
+        call("read_file", json!({"path": "{root}/repo/twin"})),
+        call("read_many", json!({"paths": ["{root}/repo/twin"]})),
+        call("write_file", json!({"path": "{root}/repo/a"})),
+        call("fetch_weather", json!({"city": null})),
     ];
     for read_only in [false, true] {
         seeds

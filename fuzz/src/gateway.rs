@@ -18,9 +18,10 @@
 //! under the policy's name, annotations and (unless a person reviewed the
 //! definition) summary, with a pinned definition only at its reviewed digest.
 //! A call is forwarded only if the guard allows its verb and the view offers
-//! it; then it carries only arguments the verb declares, every value as sent
-//! but the pinned paths, and every pinned value satisfies its pin, checked
-//! here against the file system. Every refusal is display-safe.
+//! it; then it carries only arguments the verb declares, every one it
+//! requires, every value as sent but the pinned paths, and every pinned value
+//! satisfies its pin (a path: no symlink on the way, and one hard link unless
+//! the pin allows more), checked here against the file system. Every refusal is display-safe.
 
 use std::collections::HashSet;
 use std::path::{Component, Path};
@@ -139,10 +140,14 @@ fn judge_forward(
     sent_keys.sort();
     forwarded_keys.sort();
     assert_eq!(forwarded_keys, sent_keys, "forwarded other arguments than sent");
+    for required in def.requires.iter() {
+        let value = forward.arguments.get(&**required);
+        assert!(value.is_some_and(|v| !v.is_null()), "forwarded `{}` without its required `{required}`", def.name);
+    }
     let pins = gateway.tool(&forward.verb).map(|t| &t.pins[..]).unwrap_or_default();
     for (key, value) in &forward.arguments {
         assert!(takes.contains(&key.as_str()), "forwarded `{key}`, which `{}` does not declare", def.name);
-        let pinned_path = pins.iter().any(|p| p.argument == *key && matches!(p.rule, PinRule::Under(_)));
+        let pinned_path = pins.iter().any(|p| p.argument == *key && matches!(p.rule, PinRule::Under { .. }));
         if !pinned_path {
             assert_eq!(Some(value), sent.and_then(|s| s.get(key)), "`{key}` changed on the way");
         }
@@ -154,7 +159,7 @@ fn judge_forward(
             PinRule::Allowed(allowed) => {
                 assert!(value.as_str().is_some_and(|v| allowed.iter().any(|a| a == v)), "`{}` = {value}", pin.argument)
             }
-            PinRule::Under(dirs) => {
+            PinRule::Under { dirs, hard_links } => {
                 let paths: Vec<&Value> = match value {
                     Value::Array(items) => items.iter().collect(),
                     one => vec![one],
@@ -162,7 +167,7 @@ fn judge_forward(
                 assert!(!paths.is_empty(), "`{}` forwarded no path", pin.argument);
                 for path in paths {
                     let path = path.as_str().unwrap_or_else(|| panic!("`{}` forwarded {path}", pin.argument));
-                    assert_confined(path, dirs);
+                    assert_confined(path, dirs, *hard_links);
                 }
             }
         }
@@ -171,7 +176,7 @@ fn judge_forward(
 
 /// `path` is absolute, canonical (no `.` or `..`, no symlink on the way,
 /// as the file system resolves it now), and lies in one of `dirs`.
-fn assert_confined(path: &str, dirs: &[impl AsRef<str>]) {
+fn assert_confined(path: &str, dirs: &[impl AsRef<str>], hard_links: bool) {
     let p = Path::new(path);
     assert!(p.is_absolute(), "forwarded relative {path:?}");
     assert!(p.components().all(|c| matches!(c, Component::RootDir | Component::Normal(_))), "{path:?} is not normal");
@@ -184,4 +189,11 @@ fn assert_confined(path: &str, dirs: &[impl AsRef<str>]) {
     }
     let inside = dirs.iter().filter_map(|d| std::fs::canonicalize(d.as_ref()).ok()).any(|dir| p.starts_with(dir));
     assert!(inside, "{path:?} lies in none of the pinned directories");
+    if let Ok(meta) = std::fs::symlink_metadata(p)
+        && !meta.is_dir()
+        && !hard_links
+    {
+        use std::os::unix::fs::MetadataExt;
+        assert_eq!(meta.nlink(), 1, "{path:?} has several hard links and the pin does not allow them");
+    }
 }

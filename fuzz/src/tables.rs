@@ -62,7 +62,7 @@ pins.path = { under = ["{root}/repo"] }
 [verbs.read_many]
 summary = "Reads several files"
 requires = ["paths"]
-pins.paths = { under = ["{root}/repo", "{root}/docs"] }
+pins.paths = { under = ["{root}/repo", "{root}/docs"], hard_links = true }
 
 [verbs.write_file]
 summary = "Writes a file"
@@ -115,8 +115,10 @@ pub fn gateways() -> &'static [Gateway] {
     })
 }
 
-/// The directories the fuzz policy pins, made once: `repo/` (with `src/`
-/// and `link`, a symlink to `secret/`), `docs/`, `secret/` and `repo-evil/`.
+/// The directories the fuzz policy pins, made once: `repo/` (with `src/`,
+/// `link`, a symlink to `secret/`, `dangling`, a symlink to the missing
+/// `secret/new.txt`, and `twin`, a hard link to `secret/key`), `docs/`,
+/// `secret/` and `repo-evil/`.
 pub fn scratch() -> PathBuf {
     static ROOT: OnceLock<PathBuf> = OnceLock::new();
     ROOT.get_or_init(|| {
@@ -124,10 +126,16 @@ pub fn scratch() -> PathBuf {
         for dir in ["repo/src", "docs", "secret", "repo-evil"] {
             std::fs::create_dir_all(root.join(dir)).expect("scratch directories");
         }
-        match std::os::unix::fs::symlink(root.join("secret"), root.join("repo/link")) {
-            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => panic!("scratch symlink: {e}"),
+        let made = |what: &str, result: std::io::Result<()>| match result {
+            Err(e) if e.kind() != std::io::ErrorKind::AlreadyExists => panic!("scratch {what}: {e}"),
             _ => {}
+        };
+        made("symlink", std::os::unix::fs::symlink(root.join("secret"), root.join("repo/link")));
+        made("dangling symlink", std::os::unix::fs::symlink("../secret/new.txt", root.join("repo/dangling")));
+        if !root.join("secret/key").exists() {
+            std::fs::write(root.join("secret/key"), "key").expect("scratch file");
         }
+        made("hard link", std::fs::hard_link(root.join("secret/key"), root.join("repo/twin")));
         std::fs::canonicalize(&root).expect("canonical scratch root")
     })
     .clone()

@@ -44,8 +44,14 @@ pub enum PinRule {
     /// Exactly one of these strings, byte for byte.
     Allowed(List<Str>),
     /// A path (or every path of an array) that, canonicalised, lies in one of
-    /// these absolute directories.
-    Under(List<Str>),
+    /// these absolute directories (see [`crate::gateway::paths`]).
+    Under {
+        dirs: List<Str>,
+        /// Whether a regular file with more than one hard link may pass
+        /// (`hard_links = true`): off unless the policy says so, since a hard
+        /// link inside the directory can be the same file as one outside.
+        hard_links: bool,
+    },
 }
 
 impl Gateway {

@@ -139,23 +139,93 @@ fn pins_and_declared_arguments_fail_closed() {
     let ok = call(args(&[("repo_path", json!(format!("{r}/")))])).expect("inside");
     assert_eq!(ok.arguments["repo_path"], json!(r));
     assert_eq!(ok.upstream, "git_status");
-    for bad in [
-        json!(format!("{r}/..")),
-        json!("/etc"),
-        json!(format!("{r}-evil")),
-        json!(1),
-        json!(null),
-        json!([r, "/etc"]),
-        json!([]),
-    ] {
+    for bad in
+        [json!(format!("{r}/..")), json!("/etc"), json!(format!("{r}-evil")), json!(1), json!([r, "/etc"]), json!([])]
+    {
         let refused = call(args(&[("repo_path", bad.clone())]));
         assert!(matches!(refused, Err(GatewayRefused::Pin { .. })), "{bad}: {refused:?}");
     }
-    assert!(matches!(call(Map::new()), Err(GatewayRefused::Pin { .. })));
+    // `repo_path` is required before it is pinned: absent or null, it is missing.
+    for missing in [Map::new(), args(&[("repo_path", json!(null))])] {
+        let refused = call(missing);
+        assert!(matches!(refused, Err(GatewayRefused::MissingArgument { .. })), "{refused:?}");
+    }
     // An array of paths passes only when every one of them lies inside.
     assert!(call(args(&[("repo_path", json!([r, format!("{r}/a")]))])).is_ok());
     let sneaky = call(args(&[("repo_path", json!(r)), ("Repo_Path", json!("/etc"))]));
     assert!(matches!(sneaky, Err(GatewayRefused::UndeclaredArgument { .. })), "{sneaky:?}");
+}
+
+/// `m1nd serve` refuses a call without a `requires` argument; the gateway
+/// does the same before anything reaches the upstream, and says which entry
+/// of the user's tools.toml requires it.
+#[test]
+fn a_missing_required_argument_is_refused_with_the_entry_that_requires_it() {
+    let g = policy("/");
+    let guard = Guard::new(&g.policy, false);
+    let view = View::new(&g, &guard, &[status_def(), commit_def()]);
+    let commit = |a: Map<String, Value>| gateway::check(&g, &guard, &view, "git_commit", Some(&a));
+    for (sent, missing) in [
+        (args(&[("repo_path", json!("/srv"))]), "message"),
+        (args(&[("message", json!("m"))]), "repo_path"),
+        (args(&[("repo_path", json!("/srv")), ("message", json!(null))]), "message"),
+        (Map::new(), "repo_path"),
+    ] {
+        let refused = commit(sent.clone()).expect_err("a required argument is missing");
+        assert_eq!(
+            refused,
+            GatewayRefused::MissingArgument { verb: "git_commit".into(), argument: missing.into() },
+            "{sent:?}"
+        );
+        let text = refused.to_string();
+        for part in [format!("`{missing}`"), "`git_commit`".into(), "`[verbs.git_commit]` of tools.toml".into()] {
+            assert!(text.contains(&part), "{text} lacks {part}");
+        }
+    }
+    assert!(gateway::check(&g, &guard, &view, "git_commit", None).is_err());
+    let ok = commit(args(&[("repo_path", json!("/srv")), ("message", json!(""))])).expect("both sent");
+    assert_eq!(ok.arguments.len(), 2);
+    // An undeclared argument is named first: it is the caller's mistake to fix.
+    let both = commit(args(&[("repo_pth", json!("/srv"))])).expect_err("undeclared");
+    assert!(matches!(both, GatewayRefused::UndeclaredArgument { .. }), "{both:?}");
+}
+
+#[test]
+fn a_path_pin_may_allow_hard_links_and_only_a_path_pin() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let base = std::fs::canonicalize(tmp.path()).expect("canonical");
+    let repo = base.join("repo");
+    std::fs::create_dir(&repo).expect("mkdir");
+    std::fs::write(base.join("secret.txt"), "s").expect("write");
+    std::fs::hard_link(base.join("secret.txt"), repo.join("twin.txt")).expect("hard link");
+    let twin = repo.join("twin.txt");
+    let tools = |pin: &str| {
+        format!("[verbs.git_status]\nsummary = \"s\"\nrequires = [\"repo_path\"]\npins.repo_path = {{ {pin} }}\n")
+    };
+    let r = repo.to_str().expect("utf8");
+    for (pin, passes) in
+        [(format!("under = [\"{r}\"]"), false), (format!("under = [\"{r}\"], hard_links = true"), true)]
+    {
+        let s = sources(&tools(&pin), "tools = []\n");
+        let g = compile_gateway(&s).unwrap_or_else(|p| panic!("{}", rendered(&p, &s)));
+        let guard = Guard::new(&g.policy, false);
+        let view = View::new(&g, &guard, &[status_def()]);
+        let checked =
+            gateway::check(&g, &guard, &view, "git_status", Some(&args(&[("repo_path", json!(twin.to_str()))])));
+        assert_eq!(checked.is_ok(), passes, "{pin}: {checked:?}");
+        if let Err(refused) = checked {
+            let text = refused.to_string();
+            assert!(text.contains("2 hard links") && text.contains("hard_links = true"), "{text}");
+            assert!(text.contains("(the pin: `repo_path` in `[verbs.git_status.pins]` of tools.toml)"), "{text}");
+        }
+    }
+    let s = sources(&tools("allowed = [\"x\"], hard_links = true"), "tools = []\n");
+    let problems = compile_gateway(&s).expect_err("hard_links on an allowed pin");
+    let text = rendered(&problems, &s);
+    assert_eq!(problems.len(), 1, "{text}");
+    assert_eq!(problems[0].law, Law::M014);
+    assert!(text.contains("sets `hard_links`, which only an `under` pin reads"), "{text}");
+    assert!(text.contains("gw/tools.toml:4:"), "{text}");
 }
 
 #[test]

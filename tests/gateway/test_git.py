@@ -103,7 +103,10 @@ async def test_a_repo_path_pin_refuses_every_way_out(tmp_path: Path) -> None:
                 assert result.is_error, f"{verb} {path!r} passed the pin: {text_of(result)}"
                 assert "repo_path" in text_of(result), text_of(result)
         missing = await gw.session.call_tool("git_status", {})
-        assert missing.is_error and "pinned" in text_of(missing), text_of(missing)
+        assert missing.is_error and "needs the argument `repo_path`" in text_of(missing), text_of(missing)
+        no_target = await gw.session.call_tool("git_diff", {"repo_path": str(repo)})
+        assert no_target.is_error, text_of(no_target)
+        assert "`git_diff` needs the argument `target`: `[verbs.git_diff]` of tools.toml" in text_of(no_target)
         typed = await gw.session.call_tool("git_status", {"repo_path": 7})
         assert typed.is_error, text_of(typed)
         smuggled = await gw.session.call_tool("git_status", {"repo_path": str(repo), "Repo_Path": str(other)})

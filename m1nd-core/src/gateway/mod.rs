@@ -9,11 +9,14 @@
 //! 2. the [`View`]: the verb must be offered by the upstream right now, with
 //!    its reviewed definition (a changed one is hidden and refused, and the
 //!    refusal says so);
-//! 3. the arguments: only those the policy declares for the verb;
+//! 3. the arguments: only those the policy declares for the verb, and every
+//!    one it `requires` (present and not `null`, as `m1nd serve` checks);
 //! 4. the [`pins`]: every pinned argument present, of the right type, and
 //!    allowed (paths canonicalised and confined).
 //!
-//! The result is the upstream's name and the arguments to forward.
+//! The result is the upstream's name and the arguments to forward. A refused
+//! call never reaches the upstream (`tests/gateway/test_tap.py` proves it
+//! with an upstream that records every call it gets).
 
 mod definition;
 mod embedded;
@@ -30,6 +33,7 @@ use serde_json::{Map, Value};
 
 use crate::guard::{Guard, Refused, printable};
 use crate::names::suggest;
+use crate::policy::PolicyFile;
 use pins::PinRefused;
 
 /// Why the gateway did not forward a call.
@@ -43,6 +47,8 @@ pub enum GatewayRefused {
     NotOffered { verb: String },
     /// An argument the policy does not declare for the verb.
     UndeclaredArgument { verb: String, argument: String, suggestion: Option<String> },
+    /// An argument the policy `requires` for the verb, absent or `null`.
+    MissingArgument { verb: String, argument: String },
     /// A pinned argument that is missing, mistyped or not allowed.
     Pin { verb: String, refused: PinRefused },
 }
@@ -61,9 +67,26 @@ impl std::fmt::Display for GatewayRefused {
             GatewayRefused::UndeclaredArgument { verb, argument, suggestion: None } => {
                 write!(f, "`{verb}` takes no argument `{argument}` in this policy")
             }
-            GatewayRefused::Pin { verb, refused } => write!(f, "`{verb}` refused: {refused}"),
+            GatewayRefused::MissingArgument { verb, argument } => write!(
+                f,
+                "`{verb}` needs the argument `{argument}`: {} lists it in `requires`; send it (nothing was \
+                 forwarded to the upstream)",
+                entry(verb, "")
+            ),
+            GatewayRefused::Pin { verb, refused } => {
+                write!(f, "`{verb}` refused: {refused} (the pin: `{}` in {})", refused.argument(), entry(verb, ".pins"))
+            }
         }
     }
+}
+
+/// Where the user's policy declares `verb` (or its `sub` table, such as
+/// `.pins`): the table in tools.toml, its key quoted when TOML needs it (a
+/// dotted or spaced upstream name).
+fn entry(verb: &str, sub: &str) -> String {
+    let bare = !verb.is_empty() && verb.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+    let key = if bare { verb.to_owned() } else { format!("{verb:?}") };
+    format!("`[verbs.{key}{sub}]` of {}", PolicyFile::Tools.file_name())
 }
 
 /// A call the gateway lets through: whom to ask, with what.
@@ -107,6 +130,9 @@ pub fn check(
             argument: printable(argument),
             suggestion: suggest(argument, declared()).map(str::to_owned),
         });
+    }
+    if let Some(argument) = verb.requires.iter().find(|r| forwarded.get(&***r).is_none_or(Value::is_null)) {
+        return Err(GatewayRefused::MissingArgument { verb: verb_name, argument: argument.to_string() });
     }
     if let Some(tool) = gateway.tool_at(id) {
         pins::enforce(tool, &mut forwarded)

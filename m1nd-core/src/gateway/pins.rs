@@ -17,20 +17,32 @@ pub enum PinRefused {
     Missing { argument: String },
     WrongType { argument: String, expected: &'static str },
     NotAllowed { argument: String, allowed: Vec<String>, got: String },
-    Outside { argument: String, under: Vec<String>, got: String, problem: PathProblem },
+    Outside { argument: String, under: Vec<String>, got: String, problem: Box<PathProblem> },
 }
 
 impl std::fmt::Display for PinRefused {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            PinRefused::Missing { argument } => write!(f, "`{argument}` is pinned and was not sent"),
+            PinRefused::Missing { argument } => write!(f, "`{argument}` is pinned and was not sent; send it"),
             PinRefused::WrongType { argument, expected } => write!(f, "`{argument}` is pinned and must be {expected}"),
             PinRefused::NotAllowed { argument, allowed, got } => {
-                write!(f, "`{argument}` is pinned to {}, got `{got}`", list(allowed))
+                write!(f, "`{argument}` is pinned to {}, got `{got}`; send one of those", list(allowed))
             }
             PinRefused::Outside { argument, under, got, problem } => {
-                write!(f, "`{argument}` must lie in {}; `{got}` does not: {problem}", list(under))
+                write!(f, "`{argument}` must lie in {}; `{got}` is refused: {problem}", list(under))
             }
+        }
+    }
+}
+
+impl PinRefused {
+    /// The pinned argument, as the policy names it.
+    pub fn argument(&self) -> &str {
+        match self {
+            PinRefused::Missing { argument }
+            | PinRefused::WrongType { argument, .. }
+            | PinRefused::NotAllowed { argument, .. }
+            | PinRefused::Outside { argument, .. } => argument,
         }
     }
 }
@@ -63,13 +75,13 @@ fn check(pin: &Pin, value: &Value) -> Result<Value, PinRefused> {
                 })
             }
         }
-        PinRule::Under(dirs) => {
+        PinRule::Under { dirs, hard_links } => {
             let one = |text: &str| {
-                confine(text, dirs).map(Value::from).map_err(|problem| PinRefused::Outside {
+                confine(text, dirs, *hard_links).map(Value::from).map_err(|problem| PinRefused::Outside {
                     argument: argument(),
                     under: dirs.iter().map(|d| d.to_string()).collect(),
                     got: printable(text),
-                    problem,
+                    problem: Box::new(problem),
                 })
             };
             let wrong = || PinRefused::WrongType { argument: argument(), expected: "a path or an array of paths" };

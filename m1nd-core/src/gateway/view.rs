@@ -199,7 +199,7 @@ impl View {
 fn narrow(schema: &mut Value, gateway: &Gateway, guard: &Guard<'_>, id: VerbId, verb: &str) {
     let pinned = gateway.tool_at(id).into_iter().flat_map(|t| t.pins.iter()).filter_map(|pin| match &pin.rule {
         PinRule::Allowed(values) => Some((&*pin.argument, values.iter().map(|v| v.to_string()).collect::<Vec<_>>())),
-        PinRule::Under(_) => None,
+        PinRule::Under { .. } => None,
     });
     let status = guard.read_only().then(|| gateway.policy.deny.status_only(verb)).flatten();
     let status = status.map(|rule| (&*rule.argument, rule.allowed.iter().map(|v| v.to_string()).collect()));

@@ -23,7 +23,10 @@ pub fn lower(cx: &Context<'_>, policy: Cockpit) -> Gateway {
                     };
                     let rule = match (&pin.allowed, &pin.under) {
                         (Some(allowed), None) => PinRule::Allowed(strings(allowed)),
-                        (None, Some(under)) => PinRule::Under(strings(under)),
+                        (None, Some(under)) => PinRule::Under {
+                            dirs: strings(under),
+                            hard_links: pin.hard_links.as_ref().is_some_and(|h| *h.get_ref()),
+                        },
                         _ => return None,
                     };
                     Some(Pin { argument: Cow::Owned(argument.get_ref().clone()), rule })

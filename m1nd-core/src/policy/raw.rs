@@ -55,7 +55,8 @@ pub struct VerbDef {
 }
 
 /// One argument pin: exactly one of `allowed` (exact values) or `under`
-/// (absolute directories the path must lie in).
+/// (absolute directories the path must lie in); an `under` pin may add
+/// `hard_links = true` to let files with more than one hard link through.
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PinDef {
@@ -63,6 +64,8 @@ pub struct PinDef {
     pub allowed: Option<Spanned<Vec<Text>>>,
     #[serde(default)]
     pub under: Option<Spanned<Vec<Text>>>,
+    #[serde(default)]
+    pub hard_links: Option<Spanned<bool>>,
 }
 
 /// `read_only_denied.toml`

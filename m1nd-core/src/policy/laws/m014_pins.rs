@@ -6,7 +6,10 @@
 //! does not take would guard nothing, so it is an error, with "did you mean".
 //! `under` holds absolute, normalised directories: the guard compares
 //! canonical paths, and a pin that is itself relative or full of `..` would
-//! be compared against nothing a person reviewed. A definition pin is
+//! be compared against nothing a person reviewed. An `under` pin refuses a
+//! file with more than one hard link unless it says `hard_links = true`; the
+//! option means nothing next to `allowed`, so it is an error there rather than
+//! a switch that looks set and does nothing. A definition pin is
 //! `blake3:` and 64 lower-case hex digits (what `m1nd policy import` writes).
 //!
 //! Pins are enforced by `m1nd gateway`; m1nd's own server does not read them,
@@ -79,7 +82,8 @@ fn rule(verb: &str, argument: &Text, pin: &PinDef, out: &mut Vec<Diagnostic>) {
                 format!("the pin on `{verb}`'s `{arg}` needs exactly one of `allowed` and `under`"),
             )
             .help(
-                "use `allowed = [\"...\"]` for exact values, or `under = [\"/abs/dir\"]` for paths inside directories",
+                "use `allowed = [\"...\"]` for exact values, or `under = [\"/abs/dir\"]` for paths inside directories \
+                 (add `hard_links = true` to an `under` pin only to let files with several hard links through)",
             ),
         ),
         (Some(list), None) | (None, Some(list)) if list.get_ref().is_empty() => out.push(
@@ -101,6 +105,17 @@ fn rule(verb: &str, argument: &Text, pin: &PinDef, out: &mut Vec<Diagnostic>) {
             }
         }
         (Some(_), None) => {}
+    }
+    if let (Some(_), Some(hard_links)) = (&pin.allowed, &pin.hard_links) {
+        out.push(
+            Diagnostic::new(
+                Law::M014,
+                loc(PolicyFile::Tools, hard_links),
+                format!("the pin on `{verb}`'s `{arg}` sets `hard_links`, which only an `under` pin reads"),
+            )
+            .label("an `allowed` pin compares values, not files")
+            .help("remove `hard_links`; it lets a path pin (`under`) pass files with more than one hard link"),
+        );
     }
 }
 
