@@ -31,7 +31,7 @@ use m1nd_core::gateway::Gateway;
 use m1nd_core::{PolicySources, compile_gateway};
 
 pub use error::GatewayError;
-pub use import::{ImportOptions, import};
+pub use import::{ImportOptions, NameProblem, import};
 pub use session::{Connected, GatewayServer, Options, connect, serve};
 pub use upstream::{Endpoint, Upstream};
 

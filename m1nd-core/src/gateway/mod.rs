@@ -29,6 +29,7 @@ pub use view::{Hidden, Offered, View, Why};
 use serde_json::{Map, Value};
 
 use crate::guard::{Guard, Refused, printable};
+use crate::names::spec::toml_key;
 use crate::names::suggest;
 use pins::PinRefused;
 
@@ -56,12 +57,14 @@ impl std::fmt::Display for GatewayRefused {
                 write!(f, "`{verb}` is declared by the policy but the upstream does not offer it")
             }
             GatewayRefused::UndeclaredArgument { verb, argument, suggestion: Some(s) } => {
-                write!(f, "`{verb}` takes no argument `{argument}` in this policy; did you mean `{s}`?")
+                write!(f, "`{verb}` takes no argument `{argument}` in tools.toml; did you mean `{s}`?")
             }
             GatewayRefused::UndeclaredArgument { verb, argument, suggestion: None } => {
-                write!(f, "`{verb}` takes no argument `{argument}` in this policy")
+                write!(f, "`{verb}` takes no argument `{argument}` in tools.toml")
             }
-            GatewayRefused::Pin { verb, refused } => write!(f, "`{verb}` refused: {refused}"),
+            GatewayRefused::Pin { verb, refused } => {
+                write!(f, "`{verb}` refused by its pin in tools.toml (`[verbs.{}.pins]`): {refused}", toml_key(verb))
+            }
         }
     }
 }
