@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use super::definition::digest;
 use crate::gateway_table::{Gateway, PinRule};
 use crate::guard::{Guard, MAX_NAME_BYTES, printable};
-use crate::names::{Folding, NameIndex, Resolution};
+use crate::names::{Folding, NameIndex, Resolution, spec};
 use crate::table::VerbId;
 
 /// A tool the session may see and call.
@@ -56,6 +56,8 @@ pub enum Why {
     Changed { verb: String, pinned: String, live: String },
     /// No usable name.
     Malformed,
+    /// A name the MCP specification does not allow, which no policy can declare.
+    OutsideSpec { problem: String },
 }
 
 impl std::fmt::Display for Hidden {
@@ -85,6 +87,11 @@ impl std::fmt::Display for Hidden {
                 short_digest(live)
             ),
             Why::Malformed => f.write_str("the upstream listed a tool without a usable name: hidden"),
+            Why::OutsideSpec { problem } => write!(
+                f,
+                "the upstream offers `{name}`, a name no policy can declare ({problem}; {}): hidden and refused",
+                spec::SPEC_RULE
+            ),
         }
     }
 }
@@ -126,7 +133,11 @@ impl View {
                 Err(Resolution::LookAlike { verb, .. }) => {
                     hidden.push(Hidden { upstream, why: Why::LookAlike { verb: verb.to_owned() } })
                 }
-                Ok(Err(_)) | Err(_) => hidden.push(Hidden { upstream, why: Why::Undeclared }),
+                Ok(Err(_)) | Err(_) => {
+                    // M001 keeps a name outside the specification out of every policy: say so.
+                    let why = spec::spec_problem(name).map_or(Why::Undeclared, |problem| Why::OutsideSpec { problem });
+                    hidden.push(Hidden { upstream, why })
+                }
             }
         }
         let mut offered = Vec::new();
