@@ -81,13 +81,16 @@ fn an_upstream_name_outside_the_spec_is_hidden_saying_why() {
     let g = policy();
     let guard = Guard::for_gateway(&g, false);
     let long = "x".repeat(129);
-    let view = View::new(&g, &guard, &listed(&["get-sum", "files/read", &long, "getSum"]));
+    let huge = "y".repeat(300);
+    let view = View::new(&g, &guard, &listed(&["get-sum", "files/read", &long, "getSum", &huge]));
     let hidden: Vec<(&str, &Why)> = view.hidden().iter().map(|h| (h.upstream.as_str(), &h.why)).collect();
     assert!(matches!(hidden[0], ("files/read", Why::OutsideSpec { .. })), "{hidden:?}");
     assert!(
         matches!(hidden[1].1, Why::OutsideSpec { problem } if problem == "it is 129 characters long"),
         "{hidden:?}"
     );
+    let huge_why = Why::OutsideSpec { problem: "it is 300 bytes long".into() };
+    assert!(hidden.iter().any(|(_, w)| **w == huge_why), "{hidden:?}");
     let text = view.hidden()[0].to_string();
     assert!(text.contains("no policy can declare") && text.contains("1 to 128 characters"), "{text}");
     // Two upstream tools that fold to one declared name: neither is served.

@@ -113,12 +113,17 @@ impl View {
         let mut candidates = Vec::new();
         let mut hidden = Vec::new();
         for definition in listed {
-            let Some(name) = definition.get("name").and_then(Value::as_str).filter(|n| n.len() <= MAX_NAME_BYTES)
-            else {
+            let Some(name) = definition.get("name").and_then(Value::as_str) else {
                 hidden.push(Hidden { upstream: String::new(), why: Why::Malformed });
                 continue;
             };
             let upstream = printable(name);
+            if name.len() > MAX_NAME_BYTES {
+                // Far outside the specification: refused before any lookup, as the guard does.
+                let problem = format!("it is {} bytes long", name.len());
+                hidden.push(Hidden { upstream, why: Why::OutsideSpec { problem } });
+                continue;
+            }
             // The index was built from the table's verbs in order: its positions are handles.
             match names.locate(name).map(|i| u32::try_from(i).map(VerbId::__at)) {
                 Ok(Ok(id)) => {

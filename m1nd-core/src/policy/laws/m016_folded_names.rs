@@ -29,11 +29,14 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             )
             .label("declared again here, under another spelling")
             .related(loc(PolicyFile::Tools, first), "first declared here")
-            .help(
-                "declare only one of them: a client's `getSum`, `get_sum` and `M1ND.GET-SUM` all mean `get-sum`, \
-                 so the gateway could not tell which one a call means (an upstream tool the policy leaves out is \
-                 hidden and refused)",
-            ),
+            .help(format!(
+                "declare only one of them: a client's `{}`, `{}` or any spelling that folds to `{}` could mean \
+                 either, so the gateway could not tell which tool a call means (an upstream tool the policy leaves \
+                 out is hidden and refused)",
+                first.get_ref(),
+                second.get_ref(),
+                collision.folded
+            )),
         );
     }
 }
