@@ -82,22 +82,27 @@ fn policy_check_says_what_the_compiler_says() {
 /// startup print exactly what `gateway!` makes rustc print.
 #[test]
 fn the_gateway_checks_its_policy_with_the_compilers_words_before_it_starts() {
-    let case = "gateway_m014";
-    let dir = format!("tests/ui/policies/{case}");
-    let expected = compiler_diagnostics(case);
-    assert!(!expected.is_empty());
-    let check = m1nd(&["policy", "check", "--gateway", &dir]);
-    assert_eq!(check.status.code(), Some(1), "{}", stderr(&check));
-    let start = m1nd(&["gateway", "--policy", &dir, "--", "true"]);
-    assert_eq!(start.status.code(), Some(1), "{}", stderr(&start));
-    assert!(stderr(&start).contains("the gateway does not start"), "{}", stderr(&start));
-    for diagnostic in expected.iter().map(|d| unindent(d)) {
-        assert!(unindent(&stdout(&check)).contains(&diagnostic), "policy check lacks\n{diagnostic}");
-        assert!(unindent(&stderr(&start)).contains(&diagnostic), "gateway startup lacks\n{diagnostic}");
+    // A bad pin, a tool name outside the MCP specification, two names that fold together.
+    for case in ["gateway_m014", "gateway_m001_spec_name", "gateway_m016"] {
+        let dir = format!("tests/ui/policies/{case}");
+        let expected = compiler_diagnostics(case);
+        assert!(!expected.is_empty());
+        let check = m1nd(&["policy", "check", "--gateway", &dir]);
+        assert_eq!(check.status.code(), Some(1), "{case}: {}", stderr(&check));
+        let start = m1nd(&["gateway", "--policy", &dir, "--", "true"]);
+        assert_eq!(start.status.code(), Some(1), "{case}: {}", stderr(&start));
+        assert!(stderr(&start).contains("the gateway does not start"), "{}", stderr(&start));
+        for diagnostic in expected.iter().map(|d| unindent(d)) {
+            assert!(unindent(&stdout(&check)).contains(&diagnostic), "{case}: policy check lacks\n{diagnostic}");
+            assert!(unindent(&stderr(&start)).contains(&diagnostic), "{case}: gateway startup lacks\n{diagnostic}");
+        }
     }
 
-    let reviewed = m1nd(&["policy", "check", "--gateway", "tests/gateway/policies/git"]);
-    assert_eq!(reviewed.status.code(), Some(0), "{}", stdout(&reviewed));
+    for reviewed in ["git", "filesystem", "shapes"] {
+        let dir = format!("tests/gateway/policies/{reviewed}");
+        let checked = m1nd(&["policy", "check", "--gateway", &dir]);
+        assert_eq!(checked.status.code(), Some(0), "{reviewed}: {}", stdout(&checked));
+    }
     // Without --gateway the same two files are an incomplete cockpit policy.
     let as_cockpit = m1nd(&["policy", "check", "tests/gateway/policies/git"]);
     assert_eq!(as_cockpit.status.code(), Some(1));
@@ -297,4 +302,75 @@ fn version_names_the_compiled_policy_as_policy_digest_prints_it() {
         format!("m1nd {} (policy {digest})", env!("CARGO_PKG_VERSION")),
         "the binary's policy is policy/ as it stands"
     );
+}
+
+/// An MCP upstream over stdio that lists exactly `names`: a few lines of
+/// POSIX shell, so the test needs no SDK. It answers `initialize` and
+/// `tools/list` and ignores everything else.
+fn listing_upstream(dir: &Path, names: &[&str]) -> Vec<String> {
+    let tools: Vec<Value> = names
+        .iter()
+        .map(|n| serde_json::json!({"name": n, "description": "A tool.", "inputSchema": {"type": "object"}}))
+        .collect();
+    let script = dir.join("upstream.sh");
+    let body = format!(
+        r#"while IFS= read -r line; do
+  id=$(printf '%s' "$line" | sed -n 's/.*"id":\([0-9][0-9]*\).*/\1/p')
+  case "$line" in
+    *'"initialize"'*) printf '%s\n' '{{"jsonrpc":"2.0","id":'"$id"',"result":{{"protocolVersion":"2025-06-18","capabilities":{{"tools":{{}}}},"serverInfo":{{"name":"names","version":"0"}}}}}}' ;;
+    *'"tools/list"'*) printf '%s\n' '{{"jsonrpc":"2.0","id":'"$id"',"result":{{"tools":{tools}}}}}' ;;
+  esac
+done
+"#,
+        tools = Value::Array(tools)
+    );
+    std::fs::write(&script, body).expect("write the upstream");
+    vec!["sh".to_owned(), script.to_string_lossy().into_owned()]
+}
+
+/// `policy import` takes every tool under its exact name, whatever its
+/// shape; a name outside the MCP specification and two names that fold
+/// together are refused with the rule they break, and nothing is written.
+#[test]
+fn policy_import_takes_every_name_shape_or_refuses_with_the_rule() {
+    let dir = temp_dir("import-names");
+    let import = |names: &[&str], policy: &str| {
+        let upstream = listing_upstream(dir.path(), names);
+        let policy = dir.path().join(policy);
+        let policy_arg = policy.to_string_lossy().into_owned();
+        let mut args = vec!["policy", "import", "--policy", &policy_arg, "--"];
+        args.extend(upstream.iter().map(String::as_str));
+        (m1nd(&args), policy)
+    };
+
+    let shapes = ["get-sum", "listItems", "files.read", "echo_text"];
+    let (out, policy) = import(&shapes, "shapes");
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let tools = std::fs::read_to_string(policy.join("tools.toml")).expect("tools.toml written");
+    for key in ["[verbs.get-sum]", "[verbs.listItems]", "[verbs.\"files.read\"]", "[verbs.echo_text]"] {
+        assert!(tools.contains(key), "{key} missing:\n{tools}");
+    }
+    let checked = m1nd(&["policy", "check", "--gateway", &policy.to_string_lossy()]);
+    assert_eq!(checked.status.code(), Some(0), "{}", stdout(&checked));
+
+    let long = "x".repeat(129);
+    for (names, expected) in [
+        (vec!["get-sum", "getSum"], vec!["[M016] `get-sum` and `getSum` fold to the same name `getsum`"]),
+        (
+            vec!["ok", "files/read", long.as_str()],
+            vec![
+                "[M001] `files/read` is not a tool name the MCP specification allows: it holds `/`",
+                "it is 129 characters long",
+                "the MCP specification allows a tool name of 1 to 128 characters",
+            ],
+        ),
+    ] {
+        let (out, policy) = import(&names, "refused");
+        assert_ne!(out.status.code(), Some(0), "{names:?}: {}", stdout(&out));
+        let text = stderr(&out);
+        for line in expected.iter().chain(&["nothing was written"]) {
+            assert!(text.contains(line), "{names:?}: stderr lacks {line:?}:\n{text}");
+        }
+        assert!(!policy.exists(), "{names:?}: a refused import wrote {}", policy.display());
+    }
 }

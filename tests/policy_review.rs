@@ -76,7 +76,7 @@ fn diff_of_a_real_loosening_says_so_first_and_fails_ci() {
     let report = text(&out.stdout);
     assert!(report.starts_with("policy diff HEAD~1:policy → HEAD:policy\n"), "{report}");
     let first_change = report.lines().find(|l| l.starts_with("  ")).unwrap_or_default();
-    assert_eq!(first_change, format!("  ! {verb}: left READ_ONLY_DENIED_TOOLS: a read-only session may now call it"));
+    assert_eq!(first_change, format!("  ! {verb}: left read_only_denied.toml: a read-only session may now call it"));
 
     let failing = m1nd_in(repo, &["policy", "diff", "HEAD~1:policy", "policy", "--fail-on", "loosened"]);
     assert_eq!(failing.status.code(), Some(1), "{}", text(&failing.stderr));
@@ -94,7 +94,7 @@ fn diff_of_a_real_loosening_says_so_first_and_fails_ci() {
 
     let markdown = text(&m1nd_in(repo, &["policy", "diff", "HEAD~1", "HEAD", "--format", "markdown"]).stdout);
     assert!(markdown.contains("> [!WARNING]"), "{markdown}");
-    assert!(markdown.contains(&format!("- **{verb}**: left READ_ONLY_DENIED_TOOLS")), "{markdown}");
+    assert!(markdown.contains(&format!("- **{verb}**: left read_only_denied.toml")), "{markdown}");
 }
 
 #[test]

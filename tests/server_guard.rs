@@ -31,7 +31,7 @@ fn read_only_refuses_every_denied_verb_in_every_alias_form_and_changes_nothing()
                 } else if COCKPIT.human_only.contains(verb) {
                     "the human performs it on"
                 } else {
-                    "READ_ONLY_DENIED_TOOLS"
+                    "read_only_denied.toml"
                 };
                 assert!(message.contains(rule), "{name:?}: the refusal does not name the rule: {message}");
                 refused += 1;
@@ -50,7 +50,7 @@ fn read_only_from_the_environment() {
     for value in ["1", "true", "TRUE"] {
         let mut mcp = Mcp::start(&store, &[], &[("M1ND_READ_ONLY", value)]);
         let result = mcp.call("memorize", json!({"claim": "x"}));
-        assert!(is_error(&result) && text(&result).contains("READ_ONLY_DENIED_TOOLS"), "{value}: {result}");
+        assert!(is_error(&result) && text(&result).contains("read_only_denied.toml"), "{value}: {result}");
         assert!(!mcp.tools().iter().any(|t| t["name"] == "memorize"), "{value}");
     }
     let mut mcp = Mcp::start(&store, &[], &[("M1ND_READ_ONLY", "0")]);
@@ -277,7 +277,7 @@ fn help_lists_only_cards_the_session_may_call_here() {
             let called = mcp.call(tool, card["arguments"].clone());
             let message = if is_error(&called) { text(&called) } else { "" };
             assert!(
-                !message.contains("does not implement") && !message.contains("READ_ONLY_DENIED_TOOLS"),
+                !message.contains("does not implement") && !message.contains("read_only_denied.toml"),
                 "card {}: {called}",
                 card["id"]
             );

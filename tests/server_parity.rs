@@ -162,7 +162,7 @@ fn read_only_from_the_environment_holds_over_http_too() {
     for era in [server_support::http::Era::Session, server_support::http::Era::Stateless] {
         let mut http = server_support::http::HttpMcp::start(&store, era, &[], &[("M1ND_READ_ONLY", "1")]);
         let answer = http.call("memorize", json!({"claim": "x"}));
-        assert!(is_error(&answer) && text(&answer).contains("READ_ONLY_DENIED_TOOLS"), "{answer}");
+        assert!(is_error(&answer) && text(&answer).contains("read_only_denied.toml"), "{answer}");
         assert!(!http.tools().iter().any(|t| t["name"] == "memorize"));
     }
     assert_eq!(snapshot(&store), before);

@@ -140,7 +140,7 @@ fn ten_megabyte_arguments_are_refused_clearly() {
             (
                 "memorize",
                 json!({"claim": huge}),
-                if read_only { "READ_ONLY_DENIED_TOOLS" } else { "argument `claim` of `memorize` is 10485760 bytes" },
+                if read_only { "read_only_denied.toml" } else { "argument `claim` of `memorize` is 10485760 bytes" },
             ),
             (
                 "persist",

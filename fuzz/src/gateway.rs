@@ -59,7 +59,7 @@ pub fn check(data: &[u8]) {
     let Ok(upstream) = serde_json::from_str::<Upstream>(&text) else { return };
     let gateways = gateways();
     let gateway = &gateways[upstream.policy % gateways.len()];
-    let guard = Guard::new(&gateway.policy, upstream.read_only);
+    let guard = Guard::for_gateway(gateway, upstream.read_only);
     let view = View::new(gateway, &guard, &upstream.tools);
     judge_view(gateway, &guard, &view, &upstream.tools);
 

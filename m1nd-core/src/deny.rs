@@ -1,4 +1,4 @@
-//! `READ_ONLY_DENIED_TOOLS` and the status-only rules, compiled.
+//! `read_only_denied.toml` (its `tools` list and its status-only rules), compiled.
 //!
 //! This is the one read-only classification. The menu, the guard on
 //! `tools/call` and the annotations on `tools/list` all ask it, so no second
@@ -7,6 +7,11 @@
 use serde_json::{Map, Value};
 
 use crate::primitives::{Argument, List, Str};
+
+/// The file a refusal names: the policy file the user wrote the rule in
+/// (`PolicyFile::Deny`'s name, checked by a test in `policy/source.rs`; this
+/// module sits below the compiler and does not import it).
+pub(crate) const DENY_FILE: &str = "read_only_denied.toml";
 
 /// The compiled deny list.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -28,7 +33,7 @@ pub struct StatusOnly {
 /// Why a read-only session may not make a call.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Refusal {
-    /// The verb writes: it is on `READ_ONLY_DENIED_TOOLS`.
+    /// The verb writes: `read_only_denied.toml` lists it in `tools`.
     Denied { verb: String },
     /// The verb writes unless `argument` holds one of `allowed`.
     StatusOnly { verb: String, argument: String, allowed: Vec<String>, got: Option<String> },
@@ -38,13 +43,13 @@ impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Refusal::Denied { verb } => {
-                write!(f, "`{verb}` writes: READ_ONLY_DENIED_TOOLS denies it to a session attached read-only")
+                write!(f, "`{verb}` writes: {DENY_FILE} lists it in `tools`, denied to a read-only session")
             }
             Refusal::StatusOnly { verb, argument, allowed, got } => {
                 let got = got.as_deref().map_or("nothing".to_owned(), |g| format!("`{g}`"));
                 write!(
                     f,
-                    "`{verb}` is status-only in a read-only session: `{argument}` must be one of {}, got {got}",
+                    "`{verb}` is status-only in {DENY_FILE}: `{argument}` must be one of {}, got {got}",
                     allowed.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ")
                 )
             }

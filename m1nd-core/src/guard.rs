@@ -1,7 +1,8 @@
 //! The guard on `tools/call`: one decision for every transport.
 //!
 //! It normalises the requested name with the same rule the policy compiler
-//! uses ([`crate::names::canonical`]), then refuses — before any side effect —
+//! uses ([`crate::names::canonical`] for m1nd's own verbs,
+//! [`crate::names::spec::fold`] for a gateway's tools), then refuses — before any side effect —
 //! retired and human-only verbs always, and in a read-only session every denied verb, every
 //! status-only verb outside its allowed argument, and every name it does not
 //! know (fail-closed, unlike upstream).
@@ -9,7 +10,8 @@
 use serde_json::{Map, Value};
 
 use crate::deny::Refusal;
-use crate::names::{NameIndex, Resolution};
+use crate::gateway_table::Gateway;
+use crate::names::{Folding, NameIndex, Resolution};
 use crate::table::{Cockpit, Verb, VerbId};
 
 /// Why a call was refused.
@@ -78,8 +80,24 @@ pub struct Guard<'a> {
 }
 
 impl<'a> Guard<'a> {
+    /// The guard of m1nd's own verbs (canonical names).
     pub fn new(cockpit: &'a Cockpit, read_only: bool) -> Self {
-        Self { cockpit, names: NameIndex::new(cockpit.verbs.iter().map(|v| &*v.name)), read_only }
+        Self::with_folding(cockpit, read_only, Folding::Canonical)
+    }
+
+    /// The guard of a gateway policy: its tools keep their upstream names,
+    /// and every client spelling that folds to one of them means it.
+    pub fn for_gateway(gateway: &'a Gateway, read_only: bool) -> Self {
+        Self::with_folding(&gateway.policy, read_only, Folding::Spec)
+    }
+
+    fn with_folding(cockpit: &'a Cockpit, read_only: bool, folding: Folding) -> Self {
+        Self { cockpit, names: NameIndex::with_folding(cockpit.verbs.iter().map(|v| &*v.name), folding), read_only }
+    }
+
+    /// The rule this guard finds names by.
+    pub fn folding(&self) -> Folding {
+        self.names.folding()
     }
 
     pub fn read_only(&self) -> bool {

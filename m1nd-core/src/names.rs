@@ -12,6 +12,12 @@
 //! rustc's `confusable_idents` lint uses) matches a verb's, it is reported as a
 //! look-alike of that verb, and it is refused either way. Failing closed here
 //! is what stops a Cyrillic `аpply` slipping past a deny list that says `apply`.
+//!
+//! That is m1nd's own rule ([`Folding::Canonical`]). A gateway policy declares
+//! another server's tools under their exact names and folds them with
+//! [`spec::fold`] ([`Folding::Spec`]), which also folds `-`, `_` and `.`.
+
+pub mod spec;
 
 use std::collections::HashMap;
 
@@ -55,24 +61,67 @@ pub enum Resolution<'a> {
     Unknown { suggestion: Option<&'a str> },
 }
 
-/// Lookup over a set of canonical names: exact, look-alike, then "did you mean".
+/// Which rule makes a written name the key it is looked up by.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Folding {
+    /// m1nd's own verbs: declared in canonical snake_case, a written name is
+    /// [`canonical`]ised (prefix, case).
+    #[default]
+    Canonical,
+    /// A gateway's tools: declared under the upstream's exact names, both the
+    /// declared and the written name are [`spec::fold`]ed (prefix, case, `-_.`).
+    Spec,
+}
+
+impl Folding {
+    /// The key a written name is looked up by.
+    pub fn written(self, name: &str) -> String {
+        match self {
+            Folding::Canonical => canonical(name),
+            Folding::Spec => spec::fold(name),
+        }
+    }
+
+    /// The key a declared name is found by: itself, for a canonical verb.
+    fn declared(self, name: &str) -> String {
+        match self {
+            Folding::Canonical => name.to_owned(),
+            Folding::Spec => spec::fold(name),
+        }
+    }
+}
+
+/// Lookup over a set of declared names: exact, look-alike, then "did you mean".
 #[derive(Debug, Default)]
 pub struct NameIndex<'a> {
     names: Vec<&'a str>,
-    exact: HashMap<&'a str, usize>,
+    folding: Folding,
+    exact: HashMap<String, usize>,
     skeletons: HashMap<String, usize>,
 }
 
 impl<'a> NameIndex<'a> {
+    /// An index of canonical verb names ([`Folding::Canonical`]).
     pub fn new(names: impl IntoIterator<Item = &'a str>) -> Self {
-        let mut index = Self::default();
+        Self::with_folding(names, Folding::Canonical)
+    }
+
+    /// An index whose names are found by `folding`'s rule.
+    pub fn with_folding(names: impl IntoIterator<Item = &'a str>, folding: Folding) -> Self {
+        let mut index = Self { folding, ..Self::default() };
         for name in names {
             let i = index.names.len();
             index.names.push(name);
-            index.exact.entry(name).or_insert(i);
-            index.skeletons.entry(skeleton_of(name)).or_insert(i);
+            let key = folding.declared(name);
+            index.skeletons.entry(skeleton_of(&key)).or_insert(i);
+            index.exact.entry(key).or_insert(i);
         }
         index
+    }
+
+    /// The rule this index finds names by.
+    pub fn folding(&self) -> Folding {
+        self.folding
     }
 
     pub fn contains(&self, canonical: &str) -> bool {
@@ -90,7 +139,7 @@ impl<'a> NameIndex<'a> {
     /// Resolve a name as written to its position in the order the index was
     /// built, or say why it names nothing (never [`Resolution::Known`]).
     pub fn locate(&self, written: &str) -> Result<usize, Resolution<'a>> {
-        let name = canonical(written);
+        let name = self.folding.written(written);
         if let Some(&i) = self.exact.get(name.as_str()) {
             return Ok(i);
         }
@@ -99,7 +148,8 @@ impl<'a> NameIndex<'a> {
         {
             return Err(Resolution::LookAlike { verb: self.names[i], first_foreign });
         }
-        Err(Resolution::Unknown { suggestion: self.suggest(&name) })
+        let near = if self.folding == Folding::Spec { written.trim() } else { name.as_str() };
+        Err(Resolution::Unknown { suggestion: self.suggest(near) })
     }
 
     /// The closest name within a small edit distance, for "did you mean".
@@ -171,6 +221,25 @@ mod tests {
         );
         assert_eq!(did_you_mean(near("docter"), "", String::new), "did you mean `doctor`?");
         assert_eq!(did_you_mean(near("zzzzzzzz"), "they are listed", || "none".to_owned()), "none");
+    }
+
+    #[test]
+    fn a_spec_index_finds_every_spelling_and_never_a_look_alike() {
+        let index = NameIndex::with_folding(["get-sum", "files.read", "deleteItem"], Folding::Spec);
+        for (written, declared) in [
+            ("getSum", "get-sum"),
+            ("GET_SUM", "get-sum"),
+            ("m1nd.get-sum", "get-sum"),
+            ("files_read", "files.read"),
+            ("delete-item", "deleteItem"),
+            ("M1ND_DELETE.ITEM", "deleteItem"),
+        ] {
+            assert_eq!(index.resolve(written), Resolution::Known(declared), "{written:?}");
+        }
+        assert!(matches!(index.resolve("d\u{0435}lete-item"), Resolution::LookAlike { verb: "deleteItem", .. }));
+        assert_eq!(index.resolve("get-sun"), Resolution::Unknown { suggestion: Some("get-sum") });
+        // m1nd's own index does not fold separators: its verbs are snake_case.
+        assert_eq!(NameIndex::new(["get_sum"]).resolve("get-sum"), Resolution::Unknown { suggestion: Some("get_sum") });
     }
 
     #[test]

@@ -40,6 +40,14 @@ pub enum GatewayError {
     DownstreamEnded(String),
     #[error("cannot {op} {}: {source}", .path.display())]
     Io { op: &'static str, path: PathBuf, source: std::io::Error },
+    /// `policy import` takes every tool or writes nothing: these names cannot be declared.
+    #[error(
+        "the upstream lists {} tool name{} a gateway policy cannot declare; nothing was written:\n{}",
+        .0.len(),
+        if .0.len() == 1 { "" } else { "s" },
+        .0.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n")
+    )]
+    Names(Vec<super::import::NameProblem>),
     /// `policy import` never replaces a reviewed policy.
     #[error(
         "{} exists; a reviewed policy is never overwritten: compare with `{}`",

@@ -8,12 +8,18 @@
 //! default every tool is proposed denied, since an upstream's hints are not
 //! evidence; with `--read-only-from-hints` only the tools that do not claim
 //! `readOnlyHint: true` are, and the others are listed as comments.
+//!
+//! Invariant: import takes every tool the upstream lists, under its exact
+//! name, or writes nothing. A name the MCP specification does not allow, and
+//! two names that fold together (law M016), are refused with the rule they
+//! break; no tool is ever left out silently.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use m1nd_core::gateway::digest;
-use m1nd_core::names::is_canonical_spelling;
+use m1nd_core::guard::printable;
+use m1nd_core::names::spec::{self, SPEC_RULE, toml_key};
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
 use serde_json::Value;
 
@@ -36,8 +42,27 @@ pub struct ImportOptions {
 pub struct Imported {
     pub tools_toml: String,
     pub deny_toml: String,
-    /// Upstream tools left out, with why.
-    pub skipped: Vec<String>,
+}
+
+/// Why an upstream's tool cannot be declared in a gateway policy.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NameProblem {
+    /// A listed tool with no string `name`.
+    #[error("tool {position} of the listing has no name; the MCP specification requires one")]
+    Unnamed { position: usize },
+    /// A name outside the specification (law M001 for a gateway policy).
+    #[error(
+        "[M001] `{name}` is not a tool name the MCP specification allows: {problem}; {SPEC_RULE}. The gateway \
+         hides and refuses it: ask the upstream's maintainers to rename it"
+    )]
+    OutsideSpec { name: String, problem: String },
+    /// Two names a client could not tell apart (law M016).
+    #[error(
+        "[M016] `{first}` and `{second}` fold to the same name `{folded}` (case, `-`, `_`, `.` and the `m1nd.` \
+         prefix are folded), so a client's spelling could mean either: write tools.toml by hand, declaring only \
+         the one to serve (the other stays hidden and refused)"
+    )]
+    Folded { first: String, second: String, folded: String },
 }
 
 /// List the upstream and build the two policy files.
@@ -49,7 +74,7 @@ pub async fn import_files(options: &ImportOptions) -> Result<Imported, GatewayEr
     let client = options.upstream.connect(handler).await?;
     let listed = list(client.peer(), options.upstream.start_timeout).await;
     let _ = client.cancel().await;
-    Ok(files(&listed?, options.read_only_from_hints))
+    files(&listed?, options.read_only_from_hints).map_err(GatewayError::Names)
 }
 
 /// Run `policy import`: write the files, or with `update` return the diff.
@@ -57,9 +82,6 @@ pub async fn import(options: ImportOptions) -> Result<String, GatewayError> {
     let imported = import_files(&options).await?;
     let tools_path = options.dir.join("tools.toml");
     let mut report = String::new();
-    for skipped in &imported.skipped {
-        let _ = writeln!(report, "skipped: {skipped}");
-    }
     if options.update {
         let old = std::fs::read_to_string(&tools_path).map_err(|source| io("read", &tools_path, source))?;
         let diff = similar::TextDiff::from_lines(&old, &imported.tools_toml);
@@ -100,8 +122,32 @@ fn io(op: &'static str, path: &std::path::Path, source: std::io::Error) -> Gatew
     GatewayError::Io { op, path: path.to_owned(), source }
 }
 
-/// The two files for a listing.
-pub fn files(listed: &[Value], read_only_from_hints: bool) -> Imported {
+/// Every listed tool's name, or every reason some cannot be declared.
+fn names(listed: &[Value]) -> Result<Vec<&str>, Vec<NameProblem>> {
+    let mut problems = Vec::new();
+    let mut names = Vec::new();
+    for (i, definition) in listed.iter().enumerate() {
+        match definition.get("name").and_then(Value::as_str) {
+            None => problems.push(NameProblem::Unnamed { position: i + 1 }),
+            Some(name) => match spec::spec_problem(name) {
+                Some(problem) => problems.push(NameProblem::OutsideSpec { name: printable(name), problem }),
+                None => names.push(name),
+            },
+        }
+    }
+    for collision in spec::collisions(names.iter().copied()) {
+        problems.push(NameProblem::Folded {
+            first: names[collision.first].to_owned(),
+            second: names[collision.second].to_owned(),
+            folded: collision.folded,
+        });
+    }
+    if problems.is_empty() { Ok(names) } else { Err(problems) }
+}
+
+/// The two files for a listing, or why its names cannot all be declared.
+pub fn files(listed: &[Value], read_only_from_hints: bool) -> Result<Imported, Vec<NameProblem>> {
+    let names = names(listed)?;
     let mut tools = String::from(
         "# tools.toml: imported by `m1nd policy import` from the upstream's tools/list.\n\
          # `definition` pins the digest of each tool's whole definition: if the upstream changes it, the\n\
@@ -113,16 +159,7 @@ pub fn files(listed: &[Value], read_only_from_hints: bool) -> Imported {
          tools = [\n",
     );
     let mut not_denied = String::new();
-    let mut skipped = Vec::new();
-    for definition in listed {
-        let Some(name) = definition.get("name").and_then(Value::as_str) else {
-            skipped.push("a tool without a name".to_owned());
-            continue;
-        };
-        if !is_canonical_spelling(name) {
-            skipped.push(format!("`{name}`: a policy verb is lower-case ASCII snake_case"));
-            continue;
-        }
+    for (definition, name) in listed.iter().zip(names) {
         let schema = definition.get("inputSchema");
         let properties: Vec<&str> = schema
             .and_then(|s| s.get("properties"))
@@ -141,7 +178,7 @@ pub fn files(listed: &[Value], read_only_from_hints: bool) -> Imported {
             .and_then(|d| d.lines().map(str::trim).find(|l| !l.is_empty()))
             .map(|l| l.chars().take(200).collect::<String>())
             .unwrap_or_else(|| format!("{name} (the upstream gives no description)"));
-        let _ = writeln!(tools, "\n[verbs.{name}]\nsummary = {}", quote(&summary));
+        let _ = writeln!(tools, "\n[verbs.{}]\nsummary = {}", toml_key(name), quote(&summary));
         if !required.is_empty() {
             let _ = writeln!(tools, "requires = {}", array(&required));
         }
@@ -167,7 +204,7 @@ pub fn files(listed: &[Value], read_only_from_hints: bool) -> Imported {
         deny.push_str("\n# Not listed above, so callable in read-only sessions:\n");
         deny.push_str(&not_denied);
     }
-    Imported { tools_toml: tools, deny_toml: deny, skipped }
+    Ok(Imported { tools_toml: tools, deny_toml: deny })
 }
 
 fn quote(s: &str) -> String {
@@ -192,6 +229,10 @@ mod tests {
         ]
     }
 
+    fn named(names: &[&str]) -> Vec<Value> {
+        names.iter().map(|n| json!({"name": n, "inputSchema": {"type": "object"}})).collect()
+    }
+
     fn compiles(imported: &Imported) -> m1nd_core::gateway::Gateway {
         let sources = PolicySources::from_bytes("imported", |f| match f {
             PolicyFile::Tools => Some(imported.tools_toml.as_bytes()),
@@ -203,27 +244,58 @@ mod tests {
 
     #[test]
     fn hints_are_only_a_starting_point_and_every_entry_is_marked_for_review() {
-        let trusting = files(&listed(), true);
+        let trusting = files(&listed(), true).expect("every name is declarable");
         let gateway = compiles(&trusting);
-        assert_eq!(gateway.policy.deny.tools.iter().map(|t| &**t).collect::<Vec<_>>(), ["write_it"]);
+        assert_eq!(gateway.policy.deny.tools.iter().map(|t| &**t).collect::<Vec<_>>(), ["write_it", "NoSnake"]);
         assert!(trusting.deny_toml.contains("\"read_it\" -- REVIEW"));
-        assert_eq!(trusting.skipped.len(), 1, "{:?}", trusting.skipped);
 
-        let wary = compiles(&files(&listed(), false));
-        assert_eq!(wary.policy.deny.tools.len(), 2, "without --read-only-from-hints every tool is proposed denied");
-        for line in files(&listed(), false).deny_toml.lines().filter(|l| l.trim_start().starts_with('"')) {
+        let wary = compiles(&files(&listed(), false).expect("declarable"));
+        assert_eq!(wary.policy.deny.tools.len(), 3, "without --read-only-from-hints every tool is proposed denied");
+        for line in
+            files(&listed(), false).expect("declarable").deny_toml.lines().filter(|l| l.trim_start().starts_with('"'))
+        {
             assert!(line.contains("REVIEW"), "{line}");
         }
     }
 
     #[test]
     fn each_tool_keeps_its_arguments_summary_and_definition_pin() {
-        let gateway = compiles(&files(&listed(), true));
+        let gateway = compiles(&files(&listed(), true).expect("declarable"));
         let read = gateway.policy.verb("read_it").expect("imported");
         assert_eq!(&*read.summary, "Reads it.");
         assert_eq!(read.requires.iter().map(|a| &**a).collect::<Vec<_>>(), ["path"]);
         assert_eq!(read.accepts.iter().map(|a| &**a).collect::<Vec<_>>(), ["dryRun"]);
         let pinned = gateway.tool("read_it").and_then(|t| t.definition.as_deref());
         assert_eq!(pinned, Some(digest(&listed()[0]).as_str()));
+    }
+
+    #[test]
+    fn every_name_shape_is_imported_under_its_exact_name() {
+        let shapes = ["get-sum", "getSum2", "files.read", "echo_text", "M1ND.loud"];
+        let imported = files(&named(&shapes), false).expect("all within the spec");
+        assert!(imported.tools_toml.contains("[verbs.get-sum]"), "{}", imported.tools_toml);
+        assert!(imported.tools_toml.contains("[verbs.\"files.read\"]"), "{}", imported.tools_toml);
+        let gateway = compiles(&imported);
+        let declared: Vec<&str> = gateway.policy.verbs.iter().map(|v| &*v.name).collect();
+        assert_eq!(declared, shapes);
+        assert_eq!(gateway.policy.deny.tools.iter().map(|t| &**t).collect::<Vec<_>>(), shapes);
+    }
+
+    #[test]
+    fn names_outside_the_spec_and_names_that_fold_together_are_refused_with_their_rule() {
+        let long = "x".repeat(129);
+        let listed = [named(&["get-sum", "ok", "get_sum", "files/read", &long, "GetSum"]), vec![json!({})]].concat();
+        let problems = files(&listed, false).err().expect("refused");
+        let text: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        assert_eq!(problems.len(), 5, "{text:#?}");
+        assert!(
+            text[0].starts_with("[M001] `files/read` is not a tool name") && text[0].contains(SPEC_RULE),
+            "{}",
+            text[0]
+        );
+        assert!(text[1].contains("it is 129 characters long"), "{}", text[1]);
+        assert_eq!(problems[2], NameProblem::Unnamed { position: 7 });
+        assert!(text[3].starts_with("[M016] `get-sum` and `get_sum` fold to the same name `getsum`"), "{}", text[3]);
+        assert!(text[4].starts_with("[M016] `get-sum` and `GetSum`"), "{}", text[4]);
     }
 }

@@ -35,7 +35,7 @@ use m1nd_core::{PolicySources, compile_gateway};
 pub use credential::{Credential, CredentialError};
 pub use error::GatewayError;
 pub use https::{HttpClientOptions, HttpsError};
-pub use import::{ImportOptions, import};
+pub use import::{ImportOptions, NameProblem, import};
 pub use session::{Connected, GatewayServer, Options, connect, serve};
 pub use upstream::{Endpoint, Upstream};
 

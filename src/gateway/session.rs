@@ -57,7 +57,7 @@ impl State {
     fn new(gateway: &'static Gateway, options: Options) -> Self {
         Self {
             gateway,
-            guard: Guard::new(&gateway.policy, options.read_only),
+            guard: Guard::for_gateway(gateway, options.read_only),
             options,
             view: RwLock::new(Arc::new(Served::default())),
             upstream: Mutex::new(None),

@@ -14,7 +14,7 @@
 //!    the name (trim, strip one `m1nd.` / `m1nd_`, fold case) and refuses
 //!    unknown names, look-alikes and retired verbs in every session; in a
 //!    read-only session it also refuses every verb on
-//!    `READ_ONLY_DENIED_TOOLS` and every status-only verb whose pinned
+//!    `tools` of `read_only_denied.toml` and every status-only verb whose pinned
 //!    argument is missing or not allowed. A refusal is a tool result with
 //!    `isError: true` whose text names the verb and the rule. Nothing has
 //!    been opened, read or written at this point.

@@ -92,7 +92,7 @@ async def test_read_only_from_environment_over_http(store: Path) -> None:
         for mode in MODES:
             async with client(server, mode) as c:
                 refused = await c.call_tool("memorize", {"claim": "x"})
-                assert refused.is_error and "READ_ONLY_DENIED_TOOLS" in text_of(refused)
+                assert refused.is_error and "read_only_denied.toml" in text_of(refused)
                 assert "memorize" not in {t.name for t in (await c.list_tools()).tools}
     assert harness.store_digest(store) == before
 

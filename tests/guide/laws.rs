@@ -127,6 +127,7 @@ fn governs(law: Law) -> &'static str {
     match law.scope() {
         Scope::Every => "every policy",
         Scope::Menu => "a policy with a menu",
+        Scope::Gateway => "a gateway policy",
     }
 }
 

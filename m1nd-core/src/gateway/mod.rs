@@ -32,6 +32,7 @@ pub use view::{Hidden, Offered, View, Why};
 use serde_json::{Map, Value};
 
 use crate::guard::{Guard, Refused, printable};
+use crate::names::spec::toml_key;
 use crate::names::suggest;
 use crate::policy::PolicyFile;
 use pins::PinRefused;
@@ -59,13 +60,13 @@ impl std::fmt::Display for GatewayRefused {
             GatewayRefused::Guard(refused) => refused.fmt(f),
             GatewayRefused::Hidden(hidden) => hidden.fmt(f),
             GatewayRefused::NotOffered { verb } => {
-                write!(f, "`{verb}` is declared by the policy but the upstream does not offer it")
+                write!(f, "`{verb}` is declared in tools.toml but the upstream does not offer it")
             }
             GatewayRefused::UndeclaredArgument { verb, argument, suggestion: Some(s) } => {
-                write!(f, "`{verb}` takes no argument `{argument}` in this policy; did you mean `{s}`?")
+                write!(f, "`{verb}` takes no argument `{argument}` in tools.toml; did you mean `{s}`?")
             }
             GatewayRefused::UndeclaredArgument { verb, argument, suggestion: None } => {
-                write!(f, "`{verb}` takes no argument `{argument}` in this policy")
+                write!(f, "`{verb}` takes no argument `{argument}` in tools.toml")
             }
             GatewayRefused::MissingArgument { verb, argument } => write!(
                 f,
@@ -84,9 +85,7 @@ impl std::fmt::Display for GatewayRefused {
 /// `.pins`): the table in tools.toml, its key quoted when TOML needs it (a
 /// dotted or spaced upstream name).
 fn entry(verb: &str, sub: &str) -> String {
-    let bare = !verb.is_empty() && verb.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-    let key = if bare { verb.to_owned() } else { format!("{verb:?}") };
-    format!("`[verbs.{key}{sub}]` of {}", PolicyFile::Tools.file_name())
+    format!("`[verbs.{}{sub}]` of {}", toml_key(verb), PolicyFile::Tools.file_name())
 }
 
 /// A call the gateway lets through: whom to ask, with what.

@@ -17,7 +17,7 @@ use serde_json::{Value, json};
 use super::definition::digest;
 use crate::gateway_table::{Gateway, PinRule};
 use crate::guard::{Guard, MAX_NAME_BYTES, printable};
-use crate::names::{NameIndex, Resolution, canonical};
+use crate::names::{Folding, NameIndex, Resolution, spec};
 use crate::table::VerbId;
 
 /// A tool the session may see and call.
@@ -56,6 +56,8 @@ pub enum Why {
     Changed { verb: String, pinned: String, live: String },
     /// No usable name.
     Malformed,
+    /// A name the MCP specification does not allow, which no policy can declare.
+    OutsideSpec { problem: String },
 }
 
 impl std::fmt::Display for Hidden {
@@ -63,25 +65,33 @@ impl std::fmt::Display for Hidden {
         let name = &self.upstream;
         match &self.why {
             Why::Undeclared => {
-                write!(f, "the upstream offers `{name}`, which the policy does not declare: hidden and refused")
+                write!(
+                    f,
+                    "the upstream offers `{name}`, which the policy does not declare in tools.toml: hidden and refused"
+                )
             }
             Why::LookAlike { verb } => {
                 write!(f, "the upstream's `{name}` is a look-alike of `{verb}` (non-ASCII letters): hidden and refused")
             }
             Why::Retired { verb } => {
-                write!(f, "the upstream's `{name}` is `{verb}`, which the policy retired: hidden and refused")
+                write!(f, "the upstream's `{name}` is `{verb}`, which tools.toml retires: hidden and refused")
             }
             Why::Ambiguous { verb } => write!(
                 f,
-                "the upstream offers more than one tool named `{verb}` once case and prefixes are folded: `{name}` is hidden and refused"
+                "the upstream offers more than one tool named `{verb}` once case, `-`, `_`, `.` and the `m1nd.` prefix are folded: `{name}` is hidden and refused"
             ),
             Why::Changed { verb, pinned, live } => write!(
                 f,
-                "`{verb}`'s definition changed since it was reviewed (pinned {}, live {}): hidden and refused until a person reviews it with `m1nd policy import --update`",
+                "`{verb}`'s definition changed since it was reviewed (tools.toml pins {}, live {}): hidden and refused until a person reviews it with `m1nd policy import --update`",
                 short_digest(pinned),
                 short_digest(live)
             ),
             Why::Malformed => f.write_str("the upstream listed a tool without a usable name: hidden"),
+            Why::OutsideSpec { problem } => write!(
+                f,
+                "the upstream offers `{name}`, a name no policy can declare ({problem}; {}): hidden and refused",
+                spec::SPEC_RULE
+            ),
         }
     }
 }
@@ -91,22 +101,29 @@ impl std::fmt::Display for Hidden {
 pub struct View {
     offered: Vec<Offered>,
     hidden: Vec<Hidden>,
+    /// The guard's rule for names, so a hidden tool is found by any spelling.
+    folding: Folding,
 }
 
 impl View {
     /// The view of `listed` (the upstream's `tools/list` items, as JSON).
     pub fn new(gateway: &Gateway, guard: &Guard<'_>, listed: &[Value]) -> Self {
-        let names = NameIndex::new(gateway.policy.verbs.iter().map(|v| &*v.name));
+        let names = NameIndex::with_folding(gateway.policy.verbs.iter().map(|v| &*v.name), guard.folding());
         let mut claimed = HashSet::new();
         let mut candidates = Vec::new();
         let mut hidden = Vec::new();
         for definition in listed {
-            let Some(name) = definition.get("name").and_then(Value::as_str).filter(|n| n.len() <= MAX_NAME_BYTES)
-            else {
+            let Some(name) = definition.get("name").and_then(Value::as_str) else {
                 hidden.push(Hidden { upstream: String::new(), why: Why::Malformed });
                 continue;
             };
             let upstream = printable(name);
+            if name.len() > MAX_NAME_BYTES {
+                // Far outside the specification: refused before any lookup, as the guard does.
+                let problem = format!("it is {} bytes long", name.len());
+                hidden.push(Hidden { upstream, why: Why::OutsideSpec { problem } });
+                continue;
+            }
             // The index was built from the table's verbs in order: its positions are handles.
             match names.locate(name).map(|i| u32::try_from(i).map(VerbId::__at)) {
                 Ok(Ok(id)) => {
@@ -121,7 +138,11 @@ impl View {
                 Err(Resolution::LookAlike { verb, .. }) => {
                     hidden.push(Hidden { upstream, why: Why::LookAlike { verb: verb.to_owned() } })
                 }
-                Ok(Err(_)) | Err(_) => hidden.push(Hidden { upstream, why: Why::Undeclared }),
+                Ok(Err(_)) | Err(_) => {
+                    // M001 keeps a name outside the specification out of every policy: say so.
+                    let why = spec::spec_problem(name).map_or(Why::Undeclared, |problem| Why::OutsideSpec { problem });
+                    hidden.push(Hidden { upstream, why })
+                }
             }
         }
         let mut offered = Vec::new();
@@ -165,7 +186,7 @@ impl View {
             });
             offered.push(Offered { id, verb: verb.to_owned(), upstream: name.to_owned(), tool });
         }
-        Self { offered, hidden }
+        Self { offered, hidden, folding: guard.folding() }
     }
 
     /// The tools a session lists, in upstream order.
@@ -183,11 +204,11 @@ impl View {
         self.offered.iter().find(|o| o.id == id)
     }
 
-    /// Why a canonical verb or a written upstream name is hidden, if it is.
+    /// Why a declared verb or a written upstream name is hidden, if it is.
     pub fn why_hidden(&self, verb_or_name: &str) -> Option<&Hidden> {
-        let written = canonical(verb_or_name);
+        let written = self.folding.written(verb_or_name);
         self.hidden.iter().find(|h| {
-            canonical(&h.upstream) == written
+            self.folding.written(&h.upstream) == written
                 || matches!(&h.why, Why::Changed { verb, .. } | Why::Ambiguous { verb } | Why::Retired { verb } if verb == verb_or_name)
         })
     }

@@ -8,21 +8,25 @@ use std::collections::HashMap;
 
 use toml::Spanned;
 
+use super::profile::Profile;
 use super::raw::{CardDef, RawPolicy, SlotDef, StatusOnlyDef, Text, in_source_order};
 use super::source::{Loc, PolicyFile};
 use crate::arguments::ArgKind;
 use crate::facets::Facet;
-use crate::names::{NameIndex, Resolution, canonical};
+use crate::names::{Folding, NameIndex, Resolution};
 
 pub struct Context<'p> {
     pub raw: &'p RawPolicy,
+    /// How a written name finds a verb: m1nd's canonical rule, or a gateway's
+    /// spec folding (see [`crate::names::Folding`]).
+    pub folding: Folding,
     pub names: NameIndex<'p>,
-    /// Canonical denied verb → its first entry in read_only_denied.toml.
-    pub denied: HashMap<String, &'p Text>,
-    /// Canonical human-only verb → its first entry in human_only.toml.
-    pub human_only: HashMap<String, &'p Text>,
-    /// Canonical status-only verb → (its key, its rule).
-    pub status_only: HashMap<String, (&'p Text, &'p StatusOnlyDef)>,
+    /// Folded denied verb → its first entry in read_only_denied.toml.
+    denied: HashMap<String, &'p Text>,
+    /// Folded human-only verb → its first entry in human_only.toml.
+    human_only: HashMap<String, &'p Text>,
+    /// Folded status-only verb → (its key, its rule).
+    status_only: HashMap<String, (&'p Text, &'p StatusOnlyDef)>,
     /// Card id → first definition.
     pub cards: HashMap<&'p str, &'p Spanned<CardDef>>,
     pub card_ids: NameIndex<'p>,
@@ -69,17 +73,21 @@ impl MenuRead<'_> {
 
 impl<'p> Context<'p> {
     pub fn new(raw: &'p RawPolicy) -> Self {
-        let names = NameIndex::new(raw.tools.verbs.get_ref().keys().map(|k| k.get_ref().as_str()));
+        let folding = match raw.profile {
+            Profile::Cockpit => Folding::Canonical,
+            Profile::Gateway => Folding::Spec,
+        };
+        let fold = |name: &str| folding.written(name);
+        let names = NameIndex::with_folding(raw.tools.verbs.get_ref().keys().map(|k| k.get_ref().as_str()), folding);
         let mut denied = HashMap::new();
         for entry in raw.deny.tools.get_ref() {
-            denied.entry(canonical(entry.get_ref())).or_insert(entry);
+            denied.entry(fold(entry.get_ref())).or_insert(entry);
         }
         let mut human_only = HashMap::new();
         for entry in raw.human_only.iter().flat_map(|h| h.verbs.get_ref()) {
-            human_only.entry(canonical(entry.get_ref())).or_insert(entry);
+            human_only.entry(fold(entry.get_ref())).or_insert(entry);
         }
-        let status_only =
-            raw.deny.status_only.iter().map(|(k, v)| (canonical(k.get_ref()), (k, v.get_ref()))).collect();
+        let status_only = raw.deny.status_only.iter().map(|(k, v)| (fold(k.get_ref()), (k, v.get_ref()))).collect();
         let mut cards = HashMap::new();
         for card in &raw.cards.card {
             cards.entry(card.get_ref().id.get_ref().as_str()).or_insert(card);
@@ -89,6 +97,7 @@ impl<'p> Context<'p> {
         let argument_types = raw.tools.arguments.iter().map(|(k, v)| (k.get_ref().as_str(), v)).collect();
         let mut cx = Self {
             raw,
+            folding,
             names,
             denied,
             human_only,
@@ -107,12 +116,23 @@ impl<'p> Context<'p> {
         self.names.resolve(written)
     }
 
-    /// The canonical verb a written name denotes, if it denotes one exactly.
+    /// The declared verb a written name denotes, if it denotes one exactly.
     pub fn verb(&self, written: &str) -> Option<&'p str> {
         match self.resolve(written) {
             Resolution::Known(v) => Some(v),
             _ => None,
         }
+    }
+
+    /// The key a written name is compared by: this policy's folding of it.
+    pub fn fold(&self, written: &str) -> String {
+        self.folding.written(written)
+    }
+
+    /// The verb name a written reference lowers to: the declared verb it
+    /// denotes, or (only where a law already failed) its folded form.
+    pub fn lowered_name(&self, written: &str) -> String {
+        self.verb(written).map_or_else(|| self.fold(written), str::to_owned)
     }
 
     pub fn verb_def(&self, canonical: &str) -> Option<&'p super::raw::VerbDef> {
@@ -134,14 +154,19 @@ impl<'p> Context<'p> {
         self.raw.tools.common.as_ref().map_or(&[], |c| c.get_ref().accepts.as_slice())
     }
 
-    /// The deny-list entry that denies this canonical verb, if any.
+    /// The deny-list entry that denies this verb, if any.
     pub fn denial(&self, verb: &str) -> Option<&'p Text> {
-        self.denied.get(verb).copied()
+        self.denied.get(&self.fold(verb)).copied()
     }
 
-    /// The human_only.toml entry that makes this canonical verb the human's alone, if any.
+    /// The human_only.toml entry that makes this verb the human's alone, if any.
     pub fn human_only(&self, verb: &str) -> Option<&'p Text> {
-        self.human_only.get(verb).copied()
+        self.human_only.get(&self.fold(verb)).copied()
+    }
+
+    /// The status-only rule of this verb (its key, its rule), if any.
+    pub fn status_only(&self, verb: &str) -> Option<(&'p Text, &'p StatusOnlyDef)> {
+        self.status_only.get(&self.fold(verb)).copied()
     }
 
     pub fn card(&self, id: &str) -> Option<&'p Spanned<CardDef>> {

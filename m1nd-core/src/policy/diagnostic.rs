@@ -33,6 +33,8 @@ pub enum Law {
     M014,
     /// A collection's count label and the list it opens count the same items.
     M015,
+    /// No two names a gateway policy declares fold to the same name.
+    M016,
 }
 
 impl Law {
@@ -56,6 +58,7 @@ impl Law {
             Law::M013 => "A human-only verb is denied, reached by no menu entry, and served over MCP in no session.",
             Law::M014 => "Argument and definition pins are well-formed and name what the tool declares.",
             Law::M015 => "A collection's count label and the list it opens count the same items.",
+            Law::M016 => "No two names a gateway policy declares fold to the same name.",
         }
     }
 
@@ -76,6 +79,7 @@ impl Law {
             Law::M013 => "M013",
             Law::M014 => "M014",
             Law::M015 => "M015",
+            Law::M016 => "M016",
         }
     }
 }

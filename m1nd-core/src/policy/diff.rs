@@ -168,7 +168,7 @@ fn read_only(old: &Cockpit, new: &Cockpit, out: &mut Changes) {
             (Absent, _) | (_, Absent) => {}
             (a, b) if a == b => {}
             (Denied, Free) => {
-                out.push(Loosened, verb, "left READ_ONLY_DENIED_TOOLS: a read-only session may now call it")
+                out.push(Loosened, verb, "left read_only_denied.toml: a read-only session may now call it")
             }
             (Denied, Pinned { argument, allowed }) => out.push(
                 Loosened,
@@ -201,7 +201,7 @@ fn read_only(old: &Cockpit, new: &Cockpit, out: &mut Changes) {
                 }
             }
             (Free, Denied) | (Pinned { .. }, Denied) => {
-                out.push(Tightened, verb, "joined READ_ONLY_DENIED_TOOLS: a read-only session may no longer call it")
+                out.push(Tightened, verb, "joined read_only_denied.toml: a read-only session may no longer call it")
             }
             (Free, Pinned { argument, allowed }) => out.push(
                 Tightened,

@@ -13,7 +13,6 @@ use super::raw::{CardDef, SlotDef, Table, in_source_order};
 use crate::arguments::{ArgKind, Parameter};
 use crate::deny::{DenyList, StatusOnly};
 use crate::facets::Facet;
-use crate::names::canonical;
 use crate::table::{
     Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, HumanOnly, Label, List, ReadVerb, Slot,
     SlotKind, Str, Verb, VerbId,
@@ -41,17 +40,17 @@ pub fn lower(cx: &Context<'_>) -> Cockpit {
     }));
     let common = list(cx.common_arguments().iter().map(|a| owned(a.get_ref())));
     let deny = DenyList {
-        tools: list(raw.deny.tools.get_ref().iter().map(|t| Cow::Owned(canonical(t.get_ref())))),
+        tools: list(raw.deny.tools.get_ref().iter().map(|t| Cow::Owned(cx.lowered_name(t.get_ref())))),
         status_only: list(in_source_order(&raw.deny.status_only).into_iter().map(|(verb, rule)| {
             let rule = rule.get_ref();
             StatusOnly {
-                verb: Cow::Owned(canonical(verb.get_ref())),
+                verb: Cow::Owned(cx.lowered_name(verb.get_ref())),
                 argument: owned(rule.argument.get_ref()),
                 allowed: list(rule.allowed.get_ref().iter().map(|a| owned(a.get_ref()))),
             }
         })),
     };
-    let cards: Vec<Card> = raw.cards.card.iter().map(|c| card(c.get_ref())).collect();
+    let cards: Vec<Card> = raw.cards.card.iter().map(|c| card(cx, c.get_ref())).collect();
     let budget = raw.cockpit.budget.as_ref().map(|b| b.get_ref());
     let budget = Budget {
         root_tokens: budget.map_or(0, |b| clamp_u32(*b.root_tokens.get_ref())),
@@ -75,7 +74,7 @@ pub fn lower(cx: &Context<'_>) -> Cockpit {
         slots: Cow::Owned(slots),
         human_only: HumanOnly {
             verbs: list(
-                raw.human_only.iter().flat_map(|h| h.verbs.get_ref()).map(|v| Cow::Owned(canonical(v.get_ref()))),
+                raw.human_only.iter().flat_map(|h| h.verbs.get_ref()).map(|v| Cow::Owned(cx.lowered_name(v.get_ref()))),
             ),
             acts_at: owned(raw.human_only.as_ref().map_or("", |h| h.acts_at.get_ref().as_str())),
         },
@@ -85,14 +84,14 @@ pub fn lower(cx: &Context<'_>) -> Cockpit {
     cockpit
 }
 
-fn card(def: &CardDef) -> Card {
+fn card(cx: &Context<'_>, def: &CardDef) -> Card {
     Card {
         id: owned(def.id.get_ref()),
         title: owned(def.title.get_ref()),
         why: owned(def.why.get_ref()),
-        tool: Cow::Owned(canonical(def.tool.get_ref())),
+        tool: Cow::Owned(cx.lowered_name(def.tool.get_ref())),
         arguments: arguments(&def.arguments),
-        reject_tool: def.reject_tool.as_ref().map(|t| Cow::Owned(canonical(t.get_ref()))),
+        reject_tool: def.reject_tool.as_ref().map(|t| Cow::Owned(cx.lowered_name(t.get_ref()))),
         reject_reason: def.reject_reason.as_ref().map(|t| owned(t.get_ref())),
         overview: def.overview.as_ref().is_some_and(|o| *o.get_ref()),
     }

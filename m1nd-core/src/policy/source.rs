@@ -320,6 +320,11 @@ mod tests {
     use super::*;
 
     #[test]
+    fn refusals_name_the_deny_file_as_the_user_wrote_it() {
+        assert_eq!(crate::deny::DENY_FILE, PolicyFile::Deny.file_name());
+    }
+
+    #[test]
     fn line_col_counts_characters_not_bytes() {
         let text = "a = 1\nné = \"x\"\n";
         assert_eq!(line_col(text, 0), (1, 1));

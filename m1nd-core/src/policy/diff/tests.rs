@@ -58,7 +58,7 @@ fn a_verb_leaving_the_deny_list_is_loosened_and_first() {
     let d = diff(&old, &new);
     assert_eq!(subjects(&d, Category::Loosened), [verb.as_str()]);
     assert_eq!(d.changes[0].category, Category::Loosened, "loosened comes first: {:?}", d.changes);
-    assert!(d.changes[0].detail.contains("left READ_ONLY_DENIED_TOOLS"), "{}", d.changes[0].detail);
+    assert!(d.changes[0].detail.contains("left read_only_denied.toml"), "{}", d.changes[0].detail);
     assert_eq!(subjects(&d, Category::Verbs), ["zz_new_read"]);
     assert!(d.of(Category::Verbs).next().unwrap().detail.contains("callable by read-only sessions"));
     assert_ne!(d.digest[0], d.digest[1]);

@@ -1,4 +1,8 @@
 //! M001 (after parsing): values whose type is right but whose form is not.
+//!
+//! Names are held to the rule of the policy's kind: in m1nd's own (cockpit)
+//! policy a verb is canonical snake_case; in a gateway policy it is the
+//! upstream's exact name, anything the MCP specification allows.
 
 use super::super::context::{Context, loc};
 use super::super::diagnostic::{Diagnostic, Law};
@@ -6,7 +10,7 @@ use super::super::raw::{Text, in_source_order};
 use super::super::source::PolicyFile;
 use super::near_name;
 use crate::arguments::ArgKind;
-use crate::names::{canonical, is_canonical_spelling};
+use crate::names::{canonical, is_canonical_spelling, spec};
 
 use crate::table::SCHEMA;
 
@@ -34,7 +38,9 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         );
     }
     for (name, verb) in cx.verbs_in_order() {
-        if !is_canonical_spelling(name.get_ref()) {
+        if cx.raw.profile == Profile::Gateway {
+            spec_name(name, out);
+        } else if !is_canonical_spelling(name.get_ref()) {
             let fixed = canonical(name.get_ref());
             let help = if is_canonical_spelling(&fixed) {
                 format!("declare it as `[verbs.{fixed}]`; aliases such as `m1nd_` and `m1nd.` are added by the server")
@@ -93,6 +99,24 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             );
         }
     }
+}
+
+/// A gateway policy declares a tool under its upstream's exact name, which
+/// the MCP specification bounds; m1nd's own verbs are canonical snake_case.
+fn spec_name(name: &Text, out: &mut Vec<Diagnostic>) {
+    let Some(problem) = spec::spec_problem(name.get_ref()) else { return };
+    out.push(
+        Diagnostic::new(
+            Law::M001,
+            loc(PolicyFile::Tools, name),
+            format!("tool name `{}` is not one the MCP specification allows: {problem}", name.get_ref()),
+        )
+        .label("declared here")
+        .help(format!(
+            "declare the tool under the exact name its upstream lists; {}; the gateway hides and refuses an upstream tool named otherwise",
+            spec::SPEC_RULE
+        )),
+    );
 }
 
 fn argument_name(cx: &Context<'_>, arg: &Text, out: &mut Vec<Diagnostic>) {

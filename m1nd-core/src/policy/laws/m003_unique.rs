@@ -8,6 +8,7 @@ use toml::Spanned;
 
 use super::super::context::{Context, loc};
 use super::super::diagnostic::{Diagnostic, Law};
+use super::super::profile::Profile;
 use super::super::source::PolicyFile;
 use crate::names::{canonical, skeleton_of};
 
@@ -16,31 +17,36 @@ const BOTH_HELP: &str = "choose one: keep it in `tools` to deny every call, \
 
 pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let verbs = cx.verbs_in_order();
-    first_wins(
-        PolicyFile::Tools,
-        verbs.iter().map(|(k, _)| (skeleton_of(&canonical(k.get_ref())), *k)),
-        |name, first| {
-            format!("verb `{name}` collides with `{first}` (same name once aliases, case and look-alikes are folded)")
-        },
-        "rename or remove one of them; clients could not tell them apart",
-        out,
-    );
+    // A gateway's declared names that fold together are M016's, with its own reason.
+    if cx.raw.profile == Profile::Cockpit {
+        first_wins(
+            PolicyFile::Tools,
+            verbs.iter().map(|(k, _)| (skeleton_of(&canonical(k.get_ref())), *k)),
+            |name, first| {
+                format!(
+                    "verb `{name}` collides with `{first}` (same name once aliases, case and look-alikes are folded)"
+                )
+            },
+            "rename or remove one of them; clients could not tell them apart",
+            out,
+        );
+    }
     first_wins(
         PolicyFile::Deny,
-        cx.raw.deny.tools.get_ref().iter().map(|t| (canonical(t.get_ref()), t)),
+        cx.raw.deny.tools.get_ref().iter().map(|t| (cx.fold(t.get_ref()), t)),
         |name, first| format!("the deny list names `{name}` twice (first as `{first}`)"),
         "list each verb once",
         out,
     );
     first_wins(
         PolicyFile::HumanOnly,
-        cx.raw.human_only.iter().flat_map(|h| h.verbs.get_ref()).map(|t| (canonical(t.get_ref()), t)),
+        cx.raw.human_only.iter().flat_map(|h| h.verbs.get_ref()).map(|t| (cx.fold(t.get_ref()), t)),
         |name, first| format!("human_only.toml names `{name}` twice (first as `{first}`)"),
         "list each verb once",
         out,
     );
     for (key, _) in cx.raw.deny.status_only.iter() {
-        if let Some(entry) = cx.denial(&canonical(key.get_ref())) {
+        if let Some(entry) = cx.denial(key.get_ref()) {
             out.push(
                 Diagnostic::new(
                     Law::M003,

@@ -8,13 +8,13 @@
 use super::super::context::{Context, loc};
 use super::super::diagnostic::{Diagnostic, Law};
 use super::super::source::PolicyFile;
-use crate::names::{Resolution, canonical};
+use crate::names::Resolution;
 
 const HELP: &str = "the cockpit is read-only: use a door with text that points to where the human acts, \
                     or a card whose tool is a read verb";
 
 const RETIRED_HELP: &str = "a retired verb is refused forever: read a live verb here, \
-                            and keep the tombstone on READ_ONLY_DENIED_TOOLS";
+                            and keep the tombstone in read_only_denied.toml";
 
 pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for read in cx.menu_reads() {
@@ -22,9 +22,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let tool = &card.get_ref().tool;
         let written = tool.get_ref();
         let (verb, how) = match cx.resolve(written) {
-            Resolution::Known(verb) if canonical(written) != written.as_str() => {
-                (verb, format!("`{written}` (that is `{verb}`)"))
-            }
+            Resolution::Known(verb) if verb != written.as_str() => (verb, format!("`{written}` (that is `{verb}`)")),
             Resolution::Known(verb) => (verb, format!("`{verb}`")),
             Resolution::LookAlike { verb, first_foreign } => {
                 (verb, format!("`{written}`, a look-alike of `{verb}` (U+{:04X} is not ASCII),", first_foreign as u32))
@@ -57,7 +55,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             Diagnostic::new(
                 Law::M004,
                 loc(PolicyFile::Cockpit, read.card_ref),
-                format!("{} calls {how} which READ_ONLY_DENIED_TOOLS denies{why}", read.describe()),
+                format!("{} calls {how} which read_only_denied.toml denies{why}", read.describe()),
             )
             .label("the menu reaches a write here")
             .related(loc(PolicyFile::Cards, tool), format!("card `{}` calls it here", card.get_ref().id.get_ref()))

@@ -41,7 +41,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let Some(verb) = cx.verb(card.tool.get_ref()) else {
             continue;
         };
-        let Some((rule_key, rule)) = cx.status_only.get(verb) else {
+        let Some((rule_key, rule)) = cx.status_only(verb) else {
             continue;
         };
         let argument = rule.argument.get_ref();

@@ -4,7 +4,7 @@
 //! mission, ratifying a block), on the tray's pages where the click travels
 //! browser → server with no model in between. Each must be
 //!
-//! - on READ_ONLY_DENIED_TOOLS, so the one read-only classification agrees
+//! - in read_only_denied.toml, so the one read-only classification agrees
 //!   that it writes;
 //! - reachable from no menu entry (a slot's card, a door's source, an item
 //!   action), so no number a human types into the cockpit performs it;
@@ -16,7 +16,6 @@
 use super::super::context::{Context, loc};
 use super::super::diagnostic::{Diagnostic, Law};
 use super::super::source::PolicyFile;
-use crate::names::canonical;
 
 /// The longest `acts_at` text: one line a refusal can quote whole.
 pub const MAX_ACTS_AT_CHARS: usize = 160;
@@ -45,7 +44,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 Diagnostic::new(
                     Law::M013,
                     loc(PolicyFile::HumanOnly, entry),
-                    format!("human-only verb `{verb}` is not on READ_ONLY_DENIED_TOOLS"),
+                    format!("human-only verb `{verb}` is not in read_only_denied.toml"),
                 )
                 .label("the human's verb is declared here")
                 .help(format!("a human-only verb writes: add \"{verb}\" to `tools` in read_only_denied.toml")),
@@ -57,7 +56,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let tool = &card.get_ref().tool;
         let Some(verb) = cx.verb(tool.get_ref()) else { continue };
         let Some(entry) = cx.human_only(verb) else { continue };
-        let how = if canonical(tool.get_ref()) == tool.get_ref().as_str() {
+        let how = if verb == tool.get_ref().as_str() {
             format!("`{verb}`")
         } else {
             format!("`{}` (that is `{verb}`)", tool.get_ref())

@@ -1,4 +1,4 @@
-//! The laws M001–M015 as pure functions over the parsed policy: the whole
+//! The laws M001–M016 as pure functions over the parsed policy: the whole
 //! registry, with which policies each law governs.
 //!
 //! Each law reports every violation it finds; none stops at the first. M001's
@@ -21,9 +21,11 @@ mod m012_negative_default;
 mod m013_human_only;
 pub mod m014_pins;
 mod m015_counted_lists;
+mod m016_folded_names;
 
 use super::context::Context;
 use super::diagnostic::{Diagnostic, Law};
+use super::profile::Profile;
 use crate::names::{did_you_mean, suggest};
 
 /// Which policies a law governs.
@@ -34,11 +36,17 @@ pub enum Scope {
     /// Only a policy with a menu (`cockpit.toml`): every cockpit policy, and
     /// a gateway policy that has one.
     Menu,
+    /// Only a gateway policy, whose names are its upstream's (see [`Profile`]).
+    Gateway,
 }
 
 impl Scope {
     pub fn governs(self, cx: &Context<'_>) -> bool {
-        self == Scope::Every || cx.raw.menu
+        match self {
+            Scope::Every => true,
+            Scope::Menu => cx.raw.menu,
+            Scope::Gateway => cx.raw.profile == Profile::Gateway,
+        }
     }
 }
 
@@ -61,6 +69,7 @@ pub const REGISTRY: &[(Law, Scope, Check)] = &[
     (Law::M013, Scope::Every, m013_human_only::check),
     (Law::M014, Scope::Every, m014_pins::check),
     (Law::M015, Scope::Menu, m015_counted_lists::check),
+    (Law::M016, Scope::Gateway, m016_folded_names::check),
 ];
 
 impl Law {
