@@ -23,6 +23,11 @@ pub struct GatewayArgs {
     /// Seconds one forwarded call may take before it is answered with an error.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     call_timeout: f64,
+    /// List the upstream's tools again at least every SECONDS, so a definition changed without
+    /// `list_changed` is hidden and refused (0: only when a client lists tools or the upstream
+    /// says they changed).
+    #[arg(long, value_name = "SECONDS", default_value_t = gateway::DEFAULT_RECHECK.as_secs_f64())]
+    recheck: f64,
     #[command(flatten)]
     http: HttpArgs,
     /// Reach a Streamable HTTP upstream at URL instead of starting one.
@@ -91,11 +96,14 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
         .ok()
         .filter(|t| !t.is_zero())
         .ok_or_else(|| Failure::usage("--call-timeout must be a positive number of seconds"))?;
+    let recheck = Duration::try_from_secs_f64(args.recheck)
+        .map_err(|_| Failure::usage("--recheck must be a number of seconds, 0 or more"))?;
+    let recheck = (!recheck.is_zero()).then_some(recheck);
     let upstream = upstream(args.upstream, args.command)?;
     let http = args.http.options()?;
     // One policy per process, alive until it exits.
     let policy = Box::leak(Box::new(policy));
-    let options = Options { read_only, call_timeout };
+    let options = Options { read_only, call_timeout, recheck };
     let Some(http) = http else {
         return runtime()?.block_on(async move {
             gateway::serve(policy, options, upstream, m1nd::transport::stdio::Stdio::new())

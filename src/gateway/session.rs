@@ -1,5 +1,18 @@
 //! The downstream side: an rmcp server whose tools are the policy's view of
 //! the upstream, and whose every call is checked before it is forwarded.
+//!
+//! # Re-listing
+//!
+//! The view is rebuilt from a fresh `tools/list` of the upstream whenever a
+//! client lists tools (before it is answered), whenever the upstream sends
+//! `tools/list_changed`, and at least every `recheck` interval. So a
+//! definition the upstream changes *without* saying so is hidden and refused
+//! from the first re-list that sees it: the window in which calls still reach
+//! the changed tool is at most the recheck interval, or until the next
+//! listing, whichever comes first. Re-lists run one at a time and never on
+//! the call path: a call reads the current view (an `Arc` swapped in when a
+//! re-list is done) and holds no lock across the upstream round-trip, so a
+//! re-list never delays a call.
 
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
@@ -27,17 +40,34 @@ pub struct Options {
     pub read_only: bool,
     /// How long one forwarded call may take.
     pub call_timeout: Duration,
+    /// List the upstream again at least this often (`None`: only when a
+    /// client lists tools or the upstream says they changed).
+    pub recheck: Option<Duration>,
 }
+
+/// How often the upstream is listed again when nothing else asks for it.
+///
+/// A re-list costs one `tools/list` round-trip in the background (see
+/// docs/benchmarks.md) and never delays a call, so the interval can be
+/// short; it bounds how long a definition changed without `list_changed` can
+/// still be called. Ten seconds keeps that window shorter than a typical
+/// agent's turn, at six listings a minute, which a rate-limited hosted
+/// upstream also tolerates.
+pub const DEFAULT_RECHECK: Duration = Duration::from_secs(10);
 
 impl Default for Options {
     fn default() -> Self {
-        Self { read_only: false, call_timeout: Duration::from_secs(30) }
+        Self { read_only: false, call_timeout: Duration::from_secs(30), recheck: Some(DEFAULT_RECHECK) }
     }
 }
 
-/// The current view and the same tools as rmcp values, built once per listing.
+/// The current view and the same tools as rmcp values, built once per
+/// listing that differs from the last.
 #[derive(Default)]
 struct Served {
+    /// The upstream's listing the view was built from: a re-list that finds
+    /// it unchanged keeps this view instead of checking every tool again.
+    listed: Vec<serde_json::Value>,
     view: View,
     tools: Vec<Tool>,
 }
@@ -49,6 +79,9 @@ struct State {
     options: Options,
     view: RwLock<Arc<Served>>,
     upstream: Mutex<Option<Peer<RoleClient>>>,
+    /// Held by the one re-list in flight, so an older listing never replaces
+    /// a newer view. Never taken on the call path.
+    relisting: tokio::sync::Mutex<()>,
     /// Every downstream session that may want `tools/list_changed`.
     downstream: Mutex<Vec<Peer<RoleServer>>>,
 }
@@ -61,6 +94,7 @@ impl State {
             options,
             view: RwLock::new(Arc::new(Served::default())),
             upstream: Mutex::new(None),
+            relisting: tokio::sync::Mutex::new(()),
             downstream: Mutex::new(Vec::new()),
         }
     }
@@ -73,6 +107,7 @@ impl State {
     /// stderr what is hidden and why; tells the downstream client only when
     /// the tools it may see changed.
     async fn refresh(&self, peer: &Peer<RoleClient>) -> bool {
+        let _one_at_a_time = self.relisting.lock().await;
         let listed = match list(peer, self.options.call_timeout).await {
             Ok(listed) => listed,
             Err(e) => {
@@ -80,15 +115,18 @@ impl State {
                 return false;
             }
         };
-        let fresh = View::new(self.gateway, &self.guard, &listed);
         let old = self.served();
+        if old.listed == listed {
+            return true;
+        }
+        let fresh = View::new(self.gateway, &self.guard, &listed);
         for hidden in fresh.hidden().iter().filter(|h| !old.view.hidden().contains(h)) {
             tracing::warn!("{hidden}");
         }
         let changed = fresh.offered() != old.view.offered();
         let tools = fresh.offered().iter().filter_map(|o| serde_json::from_value(o.tool.clone()).ok()).collect();
         if let Ok(mut view) = self.view.write() {
-            *view = Arc::new(Served { view: fresh, tools });
+            *view = Arc::new(Served { listed, view: fresh, tools });
         }
         if changed {
             let peers = self.downstream.lock().map(|d| d.clone()).unwrap_or_default();
@@ -101,6 +139,14 @@ impl State {
             }
         }
         true
+    }
+
+    /// Re-list through the connected upstream, if there is one.
+    async fn relist(&self) {
+        let peer = self.upstream.lock().ok().and_then(|u| u.clone());
+        if let Some(peer) = peer {
+            self.refresh(&peer).await;
+        }
     }
 
     async fn call(&self, request: CallToolRequestParams) -> CallToolResult {
@@ -170,6 +216,9 @@ impl ServerHandler for GatewayServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        // Every listing re-checks the upstream first, so what a client sees
+        // is never older than its own request.
+        self.state.relist().await;
         Ok(ListToolsResult::with_all_items(self.state.served().tools.clone()))
     }
 
@@ -191,7 +240,8 @@ pub struct Connected {
     /// Serve this on any transport (stdio, or Streamable HTTP).
     pub server: GatewayServer,
     client: RunningService<RoleClient, Listener>,
-    /// Lists and checks again whenever the upstream says its tools changed.
+    /// Lists and checks again whenever the upstream says its tools changed,
+    /// and every recheck interval.
     rechecks: JoinHandle<()>,
 }
 
@@ -223,13 +273,31 @@ pub async fn connect(
     let rechecks = tokio::spawn({
         let state = Arc::clone(&state);
         async move {
+            let mut every = state.options.recheck.map(|period| {
+                let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+                interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                interval
+            });
             loop {
-                changed.notified().await;
+                tokio::select! {
+                    () = changed.notified() => {}
+                    () = tick(&mut every) => {}
+                }
                 state.refresh(&peer).await;
             }
         }
     });
     Ok(Connected { server: GatewayServer { state }, client, rechecks })
+}
+
+/// The next recheck, or never when rechecks are off.
+async fn tick(every: &mut Option<tokio::time::Interval>) {
+    match every {
+        Some(interval) => {
+            interval.tick().await;
+        }
+        None => std::future::pending().await,
+    }
 }
 
 /// Start the upstream, check its tools, and serve `downstream` until it closes.
