@@ -17,7 +17,8 @@ pub struct GatewayArgs {
     /// The gateway policy directory (tools.toml and read_only_denied.toml).
     #[arg(long, value_name = "DIR")]
     policy: PathBuf,
-    /// Hide and refuse every tool the deny list names (also: M1ND_READ_ONLY=1).
+    /// Hide and refuse every tool the deny list names, whatever the policy's `mode` (also:
+    /// M1ND_READ_ONLY=1). Nothing on the command line makes a read-only policy read-write.
     #[arg(long)]
     read_only: bool,
     /// Seconds one forwarded call may take before it is answered with an error.

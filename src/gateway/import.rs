@@ -1,7 +1,8 @@
 //! `m1nd policy import`: list an upstream's tools and write a gateway policy
 //! for a person to review.
 //!
-//! `tools.toml` gets each tool's summary (the first line of its
+//! `tools.toml` gets the session mode, read-only (a person who reviewed the
+//! deny list may change it), each tool's summary (the first line of its
 //! description), its arguments (`requires` from the schema's `required`,
 //! `accepts` for the rest) and the digest of its whole definition.
 //! `read_only_denied.toml` is a proposal, every entry marked for review: by
@@ -12,6 +13,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use m1nd_core::SessionMode;
 use m1nd_core::gateway::digest;
 use m1nd_core::names::is_canonical_spelling;
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
@@ -106,6 +108,14 @@ pub fn files(listed: &[Value], read_only_from_hints: bool) -> Imported {
         "# tools.toml: imported by `m1nd policy import` from the upstream's tools/list.\n\
          # `definition` pins the digest of each tool's whole definition: if the upstream changes it, the\n\
          # gateway hides and refuses the tool until it is reviewed again (`m1nd policy import --update`).\n",
+    );
+    let _ = writeln!(
+        tools,
+        "\n# The session mode. {read_only}: the tools read_only_denied.toml lists are neither listed nor\n\
+         # callable. Write \"{read_write}\" only if every session through this gateway may write; `--read-only`\n\
+         # on the command line still makes a session read-only.\nmode = \"{read_only}\"",
+        read_only = SessionMode::ReadOnly.key(),
+        read_write = SessionMode::ReadWrite.key(),
     );
     let mut deny = String::from(
         "# read_only_denied.toml: PROPOSED by `m1nd policy import`. Review every entry: a read-only session\n\
@@ -208,6 +218,11 @@ mod tests {
         assert_eq!(gateway.policy.deny.tools.iter().map(|t| &**t).collect::<Vec<_>>(), ["write_it"]);
         assert!(trusting.deny_toml.contains("\"read_it\" -- REVIEW"));
         assert_eq!(trusting.skipped.len(), 1, "{:?}", trusting.skipped);
+        assert_eq!(
+            gateway.mode,
+            SessionMode::ReadOnly,
+            "an imported policy is read-only until a person says otherwise"
+        );
 
         let wary = compiles(&files(&listed(), false));
         assert_eq!(wary.policy.deny.tools.len(), 2, "without --read-only-from-hints every tool is proposed denied");

@@ -17,6 +17,7 @@
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
+use m1nd_core::SessionMode;
 use m1nd_core::gateway::{self, Gateway, View};
 use m1nd_core::guard::Guard;
 use rmcp::model::{
@@ -36,7 +37,9 @@ use super::upstream::{Listener, Upstream, list};
 /// How a gateway session is set up.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Hide and refuse every tool the deny list names.
+    /// The command line asked for read-only (`--read-only`, M1ND_READ_ONLY):
+    /// hide and refuse every tool the deny list names, whatever the policy's
+    /// mode. It cannot make a read-only policy read-write.
     pub read_only: bool,
     /// How long one forwarded call may take.
     pub call_timeout: Duration,
@@ -76,6 +79,8 @@ struct Served {
 struct State {
     gateway: &'static Gateway,
     guard: Guard<'static>,
+    /// The session's mode: the policy's, made read-only by the command line.
+    mode: SessionMode,
     options: Options,
     view: RwLock<Arc<Served>>,
     upstream: Mutex<Option<Peer<RoleClient>>>,
@@ -88,9 +93,11 @@ struct State {
 
 impl State {
     fn new(gateway: &'static Gateway, options: Options) -> Self {
+        let mode = gateway.mode.with_command_line(options.read_only);
         Self {
             gateway,
-            guard: Guard::new(&gateway.policy, options.read_only),
+            guard: Guard::new(&gateway.policy, mode.is_read_only()),
+            mode,
             options,
             view: RwLock::new(Arc::new(Served::default())),
             upstream: Mutex::new(None),
@@ -179,6 +186,22 @@ impl State {
     }
 }
 
+/// What a client is told about its session's mode, and where it came from.
+fn announce(mode: SessionMode, declared: SessionMode, asked_read_only: bool) -> String {
+    let why = match (declared, asked_read_only) {
+        (SessionMode::ReadOnly, _) => "the policy's mode",
+        (SessionMode::ReadWrite, true) => "asked for on the command line; the policy allows read-write",
+        (SessionMode::ReadWrite, false) => "the policy's mode",
+    };
+    let what = match mode {
+        SessionMode::ReadOnly => "tools that write are neither listed nor callable",
+        SessionMode::ReadWrite => {
+            "every tool the policy declares may be called, each call checked before it is forwarded"
+        }
+    };
+    format!("Mode: {mode} ({why}): {what}.")
+}
+
 fn error(text: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text.into())])
 }
@@ -193,15 +216,17 @@ pub struct GatewayServer {
 impl ServerHandler for GatewayServer {
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build();
-        let mode = if self.state.options.read_only {
-            "This session is attached read-only: tools that write are neither listed nor callable."
-        } else {
-            "Every call is checked against the policy before it is forwarded."
-        };
+        let state = &self.state;
+        let mode = state.mode;
         ServerConfig::new(capabilities)
-            .with_server_info(Implementation::new("m1nd-gateway", env!("CARGO_PKG_VERSION")))
+            .with_server_info(
+                Implementation::new("m1nd-gateway", env!("CARGO_PKG_VERSION"))
+                    .with_title(format!("m1nd gateway ({mode})"))
+                    .with_description(announce(mode, state.gateway.mode, state.options.read_only)),
+            )
             .with_instructions(format!(
-                "m1nd gateway: the tools of another MCP server, as a checked policy allows them. {mode}"
+                "m1nd gateway: the tools of another MCP server, as a checked policy allows them. {}",
+                announce(mode, state.gateway.mode, state.options.read_only)
             ))
     }
 
@@ -261,6 +286,7 @@ pub async fn connect(
     upstream: Upstream,
 ) -> Result<Connected, GatewayError> {
     let state = Arc::new(State::new(gateway, options));
+    tracing::info!("{}", announce(state.mode, gateway.mode, state.options.read_only));
     let changed = Arc::new(Notify::new());
     let client = upstream.connect(Listener { changed: Arc::clone(&changed) }).await?;
     let peer = client.peer().clone();

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gateway_harness import m1nd_bin  # noqa: E402
+from gateway_harness import m1nd_bin, set_mode  # noqa: E402
 
 GOAL_MS = 0.2
 TOOL = "north"
@@ -85,6 +85,7 @@ def bench(n: int, warmup: int) -> dict[str, Any]:
         upstream = [m1nd, "serve", "--store", str(store)]
         policy = Path(tmp) / "policy"
         subprocess.run([m1nd, "policy", "import", "--policy", str(policy), "--", *upstream], check=True, capture_output=True)
+        set_mode(policy, "read-write")  # as before modes: the gateway lists what the upstream lists
         clients = {
             "direct": Client(upstream),
             "gateway": Client([m1nd, "gateway", "--policy", str(policy), "--", *upstream]),

@@ -14,7 +14,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from gateway_harness import HERE, gateway, m1nd_bin
+from gateway_harness import HERE, gateway, m1nd_bin, set_mode
 
 pytestmark = pytest.mark.anyio
 
@@ -31,7 +31,7 @@ def imported(tmp_path: Path) -> Path:
         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 0, done.stderr
-    return policy
+    return set_mode(policy, "read-write")
 
 
 async def upstream_tools() -> dict[str, Any]:
