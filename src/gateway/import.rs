@@ -8,7 +8,10 @@
 //! `read_only_denied.toml` is a proposal, every entry marked for review: by
 //! default every tool is proposed denied, since an upstream's hints are not
 //! evidence; with `--read-only-from-hints` only the tools that do not claim
-//! `readOnlyHint: true` are, and the others are listed as comments.
+//! `readOnlyHint: true` are, and the others are listed as comments. A tool
+//! with an argument that may carry a language of its own (SQL, a shell
+//! command; see [`super::free_text`]) gets a `# REVIEW:` line in `tools.toml`
+//! and is proposed denied whatever it hints.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
@@ -20,6 +23,7 @@ use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
 use serde_json::Value;
 
 use super::error::GatewayError;
+use super::free_text;
 use super::upstream::{Upstream, list};
 
 /// What `policy import` was asked to do.
@@ -159,16 +163,26 @@ pub fn files(listed: &[Value], read_only_from_hints: bool) -> Imported {
             let _ = writeln!(tools, "accepts = {}", array(&accepts));
         }
         let _ = writeln!(tools, "definition = \"{}\"", digest(definition));
+        let carries_text = free_text::arguments(definition);
+        for flagged in &carries_text {
+            let _ = writeln!(tools, "# REVIEW: {flagged}");
+        }
         let hinted_read_only =
             definition.get("annotations").and_then(|a| a.get("readOnlyHint")).and_then(Value::as_bool) == Some(true);
-        if read_only_from_hints && hinted_read_only {
+        if read_only_from_hints && hinted_read_only && carries_text.is_empty() {
             let _ = writeln!(
                 not_denied,
                 "#   {} -- REVIEW: not proposed denied only because the upstream hints readOnlyHint: true",
                 quote(name)
             );
         } else {
-            let why = if hinted_read_only { "the upstream's hints are not trusted" } else { "no readOnlyHint: true" };
+            let why = match (hinted_read_only, carries_text.first()) {
+                (_, Some(flagged)) => {
+                    format!("`{}` may carry {}, which no guard can read", flagged.argument, flagged.language)
+                }
+                (true, None) => "the upstream's hints are not trusted".to_owned(),
+                (false, None) => "no readOnlyHint: true".to_owned(),
+            };
             let _ = writeln!(deny, "  {}, # REVIEW: proposed denied ({why})", quote(name));
         }
     }
@@ -229,6 +243,19 @@ mod tests {
         for line in files(&listed(), false).deny_toml.lines().filter(|l| l.trim_start().starts_with('"')) {
             assert!(line.contains("REVIEW"), "{line}");
         }
+    }
+
+    #[test]
+    fn a_tool_that_takes_free_text_is_marked_for_review_and_proposed_denied_whatever_it_hints() {
+        let mut listed = listed();
+        listed.push(json!({"name": "run_query", "description": "Run a read-only SQL query.", "inputSchema": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}, "annotations": {"readOnlyHint": true}}));
+        let imported = files(&listed, true);
+        let gateway = compiles(&imported);
+        assert!(gateway.policy.deny.tools.iter().any(|t| &**t == "run_query"), "{}", imported.deny_toml);
+        assert!(imported.deny_toml.contains("\"run_query\", # REVIEW: proposed denied (`query` may carry SQL"));
+        let section = imported.tools_toml.split("[verbs.run_query]").nth(1).expect("imported");
+        assert!(section.contains("# REVIEW: `query` may carry SQL: a read-only guard sees the tool and the argument"));
+        assert!(!imported.tools_toml.split("[verbs.run_query]").next().unwrap_or_default().contains("# REVIEW"));
     }
 
     #[test]

@@ -22,6 +22,7 @@
 //! changed (session.rs says what window this leaves).
 
 mod error;
+mod free_text;
 mod import;
 mod session;
 mod upstream;
