@@ -14,7 +14,7 @@ use std::process::Command;
 
 use base64::Engine;
 use serde_json::{Value, json};
-use server_support::http::{HttpServer, STATELESS_VERSION};
+use server_support::http::{HttpServer, STATELESS_VERSION, read_write};
 use server_support::{BIN, demo_store, is_error, snapshot, temp_dir};
 
 /// A stateless `tools/call` with the standard headers, then `edit` applied to them.
@@ -205,6 +205,7 @@ fn the_gateway_sends_the_routing_headers_its_upstream_checks() {
         .output()
         .expect("run policy import");
     assert!(imported.status.success(), "{}", String::from_utf8_lossy(&imported.stderr));
+    read_write(&policy); // the import is read-only and proposes denying every tool
     let mut command = Command::new(BIN);
     command.args(["gateway", "--policy"]).arg(&policy).args(["--http", "127.0.0.1:0", "--upstream", &url]);
     command.env_remove("M1ND_READ_ONLY").env_remove("M1ND_HTTP_TOKEN");

@@ -9,6 +9,7 @@
 //! It sits one floor below both the policy compiler, which lowers into it, and
 //! the gateway's run-time checks, which read it, so neither imports the other.
 
+use crate::mode::SessionMode;
 use crate::table::{Cockpit, List, Str, VerbId};
 
 /// A gateway policy, after every law holds.
@@ -18,6 +19,9 @@ pub struct Gateway {
     pub policy: Cockpit,
     /// One entry per verb, in tools.toml order.
     pub tools: List<GatewayTool>,
+    /// The mode the policy declares (`mode` in tools.toml; read-only when it
+    /// declares none). A command line can make a session stricter, never looser.
+    pub mode: SessionMode,
 }
 
 /// What the gateway checks for one verb beyond the guard.

@@ -15,6 +15,7 @@ pub mod gateway_codegen;
 pub mod gateway_table;
 pub mod guard;
 pub mod links;
+pub mod mode;
 pub mod names;
 pub mod policy;
 pub mod primitives;
@@ -25,6 +26,7 @@ pub mod table;
 pub use arguments::{ArgKind, Parameter};
 pub use deny::{DenyList, Refusal, StatusOnly};
 pub use facets::Facet;
+pub use mode::SessionMode;
 pub use policy::{Diagnostic, Law, PolicyFile, PolicySources, compile, compile_gateway};
 pub use table::{
     Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, HumanOnly, Label, ReadVerb, Slot,

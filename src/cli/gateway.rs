@@ -21,12 +21,18 @@ pub struct GatewayArgs {
     /// The gateway policy directory (tools.toml and read_only_denied.toml).
     #[arg(long, value_name = "DIR")]
     policy: PathBuf,
-    /// Hide and refuse every tool the deny list names (also: M1ND_READ_ONLY=1).
+    /// Hide and refuse every tool the deny list names, whatever the policy's `mode` (also:
+    /// M1ND_READ_ONLY=1). Nothing on the command line makes a read-only policy read-write.
     #[arg(long)]
     read_only: bool,
     /// Seconds one forwarded call may take before it is answered with an error.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     call_timeout: f64,
+    /// List the upstream's tools again at least every SECONDS, so a definition changed without
+    /// `list_changed` is hidden and refused (0: only when a client lists tools or the upstream
+    /// says they changed).
+    #[arg(long, value_name = "SECONDS", default_value_t = gateway::DEFAULT_RECHECK.as_secs_f64())]
+    recheck: f64,
     #[command(flatten)]
     http: HttpArgs,
     /// Reach a Streamable HTTP upstream at URL (https:// or http://) instead of starting one.
@@ -89,11 +95,14 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
         .ok()
         .filter(|t| !t.is_zero())
         .ok_or_else(|| Failure::usage("--call-timeout must be a positive number of seconds"))?;
+    let recheck = Duration::try_from_secs_f64(args.recheck)
+        .map_err(|_| Failure::usage("--recheck must be a number of seconds, 0 or more"))?;
+    let recheck = (!recheck.is_zero()).then_some(recheck);
     let upstream = upstream(args.upstream, args.command, args.remote)?;
     let http = args.http.options()?;
     // One policy per process, alive until it exits.
     let policy = Box::leak(Box::new(policy));
-    let options = Options { read_only, call_timeout };
+    let options = Options { read_only, call_timeout, recheck };
     let Some(http) = http else {
         return runtime()?.block_on(async move {
             gateway::serve(policy, options, upstream, m1nd::transport::stdio::Stdio::new())

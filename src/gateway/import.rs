@@ -1,13 +1,17 @@
 //! `m1nd policy import`: list an upstream's tools and write a gateway policy
 //! for a person to review.
 //!
-//! `tools.toml` gets each tool's summary (the first line of its
+//! `tools.toml` gets the session mode, read-only (a person who reviewed the
+//! deny list may change it), each tool's summary (the first line of its
 //! description), its arguments (`requires` from the schema's `required`,
 //! `accepts` for the rest) and the digest of its whole definition.
 //! `read_only_denied.toml` is a proposal, every entry marked for review: by
 //! default every tool is proposed denied, since an upstream's hints are not
 //! evidence; with `--read-only-from-hints` only the tools that do not claim
-//! `readOnlyHint: true` are, and the others are listed as comments.
+//! `readOnlyHint: true` are, and the others are listed as comments. A tool
+//! with an argument that may carry a language of its own (SQL, a shell
+//! command; see [`super::free_text`]) gets a `# REVIEW:` line in `tools.toml`
+//! and is proposed denied whatever it hints.
 //!
 //! Invariant: import takes every tool the upstream lists, under its exact
 //! name, or writes nothing. A name the MCP specification does not allow, and
@@ -17,6 +21,7 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+use m1nd_core::SessionMode;
 use m1nd_core::gateway::digest;
 use m1nd_core::guard::printable;
 use m1nd_core::names::spec::{self, SPEC_RULE, toml_key};
@@ -24,6 +29,7 @@ use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
 use serde_json::Value;
 
 use super::error::GatewayError;
+use super::free_text;
 use super::upstream::{Upstream, list};
 
 /// What `policy import` was asked to do.
@@ -153,6 +159,14 @@ pub fn files(listed: &[Value], read_only_from_hints: bool) -> Result<Imported, V
          # `definition` pins the digest of each tool's whole definition: if the upstream changes it, the\n\
          # gateway hides and refuses the tool until it is reviewed again (`m1nd policy import --update`).\n",
     );
+    let _ = writeln!(
+        tools,
+        "\n# The session mode. {read_only}: the tools read_only_denied.toml lists are neither listed nor\n\
+         # callable. Write \"{read_write}\" only if every session through this gateway may write; `--read-only`\n\
+         # on the command line still makes a session read-only.\nmode = \"{read_only}\"",
+        read_only = SessionMode::ReadOnly.key(),
+        read_write = SessionMode::ReadWrite.key(),
+    );
     let mut deny = String::from(
         "# read_only_denied.toml: PROPOSED by `m1nd policy import`. Review every entry: a read-only session\n\
          # may call exactly the tools that are not listed here.\n\
@@ -186,16 +200,26 @@ pub fn files(listed: &[Value], read_only_from_hints: bool) -> Result<Imported, V
             let _ = writeln!(tools, "accepts = {}", array(&accepts));
         }
         let _ = writeln!(tools, "definition = \"{}\"", digest(definition));
+        let carries_text = free_text::arguments(definition);
+        for flagged in &carries_text {
+            let _ = writeln!(tools, "# REVIEW: {flagged}");
+        }
         let hinted_read_only =
             definition.get("annotations").and_then(|a| a.get("readOnlyHint")).and_then(Value::as_bool) == Some(true);
-        if read_only_from_hints && hinted_read_only {
+        if read_only_from_hints && hinted_read_only && carries_text.is_empty() {
             let _ = writeln!(
                 not_denied,
                 "#   {} -- REVIEW: not proposed denied only because the upstream hints readOnlyHint: true",
                 quote(name)
             );
         } else {
-            let why = if hinted_read_only { "the upstream's hints are not trusted" } else { "no readOnlyHint: true" };
+            let why = match (hinted_read_only, carries_text.first()) {
+                (_, Some(flagged)) => {
+                    format!("`{}` may carry {}, which no guard can read", flagged.argument, flagged.language)
+                }
+                (true, None) => "the upstream's hints are not trusted".to_owned(),
+                (false, None) => "no readOnlyHint: true".to_owned(),
+            };
             let _ = writeln!(deny, "  {}, # REVIEW: proposed denied ({why})", quote(name));
         }
     }
@@ -248,6 +272,11 @@ mod tests {
         let gateway = compiles(&trusting);
         assert_eq!(gateway.policy.deny.tools.iter().map(|t| &**t).collect::<Vec<_>>(), ["write_it", "NoSnake"]);
         assert!(trusting.deny_toml.contains("\"read_it\" -- REVIEW"));
+        assert_eq!(
+            gateway.mode,
+            SessionMode::ReadOnly,
+            "an imported policy is read-only until a person says otherwise"
+        );
 
         let wary = compiles(&files(&listed(), false).expect("declarable"));
         assert_eq!(wary.policy.deny.tools.len(), 3, "without --read-only-from-hints every tool is proposed denied");
@@ -256,6 +285,19 @@ mod tests {
         {
             assert!(line.contains("REVIEW"), "{line}");
         }
+    }
+
+    #[test]
+    fn a_tool_that_takes_free_text_is_marked_for_review_and_proposed_denied_whatever_it_hints() {
+        let mut listed = listed();
+        listed.push(json!({"name": "run_query", "description": "Run a read-only SQL query.", "inputSchema": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}, "annotations": {"readOnlyHint": true}}));
+        let imported = files(&listed, true).expect("every name is declarable");
+        let gateway = compiles(&imported);
+        assert!(gateway.policy.deny.tools.iter().any(|t| &**t == "run_query"), "{}", imported.deny_toml);
+        assert!(imported.deny_toml.contains("\"run_query\", # REVIEW: proposed denied (`query` may carry SQL"));
+        let section = imported.tools_toml.split("[verbs.run_query]").nth(1).expect("imported");
+        assert!(section.contains("# REVIEW: `query` may carry SQL: a read-only guard sees the tool and the argument"));
+        assert!(!imported.tools_toml.split("[verbs.run_query]").next().unwrap_or_default().contains("# REVIEW"));
     }
 
     #[test]

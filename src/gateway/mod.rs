@@ -16,12 +16,14 @@
 //! after dying, becomes a tool error naming what happened; the downstream
 //! session goes on. Lines that are not JSON-RPC are dropped by rmcp's client
 //! transport, so junk on the upstream's stdout costs at most a timeout. When
-//! the upstream says its tools changed, the gateway lists them again, re-checks
+//! the upstream says its tools changed, when a client lists tools, and at
+//! least every `--recheck` interval, the gateway lists them again, re-checks
 //! every definition, and tells the downstream client only if what it may see
-//! changed.
+//! changed (session.rs says what window this leaves).
 
 mod credential;
 mod error;
+mod free_text;
 mod https;
 mod import;
 mod session;
@@ -36,7 +38,7 @@ pub use credential::{Credential, CredentialError};
 pub use error::GatewayError;
 pub use https::{HttpClientOptions, HttpsError};
 pub use import::{ImportOptions, NameProblem, import};
-pub use session::{Connected, GatewayServer, Options, connect, serve};
+pub use session::{Connected, DEFAULT_RECHECK, GatewayServer, Options, connect, serve};
 pub use upstream::{Endpoint, Upstream};
 
 /// Compile the gateway policy in `dir`, or render every violation exactly as

@@ -1,9 +1,23 @@
 //! The downstream side: an rmcp server whose tools are the policy's view of
 //! the upstream, and whose every call is checked before it is forwarded.
+//!
+//! # Re-listing
+//!
+//! The view is rebuilt from a fresh `tools/list` of the upstream whenever a
+//! client lists tools (before it is answered), whenever the upstream sends
+//! `tools/list_changed`, and at least every `recheck` interval. So a
+//! definition the upstream changes *without* saying so is hidden and refused
+//! from the first re-list that sees it: the window in which calls still reach
+//! the changed tool is at most the recheck interval, or until the next
+//! listing, whichever comes first. Re-lists run one at a time and never on
+//! the call path: a call reads the current view (an `Arc` swapped in when a
+//! re-list is done) and holds no lock across the upstream round-trip, so a
+//! re-list never delays a call.
 
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
+use m1nd_core::SessionMode;
 use m1nd_core::gateway::{self, Gateway, View};
 use m1nd_core::guard::Guard;
 use rmcp::model::{
@@ -23,21 +37,40 @@ use super::upstream::{Listener, Upstream, list};
 /// How a gateway session is set up.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// Hide and refuse every tool the deny list names.
+    /// The command line asked for read-only (`--read-only`, M1ND_READ_ONLY):
+    /// hide and refuse every tool the deny list names, whatever the policy's
+    /// mode. It cannot make a read-only policy read-write.
     pub read_only: bool,
     /// How long one forwarded call may take.
     pub call_timeout: Duration,
+    /// List the upstream again at least this often (`None`: only when a
+    /// client lists tools or the upstream says they changed).
+    pub recheck: Option<Duration>,
 }
+
+/// How often the upstream is listed again when nothing else asks for it.
+///
+/// A re-list costs one `tools/list` round-trip in the background (see
+/// docs/benchmarks.md) and never delays a call, so the interval can be
+/// short; it bounds how long a definition changed without `list_changed` can
+/// still be called. Ten seconds keeps that window shorter than a typical
+/// agent's turn, at six listings a minute, which a rate-limited hosted
+/// upstream also tolerates.
+pub const DEFAULT_RECHECK: Duration = Duration::from_secs(10);
 
 impl Default for Options {
     fn default() -> Self {
-        Self { read_only: false, call_timeout: Duration::from_secs(30) }
+        Self { read_only: false, call_timeout: Duration::from_secs(30), recheck: Some(DEFAULT_RECHECK) }
     }
 }
 
-/// The current view and the same tools as rmcp values, built once per listing.
+/// The current view and the same tools as rmcp values, built once per
+/// listing that differs from the last.
 #[derive(Default)]
 struct Served {
+    /// The upstream's listing the view was built from: a re-list that finds
+    /// it unchanged keeps this view instead of checking every tool again.
+    listed: Vec<serde_json::Value>,
     view: View,
     tools: Vec<Tool>,
 }
@@ -46,21 +79,29 @@ struct Served {
 struct State {
     gateway: &'static Gateway,
     guard: Guard<'static>,
+    /// The session's mode: the policy's, made read-only by the command line.
+    mode: SessionMode,
     options: Options,
     view: RwLock<Arc<Served>>,
     upstream: Mutex<Option<Peer<RoleClient>>>,
+    /// Held by the one re-list in flight, so an older listing never replaces
+    /// a newer view. Never taken on the call path.
+    relisting: tokio::sync::Mutex<()>,
     /// Every downstream session that may want `tools/list_changed`.
     downstream: Mutex<Vec<Peer<RoleServer>>>,
 }
 
 impl State {
     fn new(gateway: &'static Gateway, options: Options) -> Self {
+        let mode = gateway.mode.with_command_line(options.read_only);
         Self {
             gateway,
-            guard: Guard::for_gateway(gateway, options.read_only),
+            guard: Guard::for_gateway(gateway, mode.is_read_only()),
+            mode,
             options,
             view: RwLock::new(Arc::new(Served::default())),
             upstream: Mutex::new(None),
+            relisting: tokio::sync::Mutex::new(()),
             downstream: Mutex::new(Vec::new()),
         }
     }
@@ -73,6 +114,7 @@ impl State {
     /// stderr what is hidden and why; tells the downstream client only when
     /// the tools it may see changed.
     async fn refresh(&self, peer: &Peer<RoleClient>) -> bool {
+        let _one_at_a_time = self.relisting.lock().await;
         let listed = match list(peer, self.options.call_timeout).await {
             Ok(listed) => listed,
             Err(e) => {
@@ -80,15 +122,18 @@ impl State {
                 return false;
             }
         };
-        let fresh = View::new(self.gateway, &self.guard, &listed);
         let old = self.served();
+        if old.listed == listed {
+            return true;
+        }
+        let fresh = View::new(self.gateway, &self.guard, &listed);
         for hidden in fresh.hidden().iter().filter(|h| !old.view.hidden().contains(h)) {
             tracing::warn!("{hidden}");
         }
         let changed = fresh.offered() != old.view.offered();
         let tools = fresh.offered().iter().filter_map(|o| serde_json::from_value(o.tool.clone()).ok()).collect();
         if let Ok(mut view) = self.view.write() {
-            *view = Arc::new(Served { view: fresh, tools });
+            *view = Arc::new(Served { listed, view: fresh, tools });
         }
         if changed {
             let peers = self.downstream.lock().map(|d| d.clone()).unwrap_or_default();
@@ -101,6 +146,14 @@ impl State {
             }
         }
         true
+    }
+
+    /// Re-list through the connected upstream, if there is one.
+    async fn relist(&self) {
+        let peer = self.upstream.lock().ok().and_then(|u| u.clone());
+        if let Some(peer) = peer {
+            self.refresh(&peer).await;
+        }
     }
 
     async fn call(&self, request: CallToolRequestParams) -> CallToolResult {
@@ -133,6 +186,22 @@ impl State {
     }
 }
 
+/// What a client is told about its session's mode, and where it came from.
+fn announce(mode: SessionMode, declared: SessionMode, asked_read_only: bool) -> String {
+    let why = match (declared, asked_read_only) {
+        (SessionMode::ReadOnly, _) => "the policy's mode",
+        (SessionMode::ReadWrite, true) => "asked for on the command line; the policy allows read-write",
+        (SessionMode::ReadWrite, false) => "the policy's mode",
+    };
+    let what = match mode {
+        SessionMode::ReadOnly => "tools that write are neither listed nor callable",
+        SessionMode::ReadWrite => {
+            "every tool the policy declares may be called, each call checked before it is forwarded"
+        }
+    };
+    format!("Mode: {mode} ({why}): {what}.")
+}
+
 fn error(text: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text.into())])
 }
@@ -147,15 +216,17 @@ pub struct GatewayServer {
 impl ServerHandler for GatewayServer {
     fn get_info(&self) -> ServerConfig {
         let capabilities = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build();
-        let mode = if self.state.options.read_only {
-            "This session is attached read-only: tools that write are neither listed nor callable."
-        } else {
-            "Every call is checked against the policy before it is forwarded."
-        };
+        let state = &self.state;
+        let mode = state.mode;
         ServerConfig::new(capabilities)
-            .with_server_info(Implementation::new("m1nd-gateway", env!("CARGO_PKG_VERSION")))
+            .with_server_info(
+                Implementation::new("m1nd-gateway", env!("CARGO_PKG_VERSION"))
+                    .with_title(format!("m1nd gateway ({mode})"))
+                    .with_description(announce(mode, state.gateway.mode, state.options.read_only)),
+            )
             .with_instructions(format!(
-                "m1nd gateway: the tools of another MCP server, as a checked policy allows them. {mode}"
+                "m1nd gateway: the tools of another MCP server, as a checked policy allows them. {}",
+                announce(mode, state.gateway.mode, state.options.read_only)
             ))
     }
 
@@ -170,6 +241,9 @@ impl ServerHandler for GatewayServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
+        // Every listing re-checks the upstream first, so what a client sees
+        // is never older than its own request.
+        self.state.relist().await;
         Ok(ListToolsResult::with_all_items(self.state.served().tools.clone()))
     }
 
@@ -191,7 +265,8 @@ pub struct Connected {
     /// Serve this on any transport (stdio, or Streamable HTTP).
     pub server: GatewayServer,
     client: RunningService<RoleClient, Listener>,
-    /// Lists and checks again whenever the upstream says its tools changed.
+    /// Lists and checks again whenever the upstream says its tools changed,
+    /// and every recheck interval.
     rechecks: JoinHandle<()>,
 }
 
@@ -211,6 +286,7 @@ pub async fn connect(
     upstream: Upstream,
 ) -> Result<Connected, GatewayError> {
     let state = Arc::new(State::new(gateway, options));
+    tracing::info!("{}", announce(state.mode, gateway.mode, state.options.read_only));
     let changed = Arc::new(Notify::new());
     let client = upstream.connect(Listener { changed: Arc::clone(&changed) }).await?;
     let peer = client.peer().clone();
@@ -223,13 +299,31 @@ pub async fn connect(
     let rechecks = tokio::spawn({
         let state = Arc::clone(&state);
         async move {
+            let mut every = state.options.recheck.map(|period| {
+                let mut interval = tokio::time::interval_at(tokio::time::Instant::now() + period, period);
+                interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+                interval
+            });
             loop {
-                changed.notified().await;
+                tokio::select! {
+                    () = changed.notified() => {}
+                    () = tick(&mut every) => {}
+                }
                 state.refresh(&peer).await;
             }
         }
     });
     Ok(Connected { server: GatewayServer { state }, client, rechecks })
+}
+
+/// The next recheck, or never when rechecks are off.
+async fn tick(every: &mut Option<tokio::time::Interval>) {
+    match every {
+        Some(interval) => {
+            interval.tick().await;
+        }
+        None => std::future::pending().await,
+    }
 }
 
 /// Start the upstream, check its tools, and serve `downstream` until it closes.

@@ -1,22 +1,24 @@
 //! What the server attests about itself: the digests of the policy it was
-//! compiled from and of the widget template built into it, served in the `_meta` of `initialize` (and of
+//! compiled from and of the widget template built into it, and the session's
+//! mode (`read-only` or `read-write`), served in the `_meta` of `initialize` (and of
 //! `server/discover`, which rmcp answers from the same server config), so
 //! that a client can pin the exact policy and template it reviewed.
 //!
 //! The value under [`META_KEY`] is an object keyed by what is attested
-//! (`policy`, `widget`), so further digests can sit beside them without
+//! (`policy`, `widget`, `mode`), so further digests can sit beside them without
 //! changing the shape a pinning client already reads.
 
 use crate::{COCKPIT, widget};
+use m1nd_core::SessionMode;
 use rmcp::model::MetaObject;
 use serde_json::{Map, json};
 
 /// The project-prefixed `_meta` key the attestation is served under.
 pub const META_KEY: &str = "io.m1nd/attestation";
 
-/// `{ "io.m1nd/attestation": { "policy": "<64 hex>", "widget": "<64 hex>" } }`.
-pub fn meta() -> MetaObject {
-    let attested = json!({ "policy": &*COCKPIT.digest, "widget": widget::full_digest() });
+/// `{ "io.m1nd/attestation": { "policy": "<64 hex>", "widget": "<64 hex>", "mode": "read-only" } }`.
+pub fn meta(mode: SessionMode) -> MetaObject {
+    let attested = json!({ "policy": &*COCKPIT.digest, "widget": widget::full_digest(), "mode": mode.key() });
     MetaObject(Map::from_iter([(META_KEY.to_owned(), attested)]))
 }
 
@@ -68,7 +70,10 @@ mod tests {
 
     #[test]
     fn the_served_meta_carries_the_compiled_digest() {
-        assert_eq!(meta().0[META_KEY]["policy"], *COCKPIT.digest);
+        assert_eq!(meta(SessionMode::ReadOnly).0[META_KEY]["policy"], *COCKPIT.digest);
+        for mode in SessionMode::ALL {
+            assert_eq!(meta(mode).0[META_KEY]["mode"], mode.key());
+        }
         assert_eq!(COCKPIT.digest, m1nd_core::policy::digest(&COCKPIT));
     }
 

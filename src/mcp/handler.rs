@@ -2,6 +2,7 @@
 //! widget's resources/list and resources/read. Every `tools/call` goes to
 //! the [`Service`]; nothing here touches the store.
 
+use m1nd_core::SessionMode;
 use m1nd_core::guard::Guard;
 use m1nd_core::runtime::SEND_AS_TYPED;
 use m1nd_core::sanitize::{cap, display};
@@ -47,13 +48,13 @@ impl Server {
 
 /// `negative_default` word for word, then what this server offers.
 pub fn instructions(read_only: bool) -> String {
-    let mode = if read_only {
-        "This session is attached read-only: tools that write are neither listed nor callable, and `persist` \
-         answers only `action = \"status\"`."
+    let what = if read_only {
+        "tools that write are neither listed nor callable, and `persist` answers only `action = \"status\"`."
     } else {
-        "The writes (`memorize`, `persist`) take `expected_store_version`; if the store moved since you read it, \
+        "the writes (`memorize`, `persist`) take `expected_store_version`; if the store moved since you read it, \
          the write is refused with both versions named and nothing changes."
     };
+    let mode = format!("This session's mode: {}: {what}", SessionMode::from_read_only(read_only));
     let common: Vec<String> = COCKPIT.common.iter().map(|a| format!("`{a}`")).collect();
     let common = if common.is_empty() {
         String::new()
@@ -73,15 +74,18 @@ pub fn instructions(read_only: bool) -> String {
 impl ServerHandler for Server {
     /// Also what rmcp answers `server/discover` with, attestation included.
     fn get_info(&self) -> ServerConfig {
+        let mode = SessionMode::from_read_only(self.service.read_only());
         let capabilities = ServerCapabilities::builder()
             .enable_extensions_with(app::extensions())
             .enable_resources()
             .enable_tools()
             .build();
         let mut config = ServerConfig::new(capabilities)
-            .with_server_info(Implementation::new("m1nd", env!("CARGO_PKG_VERSION")))
+            .with_server_info(
+                Implementation::new("m1nd", env!("CARGO_PKG_VERSION")).with_title(format!("m1nd ({mode})")),
+            )
             .with_instructions(self.instructions.to_string());
-        config.meta = Some(attestation::meta());
+        config.meta = Some(attestation::meta(mode));
         config
     }
 

@@ -6,7 +6,10 @@ gateway policy is made by `m1nd policy import` for the run. Two upstream process
 one spoken to directly, one behind the gateway. A bare newline-delimited JSON-RPC client sends
 `tools/call north` to each, alternating, N times after a warm-up, so drift in the machine's load
 falls on both alike. Prints p50 and p99 of each and the difference; the goal is at most +0.2 ms at
-p50. Always exits 0 when the measurement itself succeeds.
+p50. `tools/list`, which the gateway answers after re-listing the upstream, is timed the same way.
+Then, in a second phase with fresh processes, the direct upstream alternates with a gateway that
+re-lists the upstream every 10 ms (a thousand times more often than the default `--recheck`), to
+show what re-listing costs a call. Always exits 0 when the measurement itself succeeds.
 
     python tests/gateway/bench_gateway.py [--n 500] [--warmup 50] [--json]
     tests/gateway/run.sh bench [--release] [...]
@@ -25,10 +28,11 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gateway_harness import m1nd_bin  # noqa: E402
+from gateway_harness import m1nd_bin, set_mode  # noqa: E402
 
 GOAL_MS = 0.2
 TOOL = "north"
+RELIST_EVERY_S = "0.01"
 
 
 def percentile(samples: list[float], p: float) -> float:
@@ -73,33 +77,52 @@ class Client:
             self.proc.wait()
 
 
+def alternate(clients: dict[str, Client], method: str, params: dict[str, Any], rounds: int, warmup: int) -> dict[str, Any]:
+    """`method` on each client in turn, `warmup + rounds` times; p50 and p99 of the measured rounds."""
+    samples: dict[str, list[float]] = {name: [] for name in clients}
+    for i in range(warmup + rounds):
+        for name, client in clients.items():
+            start = time.perf_counter_ns()
+            client.rpc(method, params)
+            elapsed = (time.perf_counter_ns() - start) / 1e6
+            if i >= warmup:
+                samples[name].append(elapsed)
+    return {name: {"p50_ms": percentile(v, 50), "p99_ms": percentile(v, 99), "n": len(v)} for name, v in samples.items()}
+
+
 def bench(n: int, warmup: int) -> dict[str, Any]:
     m1nd = str(m1nd_bin())
+    call = {"name": TOOL, "arguments": {}}
     with tempfile.TemporaryDirectory(prefix="m1nd-gateway-bench-") as tmp:
         store = Path(tmp) / "store"
         subprocess.run([m1nd, "init", "--demo", "--store", str(store)], check=True, capture_output=True)
         upstream = [m1nd, "serve", "--store", str(store)]
         policy = Path(tmp) / "policy"
         subprocess.run([m1nd, "policy", "import", "--policy", str(policy), "--", *upstream], check=True, capture_output=True)
-        clients = {
-            "direct": Client(upstream),
-            "gateway": Client([m1nd, "gateway", "--policy", str(policy), "--", *upstream]),
-        }
-        samples: dict[str, list[float]] = {name: [] for name in clients}
-        try:
-            for i in range(warmup + n):
-                for name, client in clients.items():
-                    start = time.perf_counter_ns()
-                    client.rpc("tools/call", {"name": TOOL, "arguments": {}})
-                    elapsed = (time.perf_counter_ns() - start) / 1e6
-                    if i >= warmup:
-                        samples[name].append(elapsed)
-        finally:
-            for client in clients.values():
-                client.close()
-    stats = {name: {"p50_ms": percentile(v, 50), "p99_ms": percentile(v, 99), "n": len(v)} for name, v in samples.items()}
+        set_mode(policy, "read-write")  # as before modes: the gateway lists what the upstream lists
+        gateway = [m1nd, "gateway", "--policy", str(policy)]
+        # Phase 1: the gateway as deployed (default --recheck), calls then listings.
+        # Phase 2: a gateway re-listing every 10 ms, started only now so its re-lists load no other phase.
+        phases = [{"direct": upstream, "gateway": [*gateway, "--", *upstream]},
+                  {"direct": upstream, "relisting": [*gateway, "--recheck", RELIST_EVERY_S, "--", *upstream]}]
+        results = []
+        for phase in phases:
+            clients = {name: Client(argv) for name, argv in phase.items()}
+            try:
+                calls = alternate(clients, "tools/call", call, n, warmup)
+                lists = alternate(clients, "tools/list", {}, n // 5, warmup) if "gateway" in clients else None
+            finally:
+                for client in clients.values():
+                    client.close()
+            results.append((calls, lists))
+    (stats, lists), (relist_stats, _) = results
     added = {p: stats["gateway"][f"{p}_ms"] - stats["direct"][f"{p}_ms"] for p in ("p50", "p99")}
-    return {"binary": m1nd, "tool": TOOL, "n": n, "warmup": warmup, "stats": stats, "added_ms": added, "goal_ms": GOAL_MS}
+    relisting = {p: relist_stats["relisting"][f"{p}_ms"] - relist_stats["direct"][f"{p}_ms"] for p in ("p50", "p99")}
+    return {
+        "binary": m1nd, "tool": TOOL, "n": n, "warmup": warmup, "stats": stats, "added_ms": added,
+        "relisting_stats": relist_stats, "added_relisting_ms": relisting, "relist_every_s": float(RELIST_EVERY_S),
+        "tools_list": lists, "goal_ms": GOAL_MS,
+    }
 
 
 def report(r: dict[str, Any]) -> str:
@@ -108,11 +131,19 @@ def report(r: dict[str, Any]) -> str:
         f"(after {r['warmup']} warm-up), alternating",
         f"{'path':<10}{'p50 ms':>10}{'p99 ms':>10}",
     ]
-    for name, s in r["stats"].items():
-        lines.append(f"{name:<10}{s['p50_ms']:>10.3f}{s['p99_ms']:>10.3f}")
-    a = r["added_ms"]
-    verdict = "within goal" if a["p50"] <= r["goal_ms"] else f"above the +{r['goal_ms']} ms goal"
-    lines.append(f"{'added':<10}{a['p50']:>+10.3f}{a['p99']:>+10.3f}   p50 {verdict}")
+
+    def rows(stats: dict[str, Any], added: dict[str, float], label: str) -> None:
+        for name, s in stats.items():
+            lines.append(f"{name:<10}{s['p50_ms']:>10.3f}{s['p99_ms']:>10.3f}")
+        verdict = "within goal" if added["p50"] <= r["goal_ms"] else f"above the +{r['goal_ms']} ms goal"
+        lines.append(f"{label:<10}{added['p50']:>+10.3f}{added['p99']:>+10.3f}   p50 {verdict}")
+
+    rows(r["stats"], r["added_ms"], "added")
+    lines.append(f"then, against a gateway that re-lists the upstream every {r['relist_every_s'] * 1000:g} ms:")
+    rows(r["relisting_stats"], r["added_relisting_ms"], "added")
+    lines.append("tools/list (through the gateway: one upstream re-list, then the answer)")
+    for name, s in r["tools_list"].items():
+        lines.append(f"{name:<10}{s['p50_ms']:>10.3f}{s['p99_ms']:>10.3f}   n={s['n']}")
     return "\n".join(lines)
 
 

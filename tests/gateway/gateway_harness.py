@@ -65,6 +65,16 @@ def with_pins(name: str, dest: Path, arguments: list[str], under: Path) -> Path:
     return dest
 
 
+def set_mode(policy_dir: Path, mode: str) -> Path:
+    """Change an imported policy's session mode (an import writes `mode = "read-only"`), as a person
+    who reviewed it would."""
+    tools = policy_dir / "tools.toml"
+    text = tools.read_text()
+    assert 'mode = "read-only"' in text, f"{tools} declares no imported mode"
+    tools.write_text(text.replace('mode = "read-only"', f'mode = "{mode}"', 1))
+    return policy_dir
+
+
 def filesystem_server(root: Path) -> list[str]:
     """@modelcontextprotocol/server-filesystem (installed by run.sh with npm ci), serving `root`."""
     script = HERE / "npm" / "node_modules" / "@modelcontextprotocol" / "server-filesystem" / "dist" / "index.js"

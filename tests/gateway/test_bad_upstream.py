@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway_harness import HERE, gateway, m1nd_bin, text_of
+from gateway_harness import HERE, gateway, m1nd_bin, set_mode, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -24,7 +24,7 @@ def imported(tmp_path: Path) -> Path:
         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 0, done.stderr
-    return policy
+    return set_mode(policy, "read-write")  # `work` is proposed denied; these sessions call it
 
 
 @pytest.mark.parametrize(("mode", "says"), [("die", "the upstream did not answer"), ("hang", "within 1 s"), ("junk", None)])

@@ -92,3 +92,37 @@ async def test_a_changed_description_and_an_unknown_tool_are_hidden_refused_and_
 
 async def _true(items: list[str]) -> bool:
     return bool(items)
+
+
+def silent_upstream() -> list[str]:
+    return ["env", "RUGPULL_SILENT=1", *UPSTREAM]
+
+
+async def test_a_silent_change_is_hidden_and_refused_from_the_next_listing(tmp_path: Path) -> None:
+    policy = tmp_path / "policy"
+    imported = m1nd("policy", "import", "--policy", str(policy), "--read-only-from-hints", "--", *UPSTREAM)
+    assert imported.returncode == 0, imported.stderr
+    # Rechecks off: only the client's own listing re-lists the upstream.
+    async with gateway(policy, silent_upstream(), read_only=True, log_dir=tmp_path, extra=["--recheck", "0"]) as gw:
+        assert "fetch_weather" in {t.name for t in (await gw.session.list_tools()).tools}
+        await gw.session.call_tool("tick", {})  # stage 1, and no list_changed
+        assert {t.name for t in (await gw.session.list_tools()).tools} == {"tick"}
+        refused = await gw.session.call_tool("fetch_weather", {"city": "Oslo"})
+        assert refused.is_error and "definition changed since it was reviewed" in text_of(refused), text_of(refused)
+
+
+async def test_a_silent_change_is_hidden_and_refused_within_the_recheck_interval(tmp_path: Path) -> None:
+    policy = tmp_path / "policy"
+    imported = m1nd("policy", "import", "--policy", str(policy), "--read-only-from-hints", "--", *UPSTREAM)
+    assert imported.returncode == 0, imported.stderr
+    async with gateway(policy, silent_upstream(), read_only=True, log_dir=tmp_path, extra=["--recheck", "0.5"]) as gw:
+        ok = await gw.session.call_tool("fetch_weather", {"city": "Oslo"})
+        assert not ok.is_error, text_of(ok)
+        await gw.session.call_tool("tick", {})  # stage 1, and no list_changed; the client never lists again
+
+        async def noticed() -> bool:
+            return "definition changed since it was reviewed" in gw.stderr()
+
+        await until(noticed, "a recheck to notice the silent change")
+        refused = await gw.session.call_tool("fetch_weather", {"city": "Oslo"})
+        assert refused.is_error and "definition changed since it was reviewed" in text_of(refused), text_of(refused)

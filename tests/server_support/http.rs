@@ -35,6 +35,16 @@ pub struct HttpServer {
     links: Mutex<Receiver<String>>,
 }
 
+/// Make an imported gateway policy read-write, as a person who reviewed it
+/// would (`policy import` writes `mode = "read-only"`).
+pub fn read_write(policy: &Path) {
+    let tools = policy.join("tools.toml");
+    let text = std::fs::read_to_string(&tools).expect("read the imported tools.toml");
+    assert!(text.contains("mode = \"read-only\""), "{} declares no imported mode", tools.display());
+    std::fs::write(&tools, text.replacen("mode = \"read-only\"", "mode = \"read-write\"", 1))
+        .expect("write tools.toml");
+}
+
 impl HttpServer {
     /// `m1nd serve --store STORE --http 127.0.0.1:0 [extra args]`.
     pub fn start(store: &Path, args: &[&str], env: &[(&str, &str)]) -> HttpServer {
@@ -104,6 +114,9 @@ impl HttpServer {
 
     /// `m1nd policy import` of m1nd's own server on `store` into `policy`,
     /// then `m1nd gateway --http 127.0.0.1:0 [args]` in front of it.
+    /// A gateway over HTTP in front of `m1nd serve` on `store`, with the
+    /// policy `policy import` writes made read-write (pass `--read-only` in
+    /// `args` for a read-only session).
     pub fn gateway_in_front_of(store: &Path, policy: &Path, args: &[&str]) -> HttpServer {
         let imported = Command::new(BIN)
             .args(["policy", "import", "--policy"])
@@ -114,6 +127,7 @@ impl HttpServer {
             .output()
             .expect("run policy import");
         assert!(imported.status.success(), "{}", String::from_utf8_lossy(&imported.stderr));
+        read_write(policy);
         let mut gateway = Command::new(BIN);
         gateway.args(["gateway", "--policy"]).arg(policy).args(["--http", "127.0.0.1:0"]).args(args);
         gateway.args(["--", BIN, "serve", "--store"]).arg(store);

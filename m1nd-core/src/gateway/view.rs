@@ -7,14 +7,15 @@
 //! definition — the live definition has the pinned digest. Everything else
 //! is hidden, with the reason kept so that a call to it is refused with that
 //! reason. What is offered carries the policy's annotations, never the
-//! upstream's hints, and the upstream's description only when the policy
-//! pinned (so a person reviewed) it.
+//! upstream's hints, and the upstream's own words (title, description,
+//! icons, `_meta`) only when the policy pinned (so a person reviewed) them;
+//! see [`super::definition`] for what is served.
 
 use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
-use super::definition::digest;
+use super::definition::{digest, input_schema, served};
 use crate::gateway_table::{Gateway, PinRule};
 use crate::guard::{Guard, MAX_NAME_BYTES, printable};
 use crate::names::{Folding, NameIndex, Resolution, spec};
@@ -172,18 +173,10 @@ impl View {
                 continue;
             }
             let read_only = gateway.policy.deny.never_writes(verb);
-            let description = match (pinned, definition.get("description")) {
-                (Some(_), Some(Value::String(d))) => d.clone(),
-                _ => def.summary.to_string(),
-            };
-            let mut schema = definition.get("inputSchema").cloned().unwrap_or_else(|| json!({"type": "object"}));
+            let mut schema = input_schema(definition);
             narrow(&mut schema, gateway, guard, id, verb);
-            let tool = json!({
-                "name": verb,
-                "description": description,
-                "inputSchema": schema,
-                "annotations": { "readOnlyHint": read_only, "destructiveHint": !read_only },
-            });
+            let annotations = json!({ "readOnlyHint": read_only, "destructiveHint": !read_only });
+            let tool = served(definition, verb, &def.summary, pinned.is_some(), schema, annotations);
             offered.push(Offered { id, verb: verb.to_owned(), upstream: name.to_owned(), tool });
         }
         Self { offered, hidden, folding: guard.folding() }

@@ -1,10 +1,12 @@
-//! Lowering what only a gateway enforces: pins and definition digests.
+//! Lowering what only a gateway enforces: pins, definition digests and the
+//! session mode.
 
 use std::borrow::Cow;
 
 use super::context::Context;
 use super::raw::in_source_order;
 use crate::gateway_table::{Gateway, GatewayTool, Pin, PinRule};
+use crate::mode::SessionMode;
 use crate::table::{Cockpit, Str};
 
 /// Build the gateway table around the lowered cockpit. The laws hold.
@@ -39,5 +41,7 @@ pub fn lower(cx: &Context<'_>, policy: Cockpit) -> Gateway {
             }
         })
         .collect();
-    Gateway { policy, tools: Cow::Owned(tools) }
+    // M001 checked the value: anything else is not reached.
+    let mode = cx.raw.tools.mode.as_ref().and_then(|m| SessionMode::from_key(m.get_ref())).unwrap_or_default();
+    Gateway { policy, tools: Cow::Owned(tools), mode }
 }

@@ -26,6 +26,9 @@ pub struct ToolsFile {
     /// Argument name → its type's key (see [`crate::arguments::ArgKind`]).
     #[serde(default)]
     pub arguments: Table<String>,
+    /// Gateway only: the session mode, `read-only` or `read-write` (M001).
+    #[serde(default)]
+    pub mode: Option<Text>,
     pub verbs: Spanned<Table<VerbDef>>,
 }
 
