@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 
 use pki::Authority;
 use serde_json::json;
-use server_support::http::{Era, HttpMcp, HttpServer};
+use server_support::http::{Era, HttpMcp, HttpServer, read_write};
 use server_support::{BIN, Mcp, demo_store, is_error, temp_dir};
 use tls_proxy::TlsProxy;
 
@@ -132,6 +132,9 @@ fn a_good_certificate_from_the_extra_ca_serves_tools_and_only_the_upstream_token
     assert!(imported.status.success(), "policy import over HTTPS failed:\n{}", stderr(&imported));
     assert_no_token("policy import", &format!("{}{}", stderr(&imported), String::from_utf8_lossy(&imported.stdout)));
     assert!(world.policy.join("tools.toml").is_file());
+    // An import is read-only and proposes every tool denied; a reviewer opens this one for writes,
+    // so that its tools are listed and callable.
+    read_write(&world.policy);
 
     // The stdio gateway: list and call through HTTPS; stderr (at trace) kept in a file.
     let log = world.dir.join("gateway-stdio.log");
