@@ -256,3 +256,18 @@ fn expand_prints_what_gateway_expands_a_gateway_policy_to() {
     assert_eq!(broken.status.code(), Some(1));
     assert!(text(&broken.stdout).contains("error: [M014]"), "{}", text(&broken.stdout));
 }
+
+/// `--gateway` on a directory with nothing to recognise it by checks it as
+/// a gateway policy: the compiler reports the gateway's missing file, not the menu's.
+#[test]
+fn check_gateway_on_an_incomplete_directory_lists_the_gateways_files() {
+    let dir = temp_dir("gateway-incomplete");
+    std::fs::write(dir.path().join("read_only_denied.toml"), "tools = []\n").unwrap();
+    let out = m1nd(&["policy", "check", "--gateway", dir.path().to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    assert!(report.contains("[M001] tools.toml cannot be used: the file is missing"), "{report}");
+    for menu in ["help_cards.toml", "cockpit.toml"] {
+        assert!(!report.contains(&format!("{menu} cannot be used")), "{report}");
+    }
+}

@@ -148,7 +148,8 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
     if args.gateway {
         kind::expect_gateway(&display, &sources, &format!("check it without --gateway: m1nd policy check {display}"))?;
     }
-    let problems = match compile_kind(recognise(&sources).kind, &sources) {
+    let kind = if args.gateway { Kind::Gateway } else { recognise(&sources).kind };
+    let problems = match compile_kind(kind, &sources) {
         Ok(compiled) => {
             return match args.format {
                 Format::Text => emit(&compiled.summary(&display)),
