@@ -271,3 +271,38 @@ fn check_gateway_on_an_incomplete_directory_lists_the_gateways_files() {
         assert!(!report.contains(&format!("{menu} cannot be used")), "{report}");
     }
 }
+
+/// The body of the fenced `text` block of the guide that starts with `first`.
+fn guide_block(first: &str) -> String {
+    let page = std::fs::read_to_string(Path::new(ROOT).join("docs/guide/src/reviewing-in-ci.md")).unwrap();
+    let start = page.find(&format!("```text\n{first}\n")).unwrap_or_else(|| panic!("no block opening {first:?}"));
+    let body = &page[start + "```text\n".len()..];
+    body[..body.find("```").expect("a closed block")].to_owned()
+}
+
+/// The guide's gateway examples are this binary's output, not a copy.
+#[test]
+fn the_guides_gateway_examples_are_what_the_binary_prints() {
+    let command = format!("$ m1nd policy check {FILESYSTEM}");
+    let out = m1nd(&["policy", "check", FILESYSTEM]);
+    assert_eq!(guide_block(&command), format!("{command}\n{}", text(&out.stdout)));
+
+    let dir = temp_dir("gateway-guide");
+    copy_filesystem(dir.path(), "old");
+    let new = copy_filesystem(dir.path(), "new");
+    edit(&new.join("read_only_denied.toml"), "  \"write_file\",\n", "");
+    edit(
+        &new.join("tools.toml"),
+        "[verbs.read_text_file]\n",
+        "[verbs.read_text_file]\npins.path = { under = [\"/srv/docs\"] }\n",
+    );
+    edit(
+        &new.join("tools.toml"),
+        "blake3:a40922b5261c3f196e66d440c5611660235955fcf9432343eb20cdc952cee757",
+        &format!("blake3:{}", "1".repeat(64)),
+    );
+    let command = "$ m1nd policy diff old new --fail-on loosened";
+    let out = m1nd_in(dir.path(), &["policy", "diff", "old", "new", "--fail-on", "loosened"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(guide_block(command), format!("{command}\n{}{}", text(&out.stdout), text(&out.stderr)));
+}
