@@ -41,3 +41,60 @@ pub fn gateway_digest(gateway: &Gateway) -> String {
     });
     blake3::hash(&e.0).to_hex().to_string()
 }
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::*;
+    use crate::{PolicyFile, PolicySources, compile_gateway};
+
+    fn base() -> Gateway {
+        let tools = "[verbs.git_status]\nsummary = \"s\"\nrequires = [\"repo_path\"]\n\
+                     definition = \"blake3:0000000000000000000000000000000000000000000000000000000000000000\"\n\
+                     pins.repo_path = { under = [\"/srv/a\"] }\n\n\
+                     [verbs.git_branch]\nsummary = \"b\"\naccepts = [\"branch_type\"]\n\
+                     pins.branch_type = { allowed = [\"local\"] }\n";
+        let sources = PolicySources::from_bytes("gw", |f| match f {
+            PolicyFile::Tools => Some(tools.as_bytes()),
+            PolicyFile::Deny => Some(b"tools = []\n".as_slice()),
+            _ => None,
+        });
+        compile_gateway(&sources).unwrap_or_else(|p| panic!("{}", p[0].render(&sources)))
+    }
+
+    fn tool(g: &mut Gateway, i: usize) -> &mut GatewayTool {
+        &mut g.tools.to_mut()[i]
+    }
+
+    /// Every part of the gateway-only table moves the digest.
+    #[test]
+    fn each_gateway_field_changes_the_digest() {
+        let original = gateway_digest(&base());
+        assert_eq!(original, gateway_digest(&base()), "the digest is deterministic");
+        assert_eq!(original.len(), 64);
+        let edits: [(&str, fn(&mut Gateway)); 8] = [
+            ("the guard's table", |g| g.policy.title = Cow::Borrowed("other")),
+            ("a verb", |g| tool(g, 0).verb = Cow::Borrowed("git_other")),
+            ("a definition dropped", |g| tool(g, 0).definition = None),
+            ("a definition changed", |g| tool(g, 0).definition = Some(Cow::Borrowed("blake3:1"))),
+            ("a pin's argument", |g| tool(g, 0).pins.to_mut()[0].argument = Cow::Borrowed("path")),
+            ("an under dir", |g| {
+                tool(g, 0).pins.to_mut()[0].rule =
+                    PinRule::Under { dirs: Cow::Owned(vec![Cow::Borrowed("/srv/b")]), hard_links: false }
+            }),
+            ("hard links", |g| {
+                tool(g, 0).pins.to_mut()[0].rule =
+                    PinRule::Under { dirs: Cow::Owned(vec![Cow::Borrowed("/srv/a")]), hard_links: true }
+            }),
+            ("an allowed value", |g| {
+                tool(g, 1).pins.to_mut()[0].rule = PinRule::Allowed(Cow::Owned(vec![Cow::Borrowed("remote")]))
+            }),
+        ];
+        for (what, edit) in edits {
+            let mut g = base();
+            edit(&mut g);
+            assert_ne!(gateway_digest(&g), original, "{what} left the gateway digest unchanged");
+        }
+    }
+}
