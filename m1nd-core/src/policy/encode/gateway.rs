@@ -63,6 +63,9 @@ mod tests {
         compile_gateway(&sources).unwrap_or_else(|p| panic!("{}", p[0].render(&sources)))
     }
 
+    /// One named edit of a compiled gateway table.
+    type Edit = (&'static str, fn(&mut Gateway));
+
     fn tool(g: &mut Gateway, i: usize) -> &mut GatewayTool {
         &mut g.tools.to_mut()[i]
     }
@@ -73,7 +76,7 @@ mod tests {
         let original = gateway_digest(&base());
         assert_eq!(original, gateway_digest(&base()), "the digest is deterministic");
         assert_eq!(original.len(), 64);
-        let edits: [(&str, fn(&mut Gateway)); 8] = [
+        let edits: [Edit; 8] = [
             ("the guard's table", |g| g.policy.title = Cow::Borrowed("other")),
             ("a verb", |g| tool(g, 0).verb = Cow::Borrowed("git_other")),
             ("a definition dropped", |g| tool(g, 0).definition = None),
