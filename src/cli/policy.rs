@@ -120,18 +120,20 @@ impl Compiled {
                 c.cards.len(),
                 c.slots.len(),
             ),
-            Compiled::Gateway(g) => {
-                let pins: usize = g.tools.iter().map(|t| t.pins.len()).sum();
-                format!(
-                    "{display}: ok, a gateway policy ({} tools, {} denied, {pins} pin{}, {} definitions pinned; digest {short})",
-                    g.policy.verbs.len(),
-                    g.policy.deny.tools.len(),
-                    if pins == 1 { "" } else { "s" },
-                    g.tools.iter().filter(|t| t.definition.is_some()).count(),
-                )
-            }
+            Compiled::Gateway(g) => format!(
+                "{display}: ok, a gateway policy ({}, {} denied, {}, {} pinned; digest {short})",
+                counted(g.policy.verbs.len(), "tool"),
+                g.policy.deny.tools.len(),
+                counted(g.tools.iter().map(|t| t.pins.len()).sum(), "pin"),
+                counted(g.tools.iter().filter(|t| t.definition.is_some()).count(), "definition"),
+            ),
         }
     }
+}
+
+/// `1 pin`, `2 pins`.
+fn counted(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
 }
 
 /// Compile `sources` as the kind its files say.
