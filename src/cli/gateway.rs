@@ -77,6 +77,11 @@ fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
 
 pub fn run(args: GatewayArgs) -> Result<(), Failure> {
     let display = super::policy::display(&args.policy)?;
+    super::policy::kind::expect_gateway(
+        &display,
+        &m1nd_core::PolicySources::read_dir(&args.policy, &display),
+        "m1nd's own policy is compiled into `m1nd serve`; give --policy a gateway policy directory",
+    )?;
     // Validate before deploy: the same laws and messages as `policy check --gateway`.
     let policy = gateway::load(&args.policy, &display).map_err(|e| {
         let rendered = match e {

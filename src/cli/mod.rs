@@ -75,7 +75,7 @@ enum StoreCommand {
 enum PolicyCommand {
     /// Run the laws on a policy directory, with the same messages as the compiler.
     Check(policy::CheckArgs),
-    /// Print what `cockpit!` expands the policy to.
+    /// Print what `cockpit!` (or, for a gateway policy, `gateway!`) expands the policy to.
     Expand(policy::ExpandArgs),
     /// List an upstream MCP server's tools and write a gateway policy to review.
     Import(gateway::ImportArgs),

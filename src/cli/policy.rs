@@ -1,29 +1,36 @@
-//! `m1nd policy check`, `expand`, `digest` and `diff`.
+//! `m1nd policy check`, `expand`, `digest` and `diff`, on m1nd's own policy
+//! and on gateway policies alike.
 //!
-//! Each compiles with `m1nd_core::compile`, the function the `cockpit!` macro
-//! calls, and renders diagnostics with the same `Diagnostic::render`, so a
-//! violation reads here exactly as rustc shows it.
+//! Each recognises the policy's kind from its files ([`kind`]), compiles it
+//! with the function its macro calls (`compile` for `cockpit!`,
+//! `compile_gateway` for `gateway!`), and renders diagnostics with the same
+//! `Diagnostic::render`, so a violation reads here exactly as rustc shows it.
+
+pub mod kind;
 
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use m1nd_core::policy::diff::{Category, diff as compare, render};
-use m1nd_core::policy::report;
+use m1nd_core::gateway_table::Gateway;
+use m1nd_core::policy::diff::{Category, PolicyDiff, diff as compare, diff_gateway, render};
+use m1nd_core::policy::{gateway_digest, report};
 use m1nd_core::{Cockpit, Diagnostic, PolicySources, compile, compile_gateway};
 use serde_json::{Value, json};
 
+use self::kind::{Kind, recognise};
 use super::revision::{self, Side};
 use super::{Failure, Format, emit};
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// The policy directory (tools.toml, read_only_denied.toml, help_cards.toml, cockpit.toml).
+    /// The policy directory: m1nd's own (tools.toml, read_only_denied.toml, help_cards.toml,
+    /// cockpit.toml) or a gateway's (tools.toml, read_only_denied.toml), recognised from its files.
     #[arg(value_name = "DIR", default_value = "policy")]
     dir: PathBuf,
     /// `text` (as rustc shows it), `json` (for tools), `sarif` (SARIF 2.1.0) or `github` (annotations).
     #[arg(long, value_enum, default_value = "text")]
     format: Format,
-    /// Check a gateway policy: help_cards.toml and cockpit.toml are optional.
+    /// Assert that DIR is a gateway policy: refuse (exit 2) if it is m1nd's own.
     #[arg(long)]
     gateway: bool,
 }
@@ -85,21 +92,69 @@ pub fn display(dir: &Path) -> Result<String, Failure> {
     Ok(if trimmed.is_empty() { written.into_owned() } else { trimmed.to_owned() })
 }
 
+/// A compiled policy of either kind.
+enum Compiled {
+    Cockpit(Cockpit),
+    Gateway(Gateway),
+}
+
+impl Compiled {
+    /// The digest `policy digest` prints: over the whole policy, pins and
+    /// definitions included for a gateway.
+    fn digest(&self) -> String {
+        match self {
+            Compiled::Cockpit(c) => c.digest.to_string(),
+            Compiled::Gateway(g) => gateway_digest(g),
+        }
+    }
+
+    /// `policy check`'s summary of a sound policy.
+    fn summary(&self, display: &str) -> String {
+        let digest = self.digest();
+        let short = digest.get(..12).unwrap_or(&digest);
+        match self {
+            Compiled::Cockpit(c) => format!(
+                "{display}: ok ({} verbs, {} denied, {} cards, {} slots; digest {short})",
+                c.verbs.len(),
+                c.deny.tools.len(),
+                c.cards.len(),
+                c.slots.len(),
+            ),
+            Compiled::Gateway(g) => format!(
+                "{display}: ok, a gateway policy ({}, {} denied, {}, {} pinned; digest {short})",
+                counted(g.policy.verbs.len(), "tool"),
+                g.policy.deny.tools.len(),
+                counted(g.tools.iter().map(|t| t.pins.len()).sum(), "pin"),
+                counted(g.tools.iter().filter(|t| t.definition.is_some()).count(), "definition"),
+            ),
+        }
+    }
+}
+
+/// `1 pin`, `2 pins`.
+fn counted(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", if n == 1 { "" } else { "s" })
+}
+
+/// Compile `sources` as the kind its files say.
+fn compile_kind(kind: Kind, sources: &PolicySources) -> Result<Compiled, Vec<Diagnostic>> {
+    match kind {
+        Kind::Cockpit => compile(sources).map(Compiled::Cockpit),
+        Kind::Gateway => compile_gateway(sources).map(Compiled::Gateway),
+    }
+}
+
 pub fn check(args: CheckArgs) -> Result<(), Failure> {
     let display = display(&args.dir)?;
     let sources = PolicySources::read_dir(&args.dir, &display);
-    let compiled = if args.gateway { compile_gateway(&sources).map(|g| g.policy) } else { compile(&sources) };
-    let problems = match compiled {
-        Ok(cockpit) => {
+    if args.gateway {
+        kind::expect_gateway(&display, &sources, &format!("check it without --gateway: m1nd policy check {display}"))?;
+    }
+    let kind = if args.gateway { Kind::Gateway } else { recognise(&sources).kind };
+    let problems = match compile_kind(kind, &sources) {
+        Ok(compiled) => {
             return match args.format {
-                Format::Text => emit(&format!(
-                    "{display}: ok ({} verbs, {} denied, {} cards, {} slots; digest {})",
-                    cockpit.verbs.len(),
-                    cockpit.deny.tools.len(),
-                    cockpit.cards.len(),
-                    cockpit.slots.len(),
-                    cockpit.digest.get(..12).unwrap_or(&cockpit.digest)
-                )),
+                Format::Text => emit(&compiled.summary(&display)),
                 Format::Json => emit("[]"),
                 Format::Sarif => emit(&pretty(&report::sarif(&[], &sources))),
                 // Nothing to annotate; workflow commands have no "all clear".
@@ -149,7 +204,11 @@ fn diagnostic_json(d: &Diagnostic, sources: &PolicySources) -> Value {
 #[cfg(feature = "expand")]
 pub fn expand(args: ExpandArgs) -> Result<(), Failure> {
     let display = display(&args.dir)?;
-    match m1nd::expand::expand_file(&args.dir, &display, &display) {
+    let expanded = match recognise(&PolicySources::read_dir(&args.dir, &display)).kind {
+        Kind::Cockpit => m1nd::expand::expand_file(&args.dir, &display, &display),
+        Kind::Gateway => m1nd::expand::expand_gateway_file(&args.dir, &display, &display),
+    };
+    match expanded {
         Ok(source) => emit(&source),
         Err(m1nd::expand::ExpandError::Policy(rendered)) => {
             let rendered: Vec<String> = rendered.iter().map(|r| format!("error: {r}")).collect();
@@ -169,9 +228,9 @@ pub fn expand(_args: ExpandArgs) -> Result<(), Failure> {
     ))
 }
 
-/// Compile `sources` or fail with every violation rendered, as `check` prints them.
-fn compiled(name: &str, sources: &PolicySources) -> Result<Cockpit, Failure> {
-    compile(sources).map_err(|problems| {
+/// Compile `sources` as `kind` or fail with every violation rendered, as `check` prints them.
+fn compiled(name: &str, kind: Kind, sources: &PolicySources) -> Result<Compiled, Failure> {
+    compile_kind(kind, sources).map_err(|problems| {
         let rendered: Vec<String> = problems.iter().map(|d| format!("error: {}", d.render(sources))).collect();
         Failure::refused(format!("{}:\n\n{}", breaks(name, problems.len()), rendered.join("\n\n")))
     })
@@ -180,14 +239,36 @@ fn compiled(name: &str, sources: &PolicySources) -> Result<Cockpit, Failure> {
 pub fn digest(args: DigestArgs) -> Result<(), Failure> {
     let display = display(&args.dir)?;
     let sources = PolicySources::read_dir(&args.dir, &display);
-    emit(&compiled(&display, &sources)?.digest)
+    emit(&compiled(&display, recognise(&sources).kind, &sources)?.digest())
+}
+
+/// Both sides compiled, after checking they are of one kind: a diff between
+/// m1nd's own policy and a gateway's would call every verb changed.
+fn both(old: &Side, new: &Side) -> Result<(Compiled, Compiled), Failure> {
+    let (was, now) = (recognise(&old.sources), recognise(&new.sources));
+    if was.kind != now.kind {
+        return Err(Failure::usage(format!(
+            "`{}` is {} ({}) but `{}` is {} ({}); `policy diff` compares two policies of one kind: \
+             give two gateway policy directories or two of m1nd's own",
+            old.name,
+            was.kind.name(),
+            was.why,
+            new.name,
+            now.kind.name(),
+            now.why
+        )));
+    }
+    Ok((compiled(&old.name, was.kind, &old.sources)?, compiled(&new.name, now.kind, &new.sources)?))
 }
 
 pub fn diff(args: DiffArgs) -> Result<(), Failure> {
     let (old, new) = (revision::read(&args.old)?, revision::read(&args.new)?);
-    let table = |side: &Side| compiled(&side.name, &side.sources);
-    let (old_table, new_table) = (table(&old)?, table(&new)?);
-    let d = compare(&old_table, &new_table);
+    let d: PolicyDiff = match both(&old, &new)? {
+        (Compiled::Cockpit(a), Compiled::Cockpit(b)) => compare(&a, &b),
+        (Compiled::Gateway(a), Compiled::Gateway(b)) => diff_gateway(&a, &b),
+        // `both` compiled the two sides as one kind.
+        _ => return Err(Failure::usage("the two policies are of different kinds")),
+    };
     let (a, b) = (old.name.as_str(), new.name.as_str());
     match args.format {
         DiffFormat::Text => emit(&render::text(&d, a, b))?,

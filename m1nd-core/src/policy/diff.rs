@@ -9,7 +9,10 @@
 //! digests close the report. Both tables passed every law, so the diff only
 //! reports; it never judges legality.
 
+mod gateway;
 pub mod render;
+
+pub use gateway::diff_gateway;
 
 use std::collections::BTreeSet;
 
@@ -84,7 +87,9 @@ impl Bound {
 pub struct PolicyDiff {
     /// Sorted by category, then in table order within one.
     pub changes: Vec<Change>,
-    pub bound: [Bound; 2],
+    /// M011's bound on both sides; `None` for gateway policies, which serve
+    /// no menu of their own.
+    pub bound: Option<[Bound; 2]>,
     pub digest: [String; 2],
 }
 
@@ -112,7 +117,7 @@ pub fn diff(old: &Cockpit, new: &Cockpit) -> PolicyDiff {
     changes.sort_by_key(|c| c.category);
     PolicyDiff {
         changes,
-        bound: [Bound::of(old), Bound::of(new)],
+        bound: Some([Bound::of(old), Bound::of(new)]),
         digest: [old.digest.to_string(), new.digest.to_string()],
     }
 }

@@ -13,6 +13,9 @@ use crate::table::{
     SlotKind, Verb,
 };
 
+mod gateway;
+pub use gateway::gateway_digest;
+
 /// 64 lowercase hex digits of blake3 over [`encode`].
 pub fn digest(cockpit: &Cockpit) -> String {
     blake3::hash(&encode(cockpit)).to_hex().to_string()

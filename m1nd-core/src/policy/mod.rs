@@ -21,7 +21,7 @@ pub use crate::primitives::{DIGEST_PREFIX, is_digest};
 pub use crate::runtime::{WorstCase, worst_case};
 pub use decompile::decompile;
 pub use diagnostic::{Diagnostic, Law};
-pub use encode::{digest, encode};
+pub use encode::{digest, encode, gateway_digest};
 pub use laws::Scope;
 pub use profile::Profile;
 pub use source::{Loc, MAX_FILE_BYTES, PolicyFile, PolicySources, ReadProblem, line_col};

@@ -43,8 +43,10 @@ pub fn text(d: &PolicyDiff, old: &str, new: &str) -> String {
             out.push_str(&format!("  {mark} {}: {}\n", c.subject, c.detail));
         }
     }
-    out.push_str("\nbudget bound (M011's worst case)\n");
-    out.push_str(&format!("  {}\n  {}\n", bound_line("old", &d.bound[0]), bound_line("new", &d.bound[1])));
+    if let Some([old_b, new_b]) = &d.bound {
+        out.push_str("\nbudget bound (M011's worst case)\n");
+        out.push_str(&format!("  {}\n  {}\n", bound_line("old", old_b), bound_line("new", new_b)));
+    }
     out.push_str(&format!("\ndigest\n  old: {}\n  new: {}\n", d.digest[0], d.digest[1]));
     out
 }
@@ -66,7 +68,10 @@ pub fn json(d: &PolicyDiff, old: &str, new: &str) -> Value {
         let changes: Vec<Value> = d.of(category).map(|c| json!({ "subject": c.subject, "detail": c.detail })).collect();
         value[category.key()] = Value::Array(changes);
     }
-    value["budget"] = json!({ "old": bound_json(&d.bound[0]), "new": bound_json(&d.bound[1]) });
+    value["budget"] = match &d.bound {
+        Some([old_b, new_b]) => json!({ "old": bound_json(old_b), "new": bound_json(new_b) }),
+        None => Value::Null,
+    };
     value["digest"] = json!({ "old": d.digest[0], "new": d.digest[1] });
     value
 }
@@ -100,17 +105,18 @@ pub fn markdown(d: &PolicyDiff, old: &str, new: &str) -> String {
         }
         out.push('\n');
     }
-    let [old_b, new_b] = &d.bound;
-    out.push_str("#### budget bound (M011's worst case, tokens)\n\n| | root | drill |\n|---|---|---|\n");
-    for (label, b) in [("old", old_b), ("new", new_b)] {
-        out.push_str(&format!(
-            "| {label} | {} of {} | {} of {} (at `{}`) |\n",
-            b.root_tokens,
-            b.root_budget,
-            b.drill_tokens,
-            b.drill_budget,
-            cell(&b.drill_level)
-        ));
+    if let Some([old_b, new_b]) = &d.bound {
+        out.push_str("#### budget bound (M011's worst case, tokens)\n\n| | root | drill |\n|---|---|---|\n");
+        for (label, b) in [("old", old_b), ("new", new_b)] {
+            out.push_str(&format!(
+                "| {label} | {} of {} | {} of {} (at `{}`) |\n",
+                b.root_tokens,
+                b.root_budget,
+                b.drill_tokens,
+                b.drill_budget,
+                cell(&b.drill_level)
+            ));
+        }
     }
     out.push_str(&format!("\ndigest: `{}` → `{}`\n", d.digest[0], d.digest[1]));
     out

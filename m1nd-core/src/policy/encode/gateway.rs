@@ -1,0 +1,109 @@
+//! The digest of a whole gateway policy: the guard's table, and what only a
+//! gateway enforces (pins and pinned definition digests).
+//!
+//! Invariant 1: no change to a gateway policy's meaning leaves its digest
+//! unchanged. [`Cockpit`](crate::table::Cockpit)'s digest covers the verbs and
+//! the deny list; this one adds every [`GatewayTool`], taken apart with
+//! exhaustive patterns like the rest of the encoding, so a field added to the
+//! gateway table does not compile until it is encoded here.
+
+use super::{Encoder, encode};
+use crate::gateway_table::{Gateway, GatewayTool, Pin, PinRule};
+use crate::mode::SessionMode;
+
+/// 64 lowercase hex digits of blake3 over the gateway encoding: what
+/// `m1nd policy digest` prints for a gateway policy.
+pub fn gateway_digest(gateway: &Gateway) -> String {
+    let Gateway { policy, tools, mode } = gateway;
+    let mut e = Encoder(Vec::with_capacity(16 * 1024));
+    e.str("m1nd-gateway-encoding-v1");
+    e.tag(match mode {
+        SessionMode::ReadOnly => 0,
+        SessionMode::ReadWrite => 1,
+    });
+    let table = encode(policy);
+    e.len(table.len());
+    e.0.extend_from_slice(&table);
+    e.each(tools, |e, tool| {
+        let GatewayTool { verb, definition, pins } = tool;
+        e.str(verb);
+        e.opt(definition.as_deref());
+        e.each(pins, |e, pin| {
+            let Pin { argument, rule } = pin;
+            e.str(argument);
+            match rule {
+                PinRule::Allowed(values) => {
+                    e.tag(0);
+                    e.strs(values);
+                }
+                PinRule::Under { dirs, hard_links } => {
+                    e.tag(1);
+                    e.strs(dirs);
+                    e.bool(*hard_links);
+                }
+            }
+        });
+    });
+    blake3::hash(&e.0).to_hex().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use std::borrow::Cow;
+
+    use super::*;
+    use crate::{PolicyFile, PolicySources, compile_gateway};
+
+    fn base() -> Gateway {
+        let tools = "[verbs.git_status]\nsummary = \"s\"\nrequires = [\"repo_path\"]\n\
+                     definition = \"blake3:0000000000000000000000000000000000000000000000000000000000000000\"\n\
+                     pins.repo_path = { under = [\"/srv/a\"] }\n\n\
+                     [verbs.git_branch]\nsummary = \"b\"\naccepts = [\"branch_type\"]\n\
+                     pins.branch_type = { allowed = [\"local\"] }\n";
+        let sources = PolicySources::from_bytes("gw", |f| match f {
+            PolicyFile::Tools => Some(tools.as_bytes()),
+            PolicyFile::Deny => Some(b"tools = []\n".as_slice()),
+            _ => None,
+        });
+        compile_gateway(&sources).unwrap_or_else(|p| panic!("{}", p[0].render(&sources)))
+    }
+
+    /// One named edit of a compiled gateway table.
+    type Edit = (&'static str, fn(&mut Gateway));
+
+    fn tool(g: &mut Gateway, i: usize) -> &mut GatewayTool {
+        &mut g.tools.to_mut()[i]
+    }
+
+    /// Every part of the gateway-only table moves the digest.
+    #[test]
+    fn each_gateway_field_changes_the_digest() {
+        let original = gateway_digest(&base());
+        assert_eq!(original, gateway_digest(&base()), "the digest is deterministic");
+        assert_eq!(original.len(), 64);
+        let edits: [Edit; 9] = [
+            ("the guard's table", |g| g.policy.title = Cow::Borrowed("other")),
+            ("the session mode", |g| g.mode = SessionMode::ReadWrite),
+            ("a verb", |g| tool(g, 0).verb = Cow::Borrowed("git_other")),
+            ("a definition dropped", |g| tool(g, 0).definition = None),
+            ("a definition changed", |g| tool(g, 0).definition = Some(Cow::Borrowed("blake3:1"))),
+            ("a pin's argument", |g| tool(g, 0).pins.to_mut()[0].argument = Cow::Borrowed("path")),
+            ("an under dir", |g| {
+                tool(g, 0).pins.to_mut()[0].rule =
+                    PinRule::Under { dirs: Cow::Owned(vec![Cow::Borrowed("/srv/b")]), hard_links: false }
+            }),
+            ("hard links", |g| {
+                tool(g, 0).pins.to_mut()[0].rule =
+                    PinRule::Under { dirs: Cow::Owned(vec![Cow::Borrowed("/srv/a")]), hard_links: true }
+            }),
+            ("an allowed value", |g| {
+                tool(g, 1).pins.to_mut()[0].rule = PinRule::Allowed(Cow::Owned(vec![Cow::Borrowed("remote")]))
+            }),
+        ];
+        for (what, edit) in edits {
+            let mut g = base();
+            edit(&mut g);
+            assert_ne!(gateway_digest(&g), original, "{what} left the gateway digest unchanged");
+        }
+    }
+}
