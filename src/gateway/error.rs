@@ -47,7 +47,7 @@ pub enum GatewayError {
         if .0.len() == 1 { "" } else { "s" },
         .0.iter().map(|p| format!("  - {p}")).collect::<Vec<_>>().join("\n")
     )]
-    Names(Vec<super::import::NameProblem>),
+    Names(Vec<super::name_problem::NameProblem>),
     /// `policy import` never replaces a reviewed policy.
     #[error(
         "{} exists; a reviewed policy is never overwritten: compare with `{}`",

@@ -24,12 +24,13 @@ use std::path::PathBuf;
 use m1nd_core::SessionMode;
 use m1nd_core::gateway::digest;
 use m1nd_core::guard::printable;
-use m1nd_core::names::spec::{self, SPEC_RULE, toml_key};
+use m1nd_core::names::spec::{self, toml_key};
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
 use serde_json::Value;
 
 use super::error::GatewayError;
 use super::free_text;
+use super::name_problem::NameProblem;
 use super::upstream::{Upstream, list};
 
 /// What `policy import` was asked to do.
@@ -48,27 +49,6 @@ pub struct ImportOptions {
 pub struct Imported {
     pub tools_toml: String,
     pub deny_toml: String,
-}
-
-/// Why an upstream's tool cannot be declared in a gateway policy.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-pub enum NameProblem {
-    /// A listed tool with no string `name`.
-    #[error("tool {position} of the listing has no name; the MCP specification requires one")]
-    Unnamed { position: usize },
-    /// A name outside the specification (law M001 for a gateway policy).
-    #[error(
-        "[M001] `{name}` is not a tool name the MCP specification allows: {problem}; {SPEC_RULE}. The gateway \
-         hides and refuses it: ask the upstream's maintainers to rename it"
-    )]
-    OutsideSpec { name: String, problem: String },
-    /// Two names a client could not tell apart (law M016).
-    #[error(
-        "[M016] `{first}` and `{second}` fold to the same name `{folded}` (case, `-`, `_`, `.` and the `m1nd.` \
-         prefix are folded), so a client's spelling could mean either: write tools.toml by hand, declaring only \
-         the one to serve (the other stays hidden and refused)"
-    )]
-    Folded { first: String, second: String, folded: String },
 }
 
 /// List the upstream and build the two policy files.
@@ -242,6 +222,7 @@ fn array(items: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use m1nd_core::names::spec::SPEC_RULE;
     use m1nd_core::{PolicyFile, PolicySources, compile_gateway};
     use serde_json::json;
 

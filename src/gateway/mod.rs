@@ -26,6 +26,7 @@ mod error;
 mod free_text;
 mod https;
 mod import;
+mod name_problem;
 mod session;
 mod upstream;
 
@@ -37,7 +38,8 @@ use m1nd_core::{PolicySources, compile_gateway};
 pub use credential::{Credential, CredentialError};
 pub use error::GatewayError;
 pub use https::{HttpClientOptions, HttpsError};
-pub use import::{ImportOptions, NameProblem, import};
+pub use import::{ImportOptions, import};
+pub use name_problem::NameProblem;
 pub use session::{Connected, DEFAULT_RECHECK, GatewayServer, Options, connect, serve};
 pub use upstream::{Endpoint, Upstream};
 

@@ -21,9 +21,6 @@ use super::tray::{Act, ActRefused, Acted, Judged};
 use super::writes::{PersistAction, PersistOutcome, agent_of, check_expected, memory_id, record_presence};
 use super::{Store, clock, state, tally, tray};
 
-/// The most changes one transaction holds.
-pub const MAX_BATCH: usize = 64;
-
 /// One write waiting for its turn.
 #[derive(Clone, Debug)]
 pub enum Change {

@@ -110,7 +110,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
-pub use batch::{Change, Done, MAX_BATCH, Refusal};
+pub use batch::{Change, Done, Refusal};
 pub use check::{DamagedPage, Report, check, check_file};
 pub use error::StoreError;
 pub use file::{DB_FILE, FileId, JOURNAL_FILE};
@@ -118,6 +118,7 @@ pub use json::STATE_JSON;
 pub use mark::{Mark, Probe};
 pub use reads::{LISTED, Snapshot, Stamp};
 pub use room::{Cause, NoRoom, ONE_WRITE_BYTES, Room};
+pub use state::MAX_BATCH;
 pub use state::{
     Alert, Block, BlockStatus, Counts, Drift, FORMAT, Format, MAX_CLAIM_CHARS, MAX_SOURCE_CHARS, Memory, Mission,
     Module, Phase, Presence, State,

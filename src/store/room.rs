@@ -17,8 +17,7 @@
 use std::fmt;
 use std::path::Path;
 
-use super::batch::MAX_BATCH;
-use super::state::{MAX_CLAIM_CHARS, MAX_SOURCE_CHARS};
+use super::state::{MAX_BATCH, MAX_CLAIM_CHARS, MAX_SOURCE_CHARS};
 
 /// More than one write transaction can add to the file and its journal: a
 /// batch of [`MAX_BATCH`] memories at the longest claim and source, 4 bytes a

@@ -20,6 +20,10 @@ pub const MAX_CLAIM_CHARS: usize = 4096;
 /// Longest `source` a memory may carry, in characters.
 pub const MAX_SOURCE_CHARS: usize = 256;
 
+/// The most changes one transaction holds: with the two bounds above, it
+/// bounds what one group commit can add to the file (`room::ONE_WRITE_BYTES`).
+pub const MAX_BATCH: usize = 64;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct State {
