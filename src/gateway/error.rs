@@ -32,6 +32,14 @@ pub enum GatewayError {
     List(String),
     #[error("the upstream did not answer tools/list within {secs} s")]
     ListTimeout { secs: u64 },
+    /// A listing past the bounds of [`super::upstream::LIST_BOUNDS`]: an
+    /// upstream that pages forever, or lists more tools than any policy
+    /// reviews, would otherwise hold the gateway's memory and its re-lists.
+    #[error(
+        "the upstream's tools/list went past {what} ({limit}); nothing from this listing is served: the upstream \
+         pages without end or lists more tools than a gateway policy can review; report it to its maintainers"
+    )]
+    ListTooLong { what: &'static str, limit: usize },
     #[error("the upstream's tools could not be listed; nothing to serve")]
     NothingToServe,
     #[error("the downstream MCP session did not start: {0}")]

@@ -6,7 +6,7 @@ use std::ffi::OsString;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, Tool};
+use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, PaginatedRequestParams, Tool};
 use rmcp::service::{NotificationContext, RunningService};
 use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, RoleClient, ServiceExt};
@@ -134,12 +134,43 @@ pub(super) async fn list(
     peer: &rmcp::Peer<RoleClient>,
     timeout: Duration,
 ) -> Result<Vec<serde_json::Value>, GatewayError> {
-    let tools: Vec<Tool> = match tokio::time::timeout(timeout, peer.list_all_tools()).await {
-        Ok(Ok(tools)) => tools,
-        Ok(Err(e)) => return Err(GatewayError::List(e.to_string())),
+    let tools = match tokio::time::timeout(timeout, all_pages(peer, LIST_BOUNDS)).await {
+        Ok(listed) => listed?,
         Err(_) => return Err(GatewayError::ListTimeout { secs: timeout.as_secs() }),
     };
     Ok(tools.iter().filter_map(|t| serde_json::to_value(t).ok()).collect())
+}
+
+/// How far one listing may go: pages followed, and tools kept.
+#[derive(Clone, Copy, Debug)]
+pub struct ListBounds {
+    pub pages: usize,
+    pub tools: usize,
+}
+
+/// The gateway's bounds on one `tools/list`: far past any real server (the
+/// largest seen list a few hundred tools on one page), and small enough
+/// that a hostile upstream cannot grow the gateway's memory without end.
+pub const LIST_BOUNDS: ListBounds = ListBounds { pages: 100, tools: 10_000 };
+
+/// Every page of the upstream's `tools/list`, within `bounds` (rmcp's
+/// `list_all_tools` follows cursors without end).
+async fn all_pages(peer: &rmcp::Peer<RoleClient>, bounds: ListBounds) -> Result<Vec<Tool>, GatewayError> {
+    let mut tools = Vec::new();
+    let mut cursor = None;
+    for _ in 0..bounds.pages {
+        let params = PaginatedRequestParams::default().with_cursor(cursor);
+        let page = peer.list_tools(Some(params)).await.map_err(|e| GatewayError::List(e.to_string()))?;
+        if tools.len() + page.tools.len() > bounds.tools {
+            return Err(GatewayError::ListTooLong { what: "the tools a listing may hold", limit: bounds.tools });
+        }
+        tools.extend(page.tools);
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => return Ok(tools),
+        }
+    }
+    Err(GatewayError::ListTooLong { what: "the pages a listing may take", limit: bounds.pages })
 }
 
 /// The client side of the upstream connection: a tools/list_changed

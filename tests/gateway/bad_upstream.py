@@ -4,6 +4,9 @@ BAD_MODE=die   exits without answering;
 BAD_MODE=hang  never answers;
 BAD_MODE=junk  writes lines that are not JSON-RPC to stdout, then answers.
 `echo` always answers, so a test can see the session go on.
+
+BAD_LIST=endless  every tools/list page names a next cursor, forever;
+BAD_LIST=crowd    one tools/list page of 20,000 tools.
 """
 
 from __future__ import annotations
@@ -16,10 +19,19 @@ from mcp.server.lowlevel.server import Server
 from mcp.server.stdio import stdio_server
 
 MODE = os.environ.get("BAD_MODE", "")
+LIST = os.environ.get("BAD_LIST", "")
 EMPTY = {"type": "object", "properties": {}}
 
 
 async def list_tools(ctx, params) -> types.ListToolsResult:
+    if LIST == "endless":
+        page = int((params.cursor if params and params.cursor else "0")) + 1
+        tool = types.Tool(name=f"page_{page}", description="One more page.", input_schema=EMPTY)
+        return types.ListToolsResult(tools=[tool], next_cursor=str(page))
+    if LIST == "crowd":
+        return types.ListToolsResult(tools=[
+            types.Tool(name=f"tool_{i}", description="One of many.", input_schema=EMPTY) for i in range(20_000)
+        ])
     return types.ListToolsResult(tools=[
         types.Tool(name="work", description="Misbehaves.", input_schema=EMPTY),
         types.Tool(name="echo", description="Answers.", input_schema=EMPTY),

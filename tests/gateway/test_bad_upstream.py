@@ -54,3 +54,25 @@ def test_an_upstream_that_is_not_an_mcp_server_stops_the_gateway_with_a_clear_er
             capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
         )
         assert done.returncode == 2 and says in done.stderr, (upstream, done.stderr)
+
+
+@pytest.mark.parametrize(("listing", "says"), [
+    ("endless", "went past the pages a listing may take (100)"),
+    ("crowd", "went past the tools a listing may hold (10000)"),
+])
+def test_a_listing_without_end_is_refused_with_its_bound(tmp_path: Path, listing: str, says: str) -> None:
+    """An upstream that pages forever, or lists more tools than any policy reviews, is refused at
+    import and at the gateway's start, naming the bound, instead of growing the gateway's memory."""
+    env = {**os.environ, "BAD_LIST": listing}
+    policy = tmp_path / "policy"
+    done = subprocess.run(
+        [str(m1nd_bin()), "policy", "import", "--policy", str(policy), "--", *UPSTREAM],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=env,
+    )
+    assert done.returncode != 0 and says in done.stderr, done.stderr
+    assert not policy.exists(), "nothing is written from a listing past its bounds"
+    started = subprocess.run(
+        [str(m1nd_bin()), "gateway", "--policy", str(imported(tmp_path / "sound")), "--", *UPSTREAM],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=env,
+    )
+    assert started.returncode != 0 and says in started.stderr, started.stderr
