@@ -9,7 +9,8 @@ Calls the suite leaves out, and why: nothing is left out of the reads. trigger-l
 sleeps 10 s by default, so it is called with a 0.05 s duration. The tools that need the client's
 sampling or elicitation (trigger-sampling-request, trigger-elicitation-request, ...) are not offered
 to the gateway at all: the upstream registers them only for a client that declares those capabilities,
-and the gateway declares none. simulate-research-query (a task that may elicit) is denied.
+and the gateway declares none (the import test would see them appear). simulate-research-query (a task
+that may elicit) is denied.
 
 Expectations come from the policy files, never from a list written here; the per-tool arguments and
 answers below are checked against the policy's reads (a drift test)."""
@@ -55,8 +56,9 @@ def everything_server() -> list[str]:
 
 
 def environment() -> dict[str, str]:
-    """The gateway's (and so the upstream's) environment: the suite's, plus a value get-env must show."""
-    return {**os.environ, "EVERYTHING_PROBE": PROBE}
+    """The gateway's (and so the upstream's) environment: only PATH and a value get-env must show, so
+    that get-env's answer (printed when an assertion fails) carries none of the suite's variables."""
+    return {"PATH": os.environ["PATH"], "EVERYTHING_PROBE": PROBE}
 
 
 def blocks(result: Any, kind: str) -> list[Any]:
@@ -113,19 +115,9 @@ def test_import_takes_every_tool_under_its_exact_name_and_matches_the_reviewed_p
     )
     assert done.returncode == 0, done.stderr
     assert "skipped" not in done.stdout + done.stderr
-    imported = policy_of(out)
+    imported = policy(out.resolve())
     assert imported["verbs"] == EVERYTHING["verbs"], "the upstream's tools or definitions differ from the reviewed policy"
     assert sorted(imported["denied"]) == sorted(EVERYTHING["denied"])
-
-
-def policy_of(path: Path) -> dict[str, Any]:
-    import tomllib
-
-    with open(path / "tools.toml", "rb") as f:
-        verbs = tomllib.load(f)["verbs"]
-    with open(path / "read_only_denied.toml", "rb") as f:
-        denied = tomllib.load(f)["tools"]
-    return {"verbs": verbs, "denied": denied}
 
 
 async def upstream_tools() -> dict[str, Any]:
