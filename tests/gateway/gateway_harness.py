@@ -42,8 +42,8 @@ def venv_bin(name: str) -> str:
     return str(Path(sys.executable).parent / name)
 
 
-def policy(name: str) -> dict[str, Any]:
-    """The reviewed policy `name`: its verbs and its deny list."""
+def policy(name: str | Path) -> dict[str, Any]:
+    """The reviewed policy `name` (or the policy directory at an absolute path): its verbs and its deny list."""
     with open(POLICIES / name / "tools.toml", "rb") as f:
         verbs = tomllib.load(f)["verbs"]
     with open(POLICIES / name / "read_only_denied.toml", "rb") as f:

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The gateway suites: `m1nd gateway` in front of real upstreams (mcp-server-git from PyPI,
-# @modelcontextprotocol/server-filesystem from npm), driven by the official MCP Python SDK.
+# @modelcontextprotocol/server-filesystem and server-everything from npm), driven by the official
+# MCP Python SDK.
 #
 #   tests/gateway/run.sh          build if needed, install the upstreams, run pytest
 #   tests/gateway/run.sh -k pin   extra arguments go to pytest
