@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use clap::Args;
 use m1nd::gateway::{self, ImportOptions, Options};
+use m1nd::mcp::attestation::{self, PinError, Pinned};
 
 mod upstream;
 
@@ -25,6 +26,9 @@ pub struct GatewayArgs {
     /// M1ND_READ_ONLY=1). Nothing on the command line makes a read-only policy read-write.
     #[arg(long)]
     read_only: bool,
+    /// Refuse to start unless the gateway policy has this digest (`m1nd policy digest DIR`).
+    #[arg(long, value_name = "HEX")]
+    expect_digest: Option<String>,
     /// Seconds one forwarded call may take before it is answered with an error.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     call_timeout: f64,
@@ -95,6 +99,13 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
             if n == 1 { "" } else { "s" }
         ))
     })?;
+    if let Some(pin) = &args.expect_digest {
+        let pinned = Pinned::Gateway { display: display.clone() };
+        attestation::check_digest(pin, &m1nd_core::policy::gateway_digest(&policy), pinned).map_err(|e| match e {
+            PinError::Malformed(_) => Failure::usage(e.to_string()),
+            PinError::Mismatch { .. } => Failure::refused(e.to_string()),
+        })?;
+    }
     let read_only = args.read_only || read_only_from_env(std::env::var_os(READ_ONLY_ENV))?;
     let call_timeout = Duration::try_from_secs_f64(args.call_timeout)
         .ok()

@@ -33,6 +33,7 @@ use tokio::task::JoinHandle;
 
 use super::error::GatewayError;
 use super::upstream::{Listener, Upstream, list};
+use crate::mcp::attestation;
 
 /// How a gateway session is set up.
 #[derive(Clone, Debug)]
@@ -81,6 +82,8 @@ struct State {
     guard: Guard<'static>,
     /// The session's mode: the policy's, made read-only by the command line.
     mode: SessionMode,
+    /// The policy's digest, as `m1nd policy digest` prints it: attested.
+    digest: String,
     options: Options,
     view: RwLock<Arc<Served>>,
     upstream: Mutex<Option<Peer<RoleClient>>>,
@@ -98,6 +101,7 @@ impl State {
             gateway,
             guard: Guard::for_gateway(gateway, mode.is_read_only()),
             mode,
+            digest: m1nd_core::policy::gateway_digest(gateway),
             options,
             view: RwLock::new(Arc::new(Served::default())),
             upstream: Mutex::new(None),
@@ -218,7 +222,8 @@ impl ServerHandler for GatewayServer {
         let capabilities = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build();
         let state = &self.state;
         let mode = state.mode;
-        ServerConfig::new(capabilities)
+        let definitions = state.served().view.definitions_digest();
+        let mut config = ServerConfig::new(capabilities)
             .with_server_info(
                 Implementation::new("m1nd-gateway", env!("CARGO_PKG_VERSION"))
                     .with_title(format!("m1nd gateway ({mode})"))
@@ -227,7 +232,10 @@ impl ServerHandler for GatewayServer {
             .with_instructions(format!(
                 "m1nd gateway: the tools of another MCP server, as a checked policy allows them. {}",
                 announce(mode, state.gateway.mode, state.options.read_only)
-            ))
+            ));
+        // The same `io.m1nd/attestation` as `m1nd serve`, in `initialize` and `server/discover`.
+        config.meta = Some(attestation::gateway_meta(&state.digest, mode, &definitions));
+        config
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
