@@ -31,6 +31,7 @@ use rmcp::{ErrorData as McpError, Peer, RoleClient, RoleServer, ServerHandler, S
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
+use super::audit::{self, Audit, Decision};
 use super::error::GatewayError;
 use super::upstream::{Listener, Upstream, list};
 use crate::mcp::attestation;
@@ -47,6 +48,8 @@ pub struct Options {
     /// List the upstream again at least this often (`None`: only when a
     /// client lists tools or the upstream says they changed).
     pub recheck: Option<Duration>,
+    /// Append one line per decision here (`--audit`); see audit.rs.
+    pub audit: Option<Arc<Audit>>,
 }
 
 /// How often the upstream is listed again when nothing else asks for it.
@@ -61,7 +64,7 @@ pub const DEFAULT_RECHECK: Duration = Duration::from_secs(10);
 
 impl Default for Options {
     fn default() -> Self {
-        Self { read_only: false, call_timeout: Duration::from_secs(30), recheck: Some(DEFAULT_RECHECK) }
+        Self { read_only: false, call_timeout: Duration::from_secs(30), recheck: Some(DEFAULT_RECHECK), audit: None }
     }
 }
 
@@ -160,20 +163,54 @@ impl State {
         }
     }
 
-    async fn call(&self, request: CallToolRequestParams) -> CallToolResult {
+    async fn call(&self, request: CallToolRequestParams, session: &str) -> CallToolResult {
         let served = self.served();
         let checked =
             gateway::check(self.gateway, &self.guard, &served.view, &request.name, request.arguments.as_ref());
+        let audit = self.options.audit.as_deref();
+        let arguments = audit.and_then(|a| a.arguments(request.arguments.as_ref()));
+        let line = |decision| audit::Record {
+            arguments: arguments.clone(),
+            ..audit::Record::new(session, &request.name, decision, &self.digest)
+        };
         let forward = match checked {
             Ok(forward) => forward,
-            Err(refused) => return error(refused.to_string()),
+            Err(refused) => {
+                let told = refused.to_string();
+                if let Some(audit) = audit {
+                    let line = audit::Record {
+                        code: Some(audit::code(&refused)),
+                        reason: Some(told.clone()),
+                        ..line(Decision::Refused)
+                    };
+                    if let Err(e) = audit.write(&line) {
+                        return error(format!("{told}; and the refusal could not be recorded: {e}"));
+                    }
+                }
+                return error(told);
+            }
         };
+        let definition = served.view.offered().iter().find(|o| o.upstream == forward.upstream).map(|o| &*o.definition);
+        let resolved = |decision| line(decision).resolved(&forward.verb, &forward.upstream, definition);
+        // Fail closed: a call is forwarded only once its decision is recorded.
+        if let Some(audit) = audit
+            && let Err(e) = audit.write(&resolved(Decision::Forwarded))
+        {
+            return error(format!(
+                "`{}` refused: {e}; every call must be recorded in the audit trail before it is forwarded, so \
+                 nothing was sent to the upstream: free space on the disk or fix the file, then call again",
+                forward.verb
+            ));
+        }
         let Some(peer) = self.upstream.lock().ok().and_then(|u| u.clone()) else {
             return error("the upstream is not connected");
         };
-        let params = CallToolRequestParams::new(forward.upstream).with_arguments(forward.arguments);
+        let params = CallToolRequestParams::new(forward.upstream.clone()).with_arguments(forward.arguments.clone());
         let timeout = self.options.call_timeout;
-        match tokio::time::timeout(timeout, peer.call_tool(params)).await {
+        let started = std::time::Instant::now();
+        let answered = tokio::time::timeout(timeout, peer.call_tool(params)).await;
+        let latency_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
+        let result = match answered {
             // An upstream of an older protocol leaves `resultType` out; a
             // 2026-07-28 client needs it, and the call did complete.
             Ok(Ok(mut result)) => {
@@ -186,7 +223,22 @@ impl State {
                 forward.verb,
                 timeout.as_secs()
             )),
+        };
+        if let Some(audit) = audit {
+            let line = audit::Record {
+                latency_ms,
+                is_error: Some(result.is_error == Some(true)),
+                ..resolved(Decision::Answered)
+            };
+            if let Err(e) = audit.write(&line) {
+                return error(format!(
+                    "`{}` was forwarded and the upstream answered, but the answer could not be recorded: {e}; \
+                     the result is withheld",
+                    forward.verb
+                ));
+            }
         }
+        result
     }
 }
 
@@ -262,9 +314,9 @@ impl ServerHandler for GatewayServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        Ok(self.state.call(request).await.into())
+        Ok(self.state.call(request, &audit::session(&context)).await.into())
     }
 }
 
