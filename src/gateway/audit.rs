@@ -87,7 +87,7 @@ pub struct Record<'a> {
     /// The upstream's name for the tool, once resolved.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<&'a str>,
-    /// A refusal's kind (`guard`, `hidden`, `pin`, …), or `upstream-error`.
+    /// A refusal's kind: [`code`]'s, or `not-connected` when no upstream is.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub code: Option<&'static str>,
     /// What the client was told when it was refused, or why the upstream failed.

@@ -176,22 +176,15 @@ impl State {
         let forward = match checked {
             Ok(forward) => forward,
             Err(refused) => {
-                let told = refused.to_string();
-                if let Some(audit) = audit {
-                    let line = audit::Record {
-                        code: Some(audit::code(&refused)),
-                        reason: Some(told.clone()),
-                        ..line(Decision::Refused)
-                    };
-                    if let Err(e) = audit.write(&line) {
-                        return error(format!("{told}; and the refusal could not be recorded: {e}"));
-                    }
-                }
-                return error(told);
+                return refuse(audit, line(Decision::Refused), audit::code(&refused), refused.to_string());
             }
         };
         let definition = served.view.offered().iter().find(|o| o.upstream == forward.upstream).map(|o| &*o.definition);
         let resolved = |decision| line(decision).resolved(&forward.verb, &forward.upstream, definition);
+        let Some(peer) = self.upstream.lock().ok().and_then(|u| u.clone()) else {
+            let told = "the upstream is not connected".to_owned();
+            return refuse(audit, resolved(Decision::Refused), "not-connected", told);
+        };
         // Fail closed: a call is forwarded only once its decision is recorded.
         if let Some(audit) = audit
             && let Err(e) = audit.write(&resolved(Decision::Forwarded))
@@ -202,9 +195,6 @@ impl State {
                 forward.verb
             ));
         }
-        let Some(peer) = self.upstream.lock().ok().and_then(|u| u.clone()) else {
-            return error("the upstream is not connected");
-        };
         let params = CallToolRequestParams::new(forward.upstream.clone()).with_arguments(forward.arguments.clone());
         let timeout = self.options.call_timeout;
         let started = std::time::Instant::now();
@@ -256,6 +246,17 @@ fn announce(mode: SessionMode, declared: SessionMode, asked_read_only: bool) -> 
         }
     };
     format!("Mode: {mode} ({why}): {what}.")
+}
+
+/// Refuse with `told`, once the refusal is in the audit trail (if there is one).
+fn refuse(audit: Option<&Audit>, line: audit::Record<'_>, code: &'static str, told: String) -> CallToolResult {
+    if let Some(audit) = audit {
+        let line = audit::Record { code: Some(code), reason: Some(told.clone()), ..line };
+        if let Err(e) = audit.write(&line) {
+            return error(format!("{told}; and the refusal could not be recorded: {e}"));
+        }
+    }
+    error(told)
 }
 
 fn error(text: impl Into<String>) -> CallToolResult {
