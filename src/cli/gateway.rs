@@ -3,10 +3,12 @@
 
 use std::ffi::OsString;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use m1nd::gateway::{self, ImportOptions, Options};
+use m1nd::gateway::{self, Audit, AuditArguments, ImportOptions, Options};
+use m1nd::mcp::attestation::{self, PinError, Pinned};
 
 mod upstream;
 
@@ -25,6 +27,9 @@ pub struct GatewayArgs {
     /// M1ND_READ_ONLY=1). Nothing on the command line makes a read-only policy read-write.
     #[arg(long)]
     read_only: bool,
+    /// Refuse to start unless the gateway policy has this digest (`m1nd policy digest DIR`).
+    #[arg(long, value_name = "HEX")]
+    expect_digest: Option<String>,
     /// Seconds one forwarded call may take before it is answered with an error.
     #[arg(long, value_name = "SECONDS", default_value_t = 30.0)]
     call_timeout: f64,
@@ -33,6 +38,14 @@ pub struct GatewayArgs {
     /// says they changed).
     #[arg(long, value_name = "SECONDS", default_value_t = gateway::DEFAULT_RECHECK.as_secs_f64())]
     recheck: f64,
+    /// Append one JSON line per decision on a tools/call to FILE; a call whose line cannot be
+    /// written is refused.
+    #[arg(long, value_name = "FILE")]
+    audit: Option<PathBuf>,
+    /// Write each call's arguments to the audit file: `hashed` (blake3, the default when given)
+    /// or `plain` (values may hold secrets). Without it no argument value is written.
+    #[arg(long, value_name = "HOW", requires = "audit", num_args = 0..=1, default_missing_value = "hashed")]
+    audit_arguments: Option<AuditArgumentsArg>,
     #[command(flatten)]
     http: HttpArgs,
     /// Reach a Streamable HTTP upstream at URL (https:// or http://) instead of starting one.
@@ -43,6 +56,13 @@ pub struct GatewayArgs {
     /// The upstream MCP server to start, after `--`.
     #[arg(last = true, required_unless_present = "upstream", value_name = "CMD")]
     command: Vec<OsString>,
+}
+
+/// `--audit-arguments`'s values.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum AuditArgumentsArg {
+    Hashed,
+    Plain,
 }
 
 #[derive(Debug, Args)]
@@ -95,6 +115,13 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
             if n == 1 { "" } else { "s" }
         ))
     })?;
+    if let Some(pin) = &args.expect_digest {
+        let pinned = Pinned::Gateway { display: display.clone() };
+        attestation::check_digest(pin, &m1nd_core::policy::gateway_digest(&policy), pinned).map_err(|e| match e {
+            PinError::Malformed(_) => Failure::usage(e.to_string()),
+            PinError::Mismatch { .. } => Failure::refused(e.to_string()),
+        })?;
+    }
     let read_only = args.read_only || read_only_from_env(std::env::var_os(READ_ONLY_ENV))?;
     let call_timeout = Duration::try_from_secs_f64(args.call_timeout)
         .ok()
@@ -107,7 +134,18 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
     let http = args.http.options()?;
     // One policy per process, alive until it exits.
     let policy = Box::leak(Box::new(policy));
-    let options = Options { read_only, call_timeout, recheck };
+    let audit = match &args.audit {
+        None => None,
+        Some(path) => {
+            let arguments = match args.audit_arguments {
+                None => AuditArguments::Omitted,
+                Some(AuditArgumentsArg::Hashed) => AuditArguments::Hashed,
+                Some(AuditArgumentsArg::Plain) => AuditArguments::Plain,
+            };
+            Some(Arc::new(Audit::open(path, arguments).map_err(|e| Failure::usage(e.to_string()))?))
+        }
+    };
+    let options = Options { read_only, call_timeout, recheck, audit };
     let Some(http) = http else {
         return runtime()?.block_on(async move {
             gateway::serve(policy, options, upstream, m1nd::transport::stdio::Stdio::new())

@@ -21,6 +21,7 @@
 //! every definition, and tells the downstream client only if what it may see
 //! changed (session.rs says what window this leaves).
 
+mod audit;
 mod credential;
 mod error;
 mod free_text;
@@ -35,6 +36,7 @@ use std::path::Path;
 use m1nd_core::gateway::Gateway;
 use m1nd_core::{PolicySources, compile_gateway};
 
+pub use audit::{Audit, AuditArguments, AuditError};
 pub use credential::{Credential, CredentialError};
 pub use error::GatewayError;
 pub use https::{HttpClientOptions, HttpsError};

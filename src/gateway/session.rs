@@ -31,8 +31,10 @@ use rmcp::{ErrorData as McpError, Peer, RoleClient, RoleServer, ServerHandler, S
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
+use super::audit::{self, Audit, Decision};
 use super::error::GatewayError;
 use super::upstream::{Listener, Upstream, list};
+use crate::mcp::attestation;
 
 /// How a gateway session is set up.
 #[derive(Clone, Debug)]
@@ -46,6 +48,8 @@ pub struct Options {
     /// List the upstream again at least this often (`None`: only when a
     /// client lists tools or the upstream says they changed).
     pub recheck: Option<Duration>,
+    /// Append one line per decision here (`--audit`); see audit.rs.
+    pub audit: Option<Arc<Audit>>,
 }
 
 /// How often the upstream is listed again when nothing else asks for it.
@@ -60,7 +64,7 @@ pub const DEFAULT_RECHECK: Duration = Duration::from_secs(10);
 
 impl Default for Options {
     fn default() -> Self {
-        Self { read_only: false, call_timeout: Duration::from_secs(30), recheck: Some(DEFAULT_RECHECK) }
+        Self { read_only: false, call_timeout: Duration::from_secs(30), recheck: Some(DEFAULT_RECHECK), audit: None }
     }
 }
 
@@ -81,6 +85,8 @@ struct State {
     guard: Guard<'static>,
     /// The session's mode: the policy's, made read-only by the command line.
     mode: SessionMode,
+    /// The policy's digest, as `m1nd policy digest` prints it: attested.
+    digest: String,
     options: Options,
     view: RwLock<Arc<Served>>,
     upstream: Mutex<Option<Peer<RoleClient>>>,
@@ -98,6 +104,7 @@ impl State {
             gateway,
             guard: Guard::for_gateway(gateway, mode.is_read_only()),
             mode,
+            digest: m1nd_core::policy::gateway_digest(gateway),
             options,
             view: RwLock::new(Arc::new(Served::default())),
             upstream: Mutex::new(None),
@@ -156,20 +163,44 @@ impl State {
         }
     }
 
-    async fn call(&self, request: CallToolRequestParams) -> CallToolResult {
+    async fn call(&self, request: CallToolRequestParams, session: &str) -> CallToolResult {
         let served = self.served();
         let checked =
             gateway::check(self.gateway, &self.guard, &served.view, &request.name, request.arguments.as_ref());
+        let audit = self.options.audit.as_deref();
+        let arguments = audit.and_then(|a| a.arguments(request.arguments.as_ref()));
+        let line = |decision| audit::Record {
+            arguments: arguments.clone(),
+            ..audit::Record::new(session, &request.name, decision, &self.digest)
+        };
         let forward = match checked {
             Ok(forward) => forward,
-            Err(refused) => return error(refused.to_string()),
+            Err(refused) => {
+                return refuse(audit, line(Decision::Refused), audit::code(&refused), refused.to_string());
+            }
         };
+        let definition = served.view.offered().iter().find(|o| o.upstream == forward.upstream).map(|o| &*o.definition);
+        let resolved = |decision| line(decision).resolved(&forward.verb, &forward.upstream, definition);
         let Some(peer) = self.upstream.lock().ok().and_then(|u| u.clone()) else {
-            return error("the upstream is not connected");
+            let told = "the upstream is not connected".to_owned();
+            return refuse(audit, resolved(Decision::Refused), "not-connected", told);
         };
-        let params = CallToolRequestParams::new(forward.upstream).with_arguments(forward.arguments);
+        // Fail closed: a call is forwarded only once its decision is recorded.
+        if let Some(audit) = audit
+            && let Err(e) = audit.write(&resolved(Decision::Forwarded))
+        {
+            return error(format!(
+                "`{}` refused: {e}; every call must be recorded in the audit trail before it is forwarded, so \
+                 nothing was sent to the upstream: free space on the disk or fix the file, then call again",
+                forward.verb
+            ));
+        }
+        let params = CallToolRequestParams::new(forward.upstream.clone()).with_arguments(forward.arguments.clone());
         let timeout = self.options.call_timeout;
-        match tokio::time::timeout(timeout, peer.call_tool(params)).await {
+        let started = std::time::Instant::now();
+        let answered = tokio::time::timeout(timeout, peer.call_tool(params)).await;
+        let latency_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
+        let result = match answered {
             // An upstream of an older protocol leaves `resultType` out; a
             // 2026-07-28 client needs it, and the call did complete.
             Ok(Ok(mut result)) => {
@@ -182,7 +213,22 @@ impl State {
                 forward.verb,
                 timeout.as_secs()
             )),
+        };
+        if let Some(audit) = audit {
+            let line = audit::Record {
+                latency_ms,
+                is_error: Some(result.is_error == Some(true)),
+                ..resolved(Decision::Answered)
+            };
+            if let Err(e) = audit.write(&line) {
+                return error(format!(
+                    "`{}` was forwarded and the upstream answered, but the answer could not be recorded: {e}; \
+                     the result is withheld",
+                    forward.verb
+                ));
+            }
         }
+        result
     }
 }
 
@@ -202,6 +248,17 @@ fn announce(mode: SessionMode, declared: SessionMode, asked_read_only: bool) -> 
     format!("Mode: {mode} ({why}): {what}.")
 }
 
+/// Refuse with `told`, once the refusal is in the audit trail (if there is one).
+fn refuse(audit: Option<&Audit>, line: audit::Record<'_>, code: &'static str, told: String) -> CallToolResult {
+    if let Some(audit) = audit {
+        let line = audit::Record { code: Some(code), reason: Some(told.clone()), ..line };
+        if let Err(e) = audit.write(&line) {
+            return error(format!("{told}; and the refusal could not be recorded: {e}"));
+        }
+    }
+    error(told)
+}
+
 fn error(text: impl Into<String>) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(text.into())])
 }
@@ -218,7 +275,8 @@ impl ServerHandler for GatewayServer {
         let capabilities = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build();
         let state = &self.state;
         let mode = state.mode;
-        ServerConfig::new(capabilities)
+        let definitions = state.served().view.definitions_digest();
+        let mut config = ServerConfig::new(capabilities)
             .with_server_info(
                 Implementation::new("m1nd-gateway", env!("CARGO_PKG_VERSION"))
                     .with_title(format!("m1nd gateway ({mode})"))
@@ -227,7 +285,10 @@ impl ServerHandler for GatewayServer {
             .with_instructions(format!(
                 "m1nd gateway: the tools of another MCP server, as a checked policy allows them. {}",
                 announce(mode, state.gateway.mode, state.options.read_only)
-            ))
+            ));
+        // The same `io.m1nd/attestation` as `m1nd serve`, in `initialize` and `server/discover`.
+        config.meta = Some(attestation::gateway_meta(&state.digest, mode, &definitions));
+        config
     }
 
     async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
@@ -254,9 +315,9 @@ impl ServerHandler for GatewayServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        Ok(self.state.call(request).await.into())
+        Ok(self.state.call(request, &audit::session(&context)).await.into())
     }
 }
 

@@ -3,10 +3,13 @@
 //! mode (`read-only` or `read-write`), served in the `_meta` of `initialize` (and of
 //! `server/discover`, which rmcp answers from the same server config), so
 //! that a client can pin the exact policy and template it reviewed.
+//! `m1nd gateway` serves the same object with its gateway policy's digest
+//! and, instead of a widget, the digest of the upstream definitions it
+//! serves (see [`gateway_meta`]).
 //!
 //! The value under [`META_KEY`] is an object keyed by what is attested
-//! (`policy`, `widget`, `mode`), so further digests can sit beside them without
-//! changing the shape a pinning client already reads.
+//! (`policy`, `widget`, `definitions`, `mode`), so further digests can sit
+//! beside them without changing the shape a pinning client already reads.
 
 use crate::{COCKPIT, widget};
 use m1nd_core::SessionMode;
@@ -18,8 +21,20 @@ pub const META_KEY: &str = "io.m1nd/attestation";
 
 /// `{ "io.m1nd/attestation": { "policy": "<64 hex>", "widget": "<64 hex>", "mode": "read-only" } }`.
 pub fn meta(mode: SessionMode) -> MetaObject {
-    let attested = json!({ "policy": &*COCKPIT.digest, "widget": widget::full_digest(), "mode": mode.key() });
-    MetaObject(Map::from_iter([(META_KEY.to_owned(), attested)]))
+    attested(json!({ "policy": &*COCKPIT.digest, "widget": widget::full_digest(), "mode": mode.key() }))
+}
+
+/// What `m1nd gateway` attests: `policy` is the gateway policy's digest
+/// (`m1nd_core::policy::gateway_digest`, what `m1nd policy digest DIR`
+/// prints), `mode` the session's mode (read-only on the command line wins
+/// over the policy's), and `definitions` the digest of the upstream
+/// definitions the session is served (`m1nd_core::gateway::definitions_digest`).
+pub fn gateway_meta(policy: &str, mode: SessionMode, definitions: &str) -> MetaObject {
+    attested(json!({ "policy": policy, "mode": mode.key(), "definitions": definitions }))
+}
+
+fn attested(value: serde_json::Value) -> MetaObject {
+    MetaObject(Map::from_iter([(META_KEY.to_owned(), value)]))
 }
 
 /// Why a pinned deployment refuses to start.
@@ -28,7 +43,16 @@ pub enum PinError {
     /// The pin is not a digest at all (usage error).
     Malformed(String),
     /// The pin is a digest, but of another policy (refusal).
-    Mismatch { expected: String },
+    Mismatch { expected: String, actual: String, pinned: Pinned },
+}
+
+/// Whose digest a pin is checked against, for the refusal's words.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Pinned {
+    /// The policy compiled into this binary (`m1nd serve`).
+    Compiled,
+    /// A gateway policy directory (`m1nd gateway`), as the user wrote it.
+    Gateway { display: String },
 }
 
 impl std::fmt::Display for PinError {
@@ -39,12 +63,19 @@ impl std::fmt::Display for PinError {
                 "--expect-digest {written:?} is not a policy digest: it is 64 hex digits, as `{}` prints",
                 crate::invocation::m1nd("policy digest")
             ),
-            PinError::Mismatch { expected } => write!(
+            PinError::Mismatch { expected, actual, pinned: Pinned::Compiled } => write!(
                 f,
-                "this m1nd was built from policy {}, not the pinned {expected}; refusing to serve an unreviewed \
+                "this m1nd was built from policy {actual}, not the pinned {expected}; refusing to serve an unreviewed \
                  policy: review the change with `{}`, then update the pin or deploy the reviewed build",
-                COCKPIT.digest,
                 crate::invocation::m1nd("policy diff")
+            ),
+            PinError::Mismatch { expected, actual, pinned: Pinned::Gateway { display } } => write!(
+                f,
+                "the gateway policy {display} has digest {actual}, not the pinned {expected}; refusing to start on an \
+                 unreviewed policy: review the change with `{}`, then update the pin to what `{}` prints, or deploy \
+                 the reviewed policy directory",
+                crate::invocation::m1nd(&format!("policy diff REVIEWED_DIR {display}")),
+                crate::invocation::m1nd(&format!("policy digest {display}"))
             ),
         }
     }
@@ -53,14 +84,20 @@ impl std::fmt::Display for PinError {
 /// Whether the compiled-in policy is the one the deployment pinned.
 /// Hex digits compare case-insensitively; anything else is malformed.
 pub fn check_pin(expected: &str) -> Result<(), PinError> {
+    check_digest(expected, &COCKPIT.digest, Pinned::Compiled)
+}
+
+/// Whether `actual` (a policy's digest) is the one the deployment pinned.
+/// Hex digits compare case-insensitively; anything else is malformed.
+pub fn check_digest(expected: &str, actual: &str, pinned: Pinned) -> Result<(), PinError> {
     let trimmed = expected.trim();
     if trimmed.len() != 64 || !trimmed.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Err(PinError::Malformed(expected.chars().take(80).collect()));
     }
-    if trimmed.eq_ignore_ascii_case(&COCKPIT.digest) {
+    if trimmed.eq_ignore_ascii_case(actual) {
         Ok(())
     } else {
-        Err(PinError::Mismatch { expected: trimmed.to_ascii_lowercase() })
+        Err(PinError::Mismatch { expected: trimmed.to_ascii_lowercase(), actual: actual.to_owned(), pinned })
     }
 }
 
@@ -87,5 +124,23 @@ mod tests {
         for bad in ["", "abc", &"g".repeat(64), &format!("{}0", COCKPIT.digest)] {
             assert!(matches!(check_pin(bad), Err(PinError::Malformed(_))), "{bad:?}");
         }
+    }
+
+    #[test]
+    fn a_gateway_pin_names_both_digests_the_directory_and_what_to_do() {
+        let actual = "a".repeat(64);
+        let gateway = || Pinned::Gateway { display: "policies/git".into() };
+        assert_eq!(check_digest(&actual.to_ascii_uppercase(), &actual, gateway()), Ok(()));
+        let refused = check_digest(&"b".repeat(64), &actual, gateway()).unwrap_err().to_string();
+        for needed in [&*actual, &*"b".repeat(64), "policies/git", "policy diff", "policy digest policies/git"] {
+            assert!(refused.contains(needed), "{needed:?} missing from {refused}");
+        }
+        assert!(matches!(check_digest("nope", &actual, gateway()), Err(PinError::Malformed(_))));
+    }
+
+    #[test]
+    fn the_gateway_attests_its_policy_mode_and_definitions() {
+        let meta = gateway_meta("p", SessionMode::ReadOnly, "d");
+        assert_eq!(meta.0[META_KEY], json!({ "policy": "p", "mode": "read-only", "definitions": "d" }));
     }
 }

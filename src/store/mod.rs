@@ -112,6 +112,7 @@ use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
 pub use batch::{Change, Done, Refusal};
 pub use check::{DamagedPage, Report, check, check_file};
+pub use clock::now_utc;
 pub use error::StoreError;
 pub use file::{DB_FILE, FileId, JOURNAL_FILE};
 pub use json::STATE_JSON;

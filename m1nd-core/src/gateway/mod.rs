@@ -27,7 +27,7 @@ mod view;
 pub use crate::gateway_table::{Gateway, GatewayTool, Pin, PinRule};
 pub use definition::digest;
 pub use embedded::Embedded;
-pub use view::{Hidden, Offered, View, Why};
+pub use view::{DEFINITIONS_ENCODING, Hidden, Offered, View, Why, definitions_digest};
 
 use serde_json::{Map, Value};
 

@@ -32,6 +32,9 @@ pub struct Offered {
     pub upstream: String,
     /// The definition served downstream.
     pub tool: Value,
+    /// The digest of the upstream's definition, as `tools.toml` pins it
+    /// (equal to the pin when there is one).
+    pub definition: String,
 }
 
 /// An upstream tool that is not offered, and why.
@@ -177,7 +180,7 @@ impl View {
             narrow(&mut schema, gateway, guard, id, verb);
             let annotations = json!({ "readOnlyHint": read_only, "destructiveHint": !read_only });
             let tool = served(definition, verb, &def.summary, pinned.is_some(), schema, annotations);
-            offered.push(Offered { id, verb: verb.to_owned(), upstream: name.to_owned(), tool });
+            offered.push(Offered { id, verb: verb.to_owned(), upstream: name.to_owned(), tool, definition: live });
         }
         Self { offered, hidden, folding: guard.folding() }
     }
@@ -185,6 +188,12 @@ impl View {
     /// The tools a session lists, in upstream order.
     pub fn offered(&self) -> &[Offered] {
         &self.offered
+    }
+
+    /// The digest of the definitions this view serves, attested to clients
+    /// as `definitions`: see [`definitions_digest`].
+    pub fn definitions_digest(&self) -> String {
+        definitions_digest(self.offered.iter().map(|o| (&*o.verb, &*o.definition)))
     }
 
     /// What the upstream offers that the session does not see, with why.
@@ -236,6 +245,55 @@ fn narrow(schema: &mut Value, gateway: &Gateway, guard: &Guard<'_>, id: VerbId, 
     }
 }
 
+/// The tag that opens the text [`definitions_digest`] hashes, so the digest
+/// can never be mistaken for one of another encoding.
+pub const DEFINITIONS_ENCODING: &str = "m1nd-gateway-definitions-v1";
+
+/// blake3 (hex, no prefix) of the text `m1nd-gateway-definitions-v1\n`
+/// followed by one line `<verb> <definition digest>\n` per served tool,
+/// sorted by verb: the verb is the policy's name for the tool (what a
+/// session calls), the definition digest the one `tools.toml` pins
+/// (`blake3:` and 64 hex). Verbs are MCP tool names (no spaces or line
+/// breaks), so the text is unambiguous, and a client can recompute it from
+/// `tools/list` names and the policy's pins with `b3sum`.
+pub fn definitions_digest<'a>(served: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+    let mut pairs: Vec<_> = served.into_iter().collect();
+    pairs.sort_unstable();
+    let mut text = format!("{DEFINITIONS_ENCODING}\n");
+    for (verb, definition) in pairs {
+        text.push_str(verb);
+        text.push(' ');
+        text.push_str(definition);
+        text.push('\n');
+    }
+    blake3::hash(text.as_bytes()).to_hex().to_string()
+}
+
 fn short_digest(d: &str) -> &str {
     d.get(..crate::primitives::DIGEST_PREFIX.len() + 12).unwrap_or(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::definitions_digest;
+
+    const A: &str = "blake3:1111111111111111111111111111111111111111111111111111111111111111";
+    const B: &str = "blake3:2222222222222222222222222222222222222222222222222222222222222222";
+
+    #[test]
+    fn the_definitions_digest_is_the_documented_text_and_ignores_order() {
+        let text = format!("m1nd-gateway-definitions-v1\nread_file {B}\nwrite_file {A}\n");
+        let expected = blake3::hash(text.as_bytes()).to_hex().to_string();
+        assert_eq!(definitions_digest([("write_file", A), ("read_file", B)]), expected);
+        assert_eq!(definitions_digest([("read_file", B), ("write_file", A)]), expected);
+    }
+
+    #[test]
+    fn the_definitions_digest_changes_with_any_definition_or_tool() {
+        let base = definitions_digest([("read_file", A), ("write_file", A)]);
+        assert_ne!(definitions_digest([("read_file", B), ("write_file", A)]), base);
+        assert_ne!(definitions_digest([("read_file", A)]), base);
+        assert_ne!(definitions_digest([("read_file", A), ("write_files", A)]), base);
+        assert_ne!(definitions_digest([]), base);
+    }
 }
