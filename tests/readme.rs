@@ -9,6 +9,7 @@
 //!    under the server, not under the gateway.
 //! 4. The gateway recipe runs in a directory of its own, so it leaves
 //!    nothing untracked in the checkout.
+//! 5. The count of `compile_fail` cases the README gives is the ui suite's.
 
 use std::path::Path;
 
@@ -155,4 +156,21 @@ fn the_gateway_recipe_runs_outside_the_checkout() {
     let first = recipe.lines().next().expect("a recipe");
     assert!(first.starts_with("cd \"$(mktemp -d)\""), "the recipe writes .venv/ and git-policy/: {first}");
     assert!(recipe.contains(".venv") && recipe.contains("git-policy"), "{recipe}");
+}
+
+#[test]
+fn the_readme_counts_the_ui_suites_compile_fail_cases() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/ui/fail");
+    let cases = std::fs::read_dir(&dir)
+        .expect("tests/ui/fail")
+        .filter(|entry| entry.as_ref().is_ok_and(|e| e.path().extension().is_some_and(|x| x == "rs")))
+        .count();
+    let readme = read("README.md");
+    let said = readme
+        .split("compile_fail` cases in `tests/ui/fail/` (")
+        .nth(1)
+        .and_then(|rest| rest.split(' ').next())
+        .and_then(|n| n.parse::<usize>().ok())
+        .expect("the README says how many compile_fail cases there are");
+    assert_eq!(said, cases, "README.md counts {said} compile_fail cases; tests/ui/fail/ holds {cases}");
 }
