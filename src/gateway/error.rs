@@ -32,7 +32,7 @@ pub enum GatewayError {
     List(String),
     #[error("the upstream did not answer tools/list within {secs} s")]
     ListTimeout { secs: u64 },
-    /// A listing past the bounds of [`super::upstream::LIST_BOUNDS`]: an
+    /// A listing past the bounds of `upstream::LIST_BOUNDS`: an
     /// upstream that pages forever, or lists more tools than any policy
     /// reviews, would otherwise hold the gateway's memory and its re-lists.
     #[error(
