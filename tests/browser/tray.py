@@ -78,12 +78,40 @@ def files(store: Path) -> dict[str, bytes]:
 
 
 def external_write(store: Path, sql: str, params: tuple = ()) -> None:
-    """Another writer: one SQLite transaction that changes a row and bumps store_version."""
+    """Another writer: one SQLite transaction that changes a row and bumps store_version.
+
+    The store keeps a checksum in the last 8 bytes of every page (src/store/checksum_vfs.c), which
+    Python's sqlite3 does not write; so, like any writer without m1nd's VFS, this one sums the
+    pages again under an exclusive lock before any reader may look, or m1nd would rightly report
+    the pages it changed as damaged."""
     conn = sqlite3.connect(store / "state.db", isolation_level=None)
     try:
         conn.execute("BEGIN IMMEDIATE")
         conn.execute(sql, params)
         conn.execute("UPDATE store SET store_version = store_version + 1 WHERE one = 1")
         conn.execute("COMMIT")
+        conn.execute("BEGIN EXCLUSIVE")
+        conn.execute("SELECT count(*) FROM store").fetchone()  # takes the lock now, not at the first write
+        resum_pages(store / "state.db")
+        conn.execute("COMMIT")
     finally:
         conn.close()
+
+
+def resum_pages(db: Path) -> None:
+    """Rewrite each page's checksum: 64-bit FNV-1a of the page's other bytes, little-endian, in the
+    8 bytes SQLite reserves at its end (header byte 20 says 8 when the store has checksums)."""
+    with open(db, "r+b") as f:
+        data = f.read()
+        if len(data) < 100 or data[20] != 8:
+            return
+        size = int.from_bytes(data[16:18], "big")
+        size = 65536 if size == 1 else size
+        for start in range(0, len(data) - size + 1, size):
+            h = 0xCBF29CE484222325
+            for byte in data[start:start + size - 8]:
+                h = ((h ^ byte) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+            want = h.to_bytes(8, "little")
+            if data[start + size - 8:start + size] != want:
+                f.seek(start + size - 8)
+                f.write(want)
