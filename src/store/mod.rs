@@ -81,6 +81,8 @@ mod checksum;
 #[cfg(test)]
 mod checksum_tests;
 mod clock;
+mod connection;
+mod create;
 mod demo;
 mod error;
 mod file;
@@ -103,12 +105,13 @@ pub mod verbs;
 mod writes;
 
 use std::fs;
-use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+
+use connection::{configure, connect, limit_pages};
+use create::{build, discard, place_new, sync_dir, temp_path};
 
 pub use batch::{Change, Done, Refusal};
 pub use check::{DamagedPage, Report, check, check_file};
@@ -341,107 +344,6 @@ impl Store {
     fn limit_pages(&self) -> Result<(), StoreError> {
         limit_pages(&self.conn, &self.path, self.max_bytes)
     }
-}
-
-/// `max_page_count` is per connection: set it from the declared limit, so a
-/// write that would grow the file past it fails inside its transaction.
-fn limit_pages(conn: &Connection, path: &Path, max_bytes: u64) -> Result<(), StoreError> {
-    let fail = |e: rusqlite::Error| StoreError::sql(path, "configure", &e);
-    let page: i64 = conn.pragma_query_value(None, "page_size", |r| r.get(0)).map_err(fail)?;
-    let pages = max_bytes / u64::try_from(page.max(1)).unwrap_or(4096);
-    conn.pragma_update(None, "max_page_count", i64::try_from(pages).unwrap_or(i64::MAX)).map_err(fail)
-}
-
-/// Open a connection to `path` through the page-checksum layer, which is
-/// registered first (once per process).
-pub(super) fn connect(path: &Path, flags: OpenFlags) -> Result<Connection, StoreError> {
-    checksum::register().map_err(|rc| StoreError::Sql {
-        path: path.to_owned(),
-        op: "open",
-        message: format!("the page-checksum layer could not be registered (SQLite result {rc})"),
-    })?;
-    Connection::open_with_flags(path, flags).map_err(|e| StoreError::sql(path, "open", &e))
-}
-
-/// Per-connection settings; none of them writes to the file.
-pub(super) fn configure(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
-    let fail = |e: rusqlite::Error| StoreError::sql(path, "configure", &e);
-    // Waits up to BUSY_TIMEOUT, woken by this process's commits (turnstile.rs).
-    conn.busy_handler(Some(turnstile::wait_for_lock)).map_err(fail)?;
-    conn.pragma_update(None, "synchronous", "EXTRA").map_err(fail)?;
-    conn.pragma_update(None, "foreign_keys", false).map_err(fail)
-}
-
-/// Make a complete store at `temp` (a new file).
-fn build(temp: &Path, state: &State, max_bytes: u64, checksums: bool) -> Result<(), StoreError> {
-    let fail = |e: rusqlite::Error| StoreError::sql(temp, "create", &e);
-    let flags = OpenFlags::SQLITE_OPEN_READ_WRITE
-        | OpenFlags::SQLITE_OPEN_CREATE
-        | OpenFlags::SQLITE_OPEN_NO_MUTEX
-        | OpenFlags::SQLITE_OPEN_NOFOLLOW;
-    let mut conn = connect(temp, flags)?;
-    configure(&mut conn, temp)?;
-    // Before the first table: the empty database takes the page layout with
-    // room for a checksum on every page.
-    if checksums {
-        checksum::reserve(&conn).map_err(fail)?;
-    }
-    conn.pragma_update(None, "journal_mode", "DELETE").map_err(fail)?;
-    // The tables first, in a transaction of their own: its commit writes
-    // page 1, and from then on the checksum layer checksums every page this
-    // connection writes. In the same transaction as a large state, pages
-    // spilled from the cache could reach the file before page 1 did, and
-    // without their checksums. (The file is only linked in once complete.)
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(fail)?;
-    schema::migrate(&tx, 0, schema::VERSION).map_err(fail)?;
-    tx.commit().map_err(fail)?;
-    let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(fail)?;
-    limit_pages(&tx, temp, max_bytes)?;
-    load::load(&tx, state, max_bytes).map_err(|e| StoreError::write(temp, "create", max_bytes, &e))?;
-    tx.commit().map_err(fail)?;
-    conn.close().map_err(|(_, e)| fail(e))
-}
-
-/// Link the finished `temp` in as `path`; a hard link never replaces an
-/// existing file, which closes the race between two `init`s.
-fn place_new(temp: &Path, path: &Path) -> Result<(), StoreError> {
-    match fs::hard_link(temp, path) {
-        Ok(()) => Ok(()),
-        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => Err(StoreError::AlreadyExists { path: path.to_owned() }),
-        // Some filesystems have no hard links: fall back to check-then-rename.
-        Err(_) => {
-            if path.try_exists().map_err(|e| StoreError::io(path, "inspect", e))? {
-                return Err(StoreError::AlreadyExists { path: path.to_owned() });
-            }
-            fs::rename(temp, path).map_err(|e| StoreError::io(path, "create", e))
-        }
-    }
-}
-
-/// Unique per process and call, so concurrent `init`s never share one.
-fn temp_path(dir: &Path) -> PathBuf {
-    static NEXT: AtomicU64 = AtomicU64::new(0);
-    let n = NEXT.fetch_add(1, Ordering::Relaxed);
-    dir.join(format!(".{DB_FILE}.{}.{n}.new", std::process::id()))
-}
-
-/// Best effort: the temp name (and a journal SQLite may have left) goes.
-fn discard(temp: &Path) {
-    let _ = fs::remove_file(temp);
-    let mut journal = temp.as_os_str().to_owned();
-    journal.push("-journal");
-    let _ = fs::remove_file(journal);
-}
-
-/// Make the new directory entry itself durable.
-#[cfg(unix)]
-fn sync_dir(dir: &Path) -> Result<(), StoreError> {
-    fs::File::open(dir).and_then(|d| d.sync_all()).map_err(|e| StoreError::io(dir, "sync", e))
-}
-
-#[cfg(not(unix))]
-fn sync_dir(_dir: &Path) -> Result<(), StoreError> {
-    Ok(())
 }
 
 #[cfg(test)]
