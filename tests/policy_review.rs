@@ -9,6 +9,7 @@ use std::process::{Command, Output, Stdio};
 
 use m1nd::COCKPIT;
 use serde_json::Value;
+use server_support::git::git;
 use server_support::{BIN, Mcp, TempDir, demo_store, temp_dir};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -25,18 +26,6 @@ fn m1nd_in(dir: &Path, args: &[&str]) -> Output {
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(["-c", "user.name=review", "-c", "user.email=review@example.invalid", "-c", "commit.gpgsign=false"])
-        .args(args)
-        .current_dir(dir)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .output()
-        .expect("run git");
-    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
 }
 
 /// A live verb on the deny list of the real policy.

@@ -3,10 +3,13 @@
 //! run as the binary on copies of tests/gateway/policies/filesystem (and
 //! real git history, a scratch repository per test).
 
+mod server_support;
+
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 
 use serde_json::Value;
+use server_support::git::git;
 
 const BIN: &str = env!("CARGO_BIN_EXE_m1nd");
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -32,18 +35,6 @@ fn text(bytes: &[u8]) -> String {
 
 fn temp_dir(name: &str) -> tempfile::TempDir {
     tempfile::Builder::new().prefix(&format!("m1nd-{name}-")).tempdir().expect("create temp dir")
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(["-c", "user.name=review", "-c", "user.email=review@example.invalid", "-c", "commit.gpgsign=false"])
-        .args(args)
-        .current_dir(dir)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .output()
-        .expect("run git");
-    assert!(out.status.success(), "git {args:?}: {}", text(&out.stderr));
 }
 
 /// A copy of the filesystem gateway policy at `<dir>/<name>`.

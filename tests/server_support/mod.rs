@@ -7,6 +7,7 @@
 #![allow(dead_code)]
 
 pub mod cases;
+pub mod git;
 pub mod http;
 
 use std::collections::{BTreeMap, HashMap};
