@@ -2,28 +2,20 @@
 //! compile a gateway policy from bytes, build the view of an upstream's
 //! listing, and check calls the way `m1nd gateway` does.
 
+#[path = "support/gateway_policy.rs"]
+mod gateway_policy;
+
 use m1nd_core::gateway::{self, Gateway, GatewayRefused, View, Why};
 use m1nd_core::guard::{Guard, Refused};
-use m1nd_core::{Diagnostic, Law, PolicyFile, PolicySources, compile, compile_gateway};
+use m1nd_core::{Law, PolicyFile, PolicySources, compile, compile_gateway};
 use serde_json::{Map, Value, json};
 
 #[path = "support/unicode.rs"]
 mod unicode;
 
+use gateway_policy::{rendered, sources};
+
 const DENY: &str = "tools = [\"git_commit\"]\n";
-
-fn sources(tools: &str, deny: &str) -> PolicySources {
-    let (tools, deny) = (tools.to_owned(), deny.to_owned());
-    PolicySources::from_bytes("gw", move |f| match f {
-        PolicyFile::Tools => Some(Box::leak(tools.clone().into_boxed_str()).as_bytes()),
-        PolicyFile::Deny => Some(Box::leak(deny.clone().into_boxed_str()).as_bytes()),
-        _ => None,
-    })
-}
-
-fn rendered(problems: &[Diagnostic], s: &PolicySources) -> String {
-    problems.iter().map(|d| d.render(s)).collect::<Vec<_>>().join("\n")
-}
 
 fn status_def() -> Value {
     json!({"name": "git_status", "description": "Shows the working tree status", "inputSchema": {"type": "object", "properties": {"repo_path": {"type": "string"}}, "required": ["repo_path"]}, "annotations": {"readOnlyHint": true}})

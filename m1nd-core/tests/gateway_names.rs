@@ -3,9 +3,12 @@
 //! specification, M016 refuses two that fold together, and the guard folds
 //! a client's spelling to the one exact upstream name it forwards.
 
+#[path = "support/gateway_policy.rs"]
+mod gateway_policy;
+
 use m1nd_core::gateway::{self, Gateway, GatewayRefused, View, Why};
 use m1nd_core::guard::{Guard, Refused};
-use m1nd_core::{Diagnostic, Law, PolicyFile, PolicySources, compile_gateway};
+use m1nd_core::{Law, compile_gateway};
 use serde_json::{Value, json};
 
 const TOOLS: &str = r#"[verbs.get-sum]
@@ -21,20 +24,9 @@ summary = "Deletes one item."
 requires = ["name"]
 "#;
 
+use gateway_policy::{rendered, sources};
+
 const DENY: &str = "tools = [\"deleteItem\"]\n";
-
-fn sources(tools: &str, deny: &str) -> PolicySources {
-    let (tools, deny) = (tools.to_owned(), deny.to_owned());
-    PolicySources::from_bytes("gw", move |f| match f {
-        PolicyFile::Tools => Some(Box::leak(tools.clone().into_boxed_str()).as_bytes()),
-        PolicyFile::Deny => Some(Box::leak(deny.clone().into_boxed_str()).as_bytes()),
-        _ => None,
-    })
-}
-
-fn rendered(problems: &[Diagnostic], s: &PolicySources) -> String {
-    problems.iter().map(|d| d.render(s)).collect::<Vec<_>>().join("\n")
-}
 
 fn policy() -> Gateway {
     let s = sources(TOOLS, DENY);
