@@ -22,6 +22,37 @@ pub struct Gateway {
     /// The mode the policy declares (`mode` in tools.toml; read-only when it
     /// declares none). A command line can make a session stricter, never looser.
     pub mode: SessionMode,
+    /// The prompts, resources and resource templates a session may see.
+    pub surfaces: Surfaces,
+}
+
+/// What a gateway policy lets a session see besides tools. Each kind is
+/// hidden and refused unless the policy declares it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Surfaces {
+    /// Prompts, by their exact upstream names, in tools.toml order.
+    pub prompts: List<Surface>,
+    /// Resources, by their exact URIs.
+    pub resources: List<Surface>,
+    /// Resource templates, by their exact URI templates.
+    pub templates: List<Surface>,
+}
+
+/// One declared prompt, resource or resource template.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Surface {
+    /// The prompt's name, the resource's URI or the template's URI template,
+    /// exactly as the upstream lists it.
+    pub key: Str,
+    /// `blake3:` digest of the reviewed definition, as for a tool.
+    pub definition: Option<Str>,
+}
+
+impl Surfaces {
+    /// Whether the policy declares nothing besides tools.
+    pub fn is_empty(&self) -> bool {
+        self.prompts.is_empty() && self.resources.is_empty() && self.templates.is_empty()
+    }
 }
 
 /// What the gateway checks for one verb beyond the guard.

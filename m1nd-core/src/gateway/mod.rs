@@ -22,9 +22,11 @@ mod definition;
 mod embedded;
 pub mod paths;
 pub mod pins;
+pub mod surfaces;
+pub mod uri_template;
 mod view;
 
-pub use crate::gateway_table::{Gateway, GatewayTool, Pin, PinRule};
+pub use crate::gateway_table::{Gateway, GatewayTool, Pin, PinRule, Surface, Surfaces};
 pub use definition::digest;
 pub use embedded::Embedded;
 pub use view::{DEFINITIONS_ENCODING, Hidden, Offered, View, Why, definitions_digest};

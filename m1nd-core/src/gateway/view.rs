@@ -269,7 +269,7 @@ pub fn definitions_digest<'a>(served: impl IntoIterator<Item = (&'a str, &'a str
     blake3::hash(text.as_bytes()).to_hex().to_string()
 }
 
-fn short_digest(d: &str) -> &str {
+pub(super) fn short_digest(d: &str) -> &str {
     d.get(..crate::primitives::DIGEST_PREFIX.len() + 12).unwrap_or(d)
 }
 

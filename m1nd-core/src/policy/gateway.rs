@@ -5,7 +5,8 @@ use std::borrow::Cow;
 
 use super::context::Context;
 use super::raw::in_source_order;
-use crate::gateway_table::{Gateway, GatewayTool, Pin, PinRule};
+use super::raw::{SurfaceDef, Table};
+use crate::gateway_table::{Gateway, GatewayTool, Pin, PinRule, Surface, Surfaces};
 use crate::mode::SessionMode;
 use crate::table::{Cockpit, Str};
 
@@ -43,5 +44,22 @@ pub fn lower(cx: &Context<'_>, policy: Cockpit) -> Gateway {
         .collect();
     // M001 checked the value: anything else is not reached.
     let mode = cx.raw.tools.mode.as_ref().and_then(|m| SessionMode::from_key(m.get_ref())).unwrap_or_default();
-    Gateway { policy, tools: Cow::Owned(tools), mode }
+    let raw = &cx.raw.tools;
+    let surfaces = Surfaces {
+        prompts: surfaces(&raw.prompts),
+        resources: surfaces(&raw.resources),
+        templates: surfaces(&raw.templates),
+    };
+    Gateway { policy, tools: Cow::Owned(tools), mode, surfaces }
+}
+
+/// One kind of declared surface, in source order.
+fn surfaces(table: &Table<SurfaceDef>) -> Cow<'static, [Surface]> {
+    in_source_order(table)
+        .into_iter()
+        .map(|(key, def)| Surface {
+            key: Cow::Owned(key.get_ref().clone()),
+            definition: def.get_ref().definition.as_ref().map(|d| Cow::Owned(d.get_ref().clone())),
+        })
+        .collect()
 }

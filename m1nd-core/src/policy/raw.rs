@@ -30,6 +30,27 @@ pub struct ToolsFile {
     #[serde(default)]
     pub mode: Option<Text>,
     pub verbs: Spanned<Table<VerbDef>>,
+    /// Gateway only: the upstream's prompts a session may list and get, by
+    /// their exact names (M001, M016).
+    #[serde(default)]
+    pub prompts: Table<SurfaceDef>,
+    /// Gateway only: the upstream's resources a session may list, read and
+    /// subscribe to, by their exact URIs (M001).
+    #[serde(default)]
+    pub resources: Table<SurfaceDef>,
+    /// Gateway only: the upstream's resource templates, by their exact URI
+    /// templates; a read of a URI the template matches is allowed (M001).
+    #[serde(default)]
+    pub templates: Table<SurfaceDef>,
+}
+
+/// One prompt, resource or resource template a gateway policy declares.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SurfaceDef {
+    /// `blake3:` digest of the upstream's reviewed definition (M014), as for a tool.
+    #[serde(default)]
+    pub definition: Option<Text>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -8,13 +8,13 @@
 //! gateway table does not compile until it is encoded here.
 
 use super::{Encoder, encode};
-use crate::gateway_table::{Gateway, GatewayTool, Pin, PinRule};
+use crate::gateway_table::{Gateway, GatewayTool, Pin, PinRule, Surface, Surfaces};
 use crate::mode::SessionMode;
 
 /// 64 lowercase hex digits of blake3 over the gateway encoding: what
 /// `m1nd policy digest` prints for a gateway policy.
 pub fn gateway_digest(gateway: &Gateway) -> String {
-    let Gateway { policy, tools, mode } = gateway;
+    let Gateway { policy, tools, mode, surfaces } = gateway;
     let mut e = Encoder(Vec::with_capacity(16 * 1024));
     e.str("m1nd-gateway-encoding-v1");
     e.tag(match mode {
@@ -44,6 +44,21 @@ pub fn gateway_digest(gateway: &Gateway) -> String {
             }
         });
     });
+    // Prompts, resources and templates follow as a trailer, present only when
+    // declared: a policy of tools alone keeps the digest it had before they
+    // could be declared, and since everything before is length-prefixed, a
+    // trailer can never be read as part of the tools.
+    if !surfaces.is_empty() {
+        let Surfaces { prompts, resources, templates } = surfaces;
+        e.str("surfaces");
+        for kind in [prompts, resources, templates] {
+            e.each(kind, |e, surface| {
+                let Surface { key, definition } = surface;
+                e.str(key);
+                e.opt(definition.as_deref());
+            });
+        }
+    }
     blake3::hash(&e.0).to_hex().to_string()
 }
 
@@ -71,6 +86,26 @@ mod tests {
     /// One named edit of a compiled gateway table.
     type Edit = (&'static str, fn(&mut Gateway));
 
+    fn surface(key: &'static str, definition: Option<&'static str>) -> Surface {
+        Surface { key: Cow::Borrowed(key), definition: definition.map(Cow::Borrowed) }
+    }
+
+    /// A prompt moved into the resources is another policy, and so is a
+    /// surface whose definition is pinned.
+    #[test]
+    fn each_surface_kind_and_pin_is_told_apart() {
+        let with = |edit: fn(&mut Surfaces)| {
+            let mut g = base();
+            edit(&mut g.surfaces);
+            gateway_digest(&g)
+        };
+        let prompt = with(|s| s.prompts.to_mut().push(surface("x:a", None)));
+        let resource = with(|s| s.resources.to_mut().push(surface("x:a", None)));
+        let pinned = with(|s| s.prompts.to_mut().push(surface("x:a", Some("blake3:1"))));
+        assert_ne!(prompt, resource);
+        assert_ne!(prompt, pinned);
+    }
+
     fn tool(g: &mut Gateway, i: usize) -> &mut GatewayTool {
         &mut g.tools.to_mut()[i]
     }
@@ -81,7 +116,7 @@ mod tests {
         let original = gateway_digest(&base());
         assert_eq!(original, gateway_digest(&base()), "the digest is deterministic");
         assert_eq!(original.len(), 64);
-        let edits: [Edit; 9] = [
+        let edits: [Edit; 12] = [
             ("the guard's table", |g| g.policy.title = Cow::Borrowed("other")),
             ("the session mode", |g| g.mode = SessionMode::ReadWrite),
             ("a verb", |g| tool(g, 0).verb = Cow::Borrowed("git_other")),
@@ -99,6 +134,9 @@ mod tests {
             ("an allowed value", |g| {
                 tool(g, 1).pins.to_mut()[0].rule = PinRule::Allowed(Cow::Owned(vec![Cow::Borrowed("remote")]))
             }),
+            ("a prompt", |g| g.surfaces.prompts.to_mut().push(surface("greet", None))),
+            ("a resource", |g| g.surfaces.resources.to_mut().push(surface("file:///a", None))),
+            ("a template", |g| g.surfaces.templates.to_mut().push(surface("file:///{a}", None))),
         ];
         for (what, edit) in edits {
             let mut g = base();

@@ -61,14 +61,30 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             }
             rule(verb, argument, pin.get_ref(), out);
         }
-        if let Some(digest) = &def.definition
-            && !is_digest(digest.get_ref())
-        {
-            out.push(
-                Diagnostic::new(Law::M014, loc(PolicyFile::Tools, digest), format!("`{verb}`'s definition pin is not a blake3 digest"))
-                    .help(format!("write `{DIGEST_PREFIX}` and 64 lower-case hex digits, as `m1nd policy import` does; re-import to get the digest of the definition you reviewed")),
-            );
+        if let Some(digest) = &def.definition {
+            definition_pin(verb, digest, out);
         }
+    }
+    // A cockpit policy's surfaces are refused whole by M001.
+    if cx.raw.profile == Profile::Gateway {
+        let tools = &cx.raw.tools;
+        for table in [&tools.prompts, &tools.resources, &tools.templates] {
+            for (key, def) in in_source_order(table) {
+                if let Some(digest) = &def.get_ref().definition {
+                    definition_pin(key.get_ref(), digest, out);
+                }
+            }
+        }
+    }
+}
+
+/// A definition pin is a blake3 digest, for a tool or any other surface.
+fn definition_pin(what: &str, digest: &Text, out: &mut Vec<Diagnostic>) {
+    if !is_digest(digest.get_ref()) {
+        out.push(
+            Diagnostic::new(Law::M014, loc(PolicyFile::Tools, digest), format!("`{what}`'s definition pin is not a blake3 digest"))
+                .help(format!("write `{DIGEST_PREFIX}` and 64 lower-case hex digits, as `m1nd policy import` does; re-import to get the digest of the definition you reviewed")),
+        );
     }
 }
 

@@ -8,6 +8,7 @@
 
 mod m001_mode;
 mod m001_shape;
+mod m001_surfaces;
 mod m002_known;
 mod m003_unique;
 mod m004_denied;
