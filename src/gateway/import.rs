@@ -30,8 +30,9 @@ use serde_json::Value;
 
 use super::error::GatewayError;
 use super::free_text;
+use super::import_surfaces;
 use super::name_problem::NameProblem;
-use super::upstream::{Upstream, list};
+use super::upstream::{Upstream, Wanted, list, list_surfaces};
 
 /// What `policy import` was asked to do.
 #[derive(Clone, Debug)]
@@ -58,9 +59,14 @@ pub async fn import_files(options: &ImportOptions) -> Result<Imported, GatewayEr
         Implementation::new("m1nd-policy-import", env!("CARGO_PKG_VERSION")),
     );
     let client = options.upstream.connect(handler).await?;
-    let listed = list(client.peer(), options.upstream.start_timeout).await;
+    let timeout = options.upstream.start_timeout;
+    let listed = list(client.peer(), timeout).await;
+    let everything = Wanted { prompts: true, resources: true };
+    let surfaces = list_surfaces(client.peer(), everything, timeout).await;
     let _ = client.cancel().await;
-    files(&listed?, options.read_only_from_hints).map_err(GatewayError::Names)
+    let mut imported = files(&listed?, options.read_only_from_hints).map_err(GatewayError::Names)?;
+    imported.tools_toml.push_str(&import_surfaces::tables(&surfaces?));
+    Ok(imported)
 }
 
 /// Run `policy import`: write the files, or with `update` return the diff.

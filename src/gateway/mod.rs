@@ -27,8 +27,10 @@ mod error;
 mod free_text;
 mod https;
 mod import;
+mod import_surfaces;
 mod name_problem;
 mod session;
+mod surfaces;
 mod upstream;
 
 use std::path::Path;

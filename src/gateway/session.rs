@@ -18,11 +18,14 @@ use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
 use m1nd_core::SessionMode;
+use m1nd_core::gateway::surfaces::{Kind, Listed, SurfaceView};
 use m1nd_core::gateway::{self, Gateway, View};
 use m1nd_core::guard::Guard;
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ResultType, ServerCapabilities, ServerConfig, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock,
+    GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
+    ResultType, ServerConfig, SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::transport::IntoTransport;
@@ -33,7 +36,8 @@ use tokio::task::JoinHandle;
 
 use super::audit::{self, Audit, Decision};
 use super::error::GatewayError;
-use super::upstream::{Listener, Upstream, list};
+use super::surfaces::{self as served_surfaces, Subscriptions};
+use super::upstream::{Listener, Upstream, Wanted, list, list_surfaces};
 use crate::mcp::attestation;
 
 /// How a gateway session is set up.
@@ -71,30 +75,35 @@ impl Default for Options {
 /// The current view and the same tools as rmcp values, built once per
 /// listing that differs from the last.
 #[derive(Default)]
-struct Served {
+pub(super) struct Served {
     /// The upstream's listing the view was built from: a re-list that finds
     /// it unchanged keeps this view instead of checking every tool again.
     listed: Vec<serde_json::Value>,
     view: View,
     tools: Vec<Tool>,
+    /// The same for prompts, resources and templates.
+    listed_surfaces: Listed,
+    pub(super) surfaces: SurfaceView,
 }
 
 /// What the two sides share.
-struct State {
-    gateway: &'static Gateway,
+pub(super) struct State {
+    pub(super) gateway: &'static Gateway,
     guard: Guard<'static>,
     /// The session's mode: the policy's, made read-only by the command line.
     mode: SessionMode,
     /// The policy's digest, as `m1nd policy digest` prints it: attested.
     digest: String,
-    options: Options,
+    pub(super) options: Options,
     view: RwLock<Arc<Served>>,
-    upstream: Mutex<Option<Peer<RoleClient>>>,
+    pub(super) upstream: Mutex<Option<Peer<RoleClient>>>,
     /// Held by the one re-list in flight, so an older listing never replaces
     /// a newer view. Never taken on the call path.
     relisting: tokio::sync::Mutex<()>,
     /// Every downstream session that may want `tools/list_changed`.
     downstream: Mutex<Vec<Peer<RoleServer>>>,
+    /// Which downstream sessions subscribed to which resource.
+    pub(super) subscriptions: Subscriptions,
 }
 
 impl State {
@@ -110,10 +119,11 @@ impl State {
             upstream: Mutex::new(None),
             relisting: tokio::sync::Mutex::new(()),
             downstream: Mutex::new(Vec::new()),
+            subscriptions: Subscriptions::default(),
         }
     }
 
-    fn served(&self) -> Arc<Served> {
+    pub(super) fn served(&self) -> Arc<Served> {
         self.view.read().map(|v| Arc::clone(&v)).unwrap_or_default()
     }
 
@@ -122,30 +132,48 @@ impl State {
     /// the tools it may see changed.
     async fn refresh(&self, peer: &Peer<RoleClient>) -> bool {
         let _one_at_a_time = self.relisting.lock().await;
-        let listed = match list(peer, self.options.call_timeout).await {
-            Ok(listed) => listed,
-            Err(e) => {
+        let timeout = self.options.call_timeout;
+        let listed = list(peer, timeout).await;
+        let listed_surfaces = list_surfaces(peer, Wanted::declared_by(self.gateway), timeout).await;
+        let (listed, listed_surfaces) = match (listed, listed_surfaces) {
+            (Ok(listed), Ok(surfaces)) => (listed, surfaces),
+            (Err(e), _) | (_, Err(e)) => {
                 tracing::warn!("{e}; keeping the last checked list");
                 return false;
             }
         };
         let old = self.served();
-        if old.listed == listed {
+        if old.listed == listed && old.listed_surfaces == listed_surfaces {
             return true;
         }
         let fresh = View::new(self.gateway, &self.guard, &listed);
+        let surfaces = SurfaceView::new(self.gateway, &listed_surfaces);
         for hidden in fresh.hidden().iter().filter(|h| !old.view.hidden().contains(h)) {
             tracing::warn!("{hidden}");
         }
-        let changed = fresh.offered() != old.view.offered();
+        for hidden in surfaces.hidden().iter().filter(|h| !old.surfaces.hidden().contains(h)) {
+            tracing::warn!("{hidden}");
+        }
+        let tools_changed = fresh.offered() != old.view.offered();
+        let changed = |kind| surfaces.served(kind) != old.surfaces.served(kind);
+        let prompts_changed = changed(Kind::Prompt);
+        let resources_changed = changed(Kind::Resource) || changed(Kind::Template);
         let tools = fresh.offered().iter().filter_map(|o| serde_json::from_value(o.tool.clone()).ok()).collect();
         if let Ok(mut view) = self.view.write() {
-            *view = Arc::new(Served { listed, view: fresh, tools });
+            *view = Arc::new(Served { listed, view: fresh, tools, listed_surfaces, surfaces });
         }
-        if changed {
+        if tools_changed || prompts_changed || resources_changed {
             let peers = self.downstream.lock().map(|d| d.clone()).unwrap_or_default();
             for peer in peers.iter().filter(|p| !p.is_transport_closed()) {
-                let _ = peer.notify_tool_list_changed().await;
+                if tools_changed {
+                    let _ = peer.notify_tool_list_changed().await;
+                }
+                if prompts_changed {
+                    let _ = peer.notify_prompt_list_changed().await;
+                }
+                if resources_changed {
+                    let _ = peer.notify_resource_list_changed().await;
+                }
             }
             // A session whose transport closed has ended: forget it.
             if let Ok(mut d) = self.downstream.lock() {
@@ -156,7 +184,7 @@ impl State {
     }
 
     /// Re-list through the connected upstream, if there is one.
-    async fn relist(&self) {
+    pub(super) async fn relist(&self) {
         let peer = self.upstream.lock().ok().and_then(|u| u.clone());
         if let Some(peer) = peer {
             self.refresh(&peer).await;
@@ -272,7 +300,7 @@ pub struct GatewayServer {
 
 impl ServerHandler for GatewayServer {
     fn get_info(&self) -> ServerConfig {
-        let capabilities = ServerCapabilities::builder().enable_tools().enable_tool_list_changed().build();
+        let capabilities = served_surfaces::capabilities(self.state.gateway);
         let state = &self.state;
         let mode = state.mode;
         let definitions = state.served().view.definitions_digest();
@@ -319,6 +347,72 @@ impl ServerHandler for GatewayServer {
     ) -> Result<CallToolResponse, McpError> {
         Ok(self.state.call(request, &audit::session(&context)).await.into())
     }
+
+    // Prompts, resources and completion: see surfaces.rs.
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        served_surfaces::list_prompts(&self.state).await
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        served_surfaces::get_prompt(&self.state, request).await
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        served_surfaces::list_resources(&self.state).await
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        served_surfaces::list_resource_templates(&self.state).await
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        served_surfaces::read_resource(&self.state, request).await
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        served_surfaces::subscribe(&self.state, request, context).await
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        served_surfaces::unsubscribe(&self.state, request, &context).await
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        served_surfaces::complete(&self.state, request).await
+    }
 }
 
 /// A gateway whose upstream is running and whose tools have been checked.
@@ -329,12 +423,15 @@ pub struct Connected {
     /// Lists and checks again whenever the upstream says its tools changed,
     /// and every recheck interval.
     rechecks: JoinHandle<()>,
+    /// Forwards the upstream's resource updates to the sessions that subscribed.
+    forwarding: JoinHandle<()>,
 }
 
 impl Connected {
     /// Stop the upstream.
     pub async fn close(self) {
         self.rechecks.abort();
+        self.forwarding.abort();
         let _ = self.client.cancel().await;
     }
 }
@@ -349,7 +446,8 @@ pub async fn connect(
     let state = Arc::new(State::new(gateway, options));
     tracing::info!("{}", announce(state.mode, gateway.mode, state.options.read_only));
     let changed = Arc::new(Notify::new());
-    let client = upstream.connect(Listener { changed: Arc::clone(&changed) }).await?;
+    let (updated, updates) = tokio::sync::mpsc::channel(served_surfaces::UPDATES_QUEUED);
+    let client = upstream.connect(Listener { changed: Arc::clone(&changed), updated }).await?;
     let peer = client.peer().clone();
     if let Ok(mut slot) = state.upstream.lock() {
         *slot = Some(peer.clone());
@@ -357,6 +455,7 @@ pub async fn connect(
     if !state.refresh(&peer).await {
         return Err(GatewayError::NothingToServe);
     }
+    let forwarding = tokio::spawn(served_surfaces::forward_updates(Arc::clone(&state), updates));
     let rechecks = tokio::spawn({
         let state = Arc::clone(&state);
         async move {
@@ -374,7 +473,7 @@ pub async fn connect(
             }
         }
     });
-    Ok(Connected { server: GatewayServer { state }, client, rechecks })
+    Ok(Connected { server: GatewayServer { state }, client, rechecks, forwarding })
 }
 
 /// The next recheck, or never when rechecks are off.

@@ -1,16 +1,27 @@
 //! The upstream MCP server: a child process spoken to over stdio, or a
 //! Streamable HTTP endpoint (TLS and credentials: [`super::https`]), by
-//! rmcp's client, with a handler that hears `notifications/tools/list_changed`.
+//! rmcp's client, with a handler that hears its notifications and refuses its
+//! requests (see [`Listener`]).
 
 use std::ffi::OsString;
 use std::sync::Arc;
 use std::time::Duration;
 
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation, PaginatedRequestParams, Tool};
-use rmcp::service::{NotificationContext, RunningService};
+use m1nd_core::gateway::Gateway;
+use m1nd_core::gateway::surfaces::Listed;
+use rmcp::model::{
+    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, Implementation, PaginatedRequestParams,
+    ResourceUpdatedNotificationParam, Tool,
+};
+#[allow(
+    deprecated,
+    reason = "sampling and roots are deprecated, and still what an upstream may ask; they are refused"
+)]
+use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, ListRootsResult};
+use rmcp::service::{NotificationContext, RequestContext, RunningService};
 use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
-use tokio::sync::Notify;
+use rmcp::{ClientHandler, ErrorData as McpError, RoleClient, ServiceExt};
+use tokio::sync::{Notify, mpsc};
 
 use super::credential::Credential;
 use super::error::GatewayError;
@@ -138,7 +149,7 @@ pub(super) async fn list(
         Ok(listed) => listed?,
         Err(_) => return Err(GatewayError::ListTimeout { secs: timeout.as_secs() }),
     };
-    Ok(tools.iter().filter_map(|t| serde_json::to_value(t).ok()).collect())
+    Ok(json(tools))
 }
 
 /// How far one listing may go: pages followed, and tools kept.
@@ -156,28 +167,133 @@ pub const LIST_BOUNDS: ListBounds = ListBounds { pages: 100, tools: 10_000 };
 /// Every page of the upstream's `tools/list`, within `bounds` (rmcp's
 /// `list_all_tools` follows cursors without end).
 async fn all_pages(peer: &rmcp::Peer<RoleClient>, bounds: ListBounds) -> Result<Vec<Tool>, GatewayError> {
-    let mut tools = Vec::new();
+    pages(bounds, "tools", |params| async move {
+        let page = peer.list_tools(Some(params)).await?;
+        Ok((page.tools, page.next_cursor))
+    })
+    .await
+}
+
+/// Every item of a paginated listing, one page at a time from `page`, within
+/// `bounds`; `what` names the items in the error.
+async fn pages<T, F, Fut>(bounds: ListBounds, what: &'static str, mut page: F) -> Result<Vec<T>, GatewayError>
+where
+    F: FnMut(PaginatedRequestParams) -> Fut,
+    Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>), rmcp::ServiceError>>,
+{
+    let mut items = Vec::new();
     let mut cursor = None;
     for _ in 0..bounds.pages {
-        let params = PaginatedRequestParams::default().with_cursor(cursor);
-        let page = peer.list_tools(Some(params)).await.map_err(|e| GatewayError::List(e.to_string()))?;
-        if tools.len() + page.tools.len() > bounds.tools {
-            return Err(GatewayError::ListTooLong { what: "the tools a listing may hold", limit: bounds.tools });
+        let (more, next) = page(PaginatedRequestParams::default().with_cursor(cursor))
+            .await
+            .map_err(|e| GatewayError::List(format!("{what}: {e}")))?;
+        if items.len() + more.len() > bounds.tools {
+            return Err(GatewayError::ListTooLong { what: items_bound(what), limit: bounds.tools });
         }
-        tools.extend(page.tools);
-        match page.next_cursor {
+        items.extend(more);
+        match next {
             Some(next) => cursor = Some(next),
-            None => return Ok(tools),
+            None => return Ok(items),
         }
     }
     Err(GatewayError::ListTooLong { what: "the pages a listing may take", limit: bounds.pages })
 }
 
-/// The client side of the upstream connection: a tools/list_changed
-/// notification wakes whoever waits on `changed` (the session, which then
-/// lists and checks again). It knows nothing of the session itself.
+fn items_bound(what: &str) -> &'static str {
+    match what {
+        "prompts" => "the prompts a listing may hold",
+        "resources" => "the resources a listing may hold",
+        "resource templates" => "the resource templates a listing may hold",
+        _ => "the tools a listing may hold",
+    }
+}
+
+/// Which kinds of surface a listing asks the upstream for.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Wanted {
+    pub prompts: bool,
+    /// Resources and resource templates.
+    pub resources: bool,
+}
+
+impl Wanted {
+    /// The kinds `gateway` declares: a kind the policy leaves out is refused
+    /// without asking the upstream.
+    pub fn declared_by(gateway: &Gateway) -> Self {
+        let s = &gateway.surfaces;
+        Self { prompts: !s.prompts.is_empty(), resources: !(s.resources.is_empty() && s.templates.is_empty()) }
+    }
+}
+
+/// The upstream's prompts, resources and templates, as JSON, within
+/// `timeout`: the kinds `wanted` that the upstream says it has.
+pub(super) async fn list_surfaces(
+    peer: &rmcp::Peer<RoleClient>,
+    wanted: Wanted,
+    timeout: Duration,
+) -> Result<Listed, GatewayError> {
+    let offers = peer.peer_info().map(|info| info.capabilities.clone()).unwrap_or_default();
+    let listing = async {
+        let mut listed = Listed::default();
+        if wanted.prompts && offers.prompts.is_some() {
+            let prompts = pages(LIST_BOUNDS, "prompts", |params| async move {
+                let page = peer.list_prompts(Some(params)).await?;
+                Ok((page.prompts, page.next_cursor))
+            });
+            listed.prompts = json(prompts.await?);
+        }
+        if wanted.resources && offers.resources.is_some() {
+            let resources = pages(LIST_BOUNDS, "resources", |params| async move {
+                let page = peer.list_resources(Some(params)).await?;
+                Ok((page.resources, page.next_cursor))
+            });
+            listed.resources = json(resources.await?);
+            let templates = pages(LIST_BOUNDS, "resource templates", |params| async move {
+                let page = peer.list_resource_templates(Some(params)).await?;
+                Ok((page.resource_templates, page.next_cursor))
+            });
+            listed.templates = json(templates.await?);
+        }
+        Ok(listed)
+    };
+    match tokio::time::timeout(timeout, listing).await {
+        Ok(listed) => listed,
+        Err(_) => Err(GatewayError::ListTimeout { secs: timeout.as_secs() }),
+    }
+}
+
+fn json<T: serde::Serialize>(items: Vec<T>) -> Vec<serde_json::Value> {
+    items.iter().filter_map(|t| serde_json::to_value(t).ok()).collect()
+}
+
+/// The client side of the upstream connection: a list-changed notification
+/// (tools, prompts or resources) wakes whoever waits on `changed` (the
+/// session, which then lists and checks again), and a resource update is
+/// handed to `updated` for the session to forward to the clients that
+/// subscribed, if the policy still shows the resource. It knows nothing of
+/// the session itself.
+///
+/// Requests from the upstream to a client — sampling, elicitation, roots —
+/// are refused: one upstream connection serves every downstream session, so
+/// such a request has no one client it could go to, and passing it to any of
+/// them would let the upstream speak to a session with another's authority.
 pub(super) struct Listener {
     pub changed: Arc<Notify>,
+    /// Bounded: when the session falls behind, further updates are dropped
+    /// (an update says only "read it again", so a storm loses nothing a
+    /// client needs, and the gateway's memory stays bounded).
+    pub updated: mpsc::Sender<String>,
+}
+
+/// The words of every refusal of an upstream's request to a client.
+pub(super) fn upstream_request_refused(what: &str) -> McpError {
+    McpError::invalid_request(
+        format!(
+            "m1nd gateway: {what} requests from the upstream are refused: one upstream connection serves every \
+             session, so there is no one client to ask (see the guide's gateway page)"
+        ),
+        None,
+    )
 }
 
 impl ClientHandler for Listener {
@@ -187,5 +303,43 @@ impl ClientHandler for Listener {
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
         self.changed.notify_one();
+    }
+
+    async fn on_prompt_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.changed.notify_one();
+    }
+
+    async fn on_resource_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        self.changed.notify_one();
+    }
+
+    async fn on_resource_updated(
+        &self,
+        params: ResourceUpdatedNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let _ = self.updated.try_send(params.uri);
+    }
+
+    #[allow(deprecated, reason = "refusing a deprecated request still names its types")]
+    async fn create_message(
+        &self,
+        _params: CreateMessageRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<CreateMessageResult, McpError> {
+        Err(upstream_request_refused("sampling (`sampling/createMessage`)"))
+    }
+
+    async fn create_elicitation(
+        &self,
+        _request: ElicitRequestParams,
+        _context: RequestContext<RoleClient>,
+    ) -> Result<ElicitResult, McpError> {
+        Err(upstream_request_refused("elicitation (`elicitation/create`)"))
+    }
+
+    #[allow(deprecated, reason = "refusing a deprecated request still names its types")]
+    async fn list_roots(&self, _context: RequestContext<RoleClient>) -> Result<ListRootsResult, McpError> {
+        Err(upstream_request_refused("roots (`roots/list`)"))
     }
 }

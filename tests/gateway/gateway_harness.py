@@ -43,12 +43,14 @@ def venv_bin(name: str) -> str:
 
 
 def policy(name: str | Path) -> dict[str, Any]:
-    """The reviewed policy `name` (or the policy directory at an absolute path): its verbs and its deny list."""
+    """The reviewed policy `name` (or the policy directory at an absolute path): its verbs, its deny list,
+    and the prompts, resources and templates it declares (name, URI or URI template → its entry)."""
     with open(POLICIES / name / "tools.toml", "rb") as f:
-        verbs = tomllib.load(f)["verbs"]
+        tools = tomllib.load(f)
     with open(POLICIES / name / "read_only_denied.toml", "rb") as f:
         denied = tomllib.load(f)["tools"]
-    return {"verbs": verbs, "denied": denied}
+    surfaces = {kind: tools.get(kind, {}) for kind in ("prompts", "resources", "templates")}
+    return {"verbs": tools["verbs"], "denied": denied, **surfaces}
 
 
 def with_pins(name: str, dest: Path, arguments: list[str], under: Path) -> Path:

@@ -2,8 +2,9 @@
 over stdio and over `--http`, with the imported-then-reviewed policy in policies/everything: every
 declared tool is listed under its exact upstream name with its whole definition; each read answers in
 every spelling that folds to it (kebab, snake, upper, camel, ...) with the upstream's own answer; each
-tool that changes state is refused in every spelling in a read-only session; and, as the gateway
-exposes no resources and no prompts yet, a client is told so (no capability, method not found).
+tool that changes state is refused in every spelling in a read-only session; and the upstream's
+prompts, resources and templates are listed, read, got and completed exactly as the policy declares
+them, with every URI that slips past a declared template refused.
 
 Calls the suite leaves out, and why: nothing is left out of the reads. trigger-long-running-operation
 sleeps 10 s by default, so it is called with a 0.05 s duration. The tools that need the client's
@@ -26,10 +27,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
+from mcp_types import PromptReference, ResourceTemplateReference
 
 from gateway_harness import HERE, POLICIES, gateway, m1nd_bin, policy, set_mode, text_of
 from test_names import spellings
@@ -40,7 +43,7 @@ EVERYTHING = policy("everything")
 READS = [v for v in EVERYTHING["verbs"] if v not in EVERYTHING["denied"]]
 # What a definition carries that the gateway serves as the upstream wrote it (annotations are the policy's).
 SERVED = ["title", "description", "input_schema", "output_schema", "icons", "meta"]
-METHOD_NOT_FOUND = -32601
+INVALID_PARAMS = -32602
 PROBE = "seen-through-the-gateway"
 ADDRESS = re.compile(r"m1nd: serving MCP on http://(?P<addr>\S+)/mcp")
 
@@ -177,36 +180,116 @@ async def test_reads_answer_in_every_spelling_and_writes_are_refused_in_every_sp
         assert text_of(ok) == "The sum of 1 and 1 is 2."
 
 
-async def expect_method_not_found(call: Any) -> None:
+async def expect_refused(call: Any, code: int, *words: str) -> None:
+    """The request fails with a JSON-RPC error `code` whose message holds every one of `words`."""
     with pytest.raises(MCPError) as refused:
         await call
-    assert refused.value.code == METHOD_NOT_FOUND, refused.value
+    assert refused.value.code == code, refused.value
+    for word in words:
+        assert word in str(refused.value), (word, refused.value)
 
 
-async def test_no_resources_and_no_prompts_are_offered_yet(tmp_path: Path) -> None:
-    """The upstream offers resources, templates, prompts and completions; the gateway does not pass
-    them on yet (issue 19, item 3). When it does, this test fails and must follow the policy instead."""
+async def upstream_surfaces() -> dict[str, Any]:
+    """The upstream's own prompts, resources and templates, and a few of its answers, straight from it."""
     command = everything_server()
     async with stdio_client(StdioServerParameters(command=command[0], args=command[1:]), errlog=subprocess.DEVNULL) as (
         read,
         write,
     ):
         async with ClientSession(read, write) as direct:
-            upstream = (await direct.initialize()).capabilities
-            assert upstream.resources and upstream.prompts and upstream.completions
-            link = blocks(await direct.call_tool("get-resource-links", {"count": 1}), "resource_link")[0]
-            prompt = (await direct.list_prompts()).prompts[0].name
+            caps = (await direct.initialize()).capabilities
+            resources = (await direct.list_resources()).resources
+            return {
+                "caps": caps,
+                "prompts": {p.name for p in (await direct.list_prompts()).prompts},
+                "resources": {str(r.uri) for r in resources},
+                "templates": {t.uri_template for t in (await direct.list_resource_templates()).resource_templates},
+                "contents": {str(r.uri): (await direct.read_resource(str(r.uri))).contents for r in resources},
+            }
+
+
+SLIPS = [
+    # Past the text template's literal: a dot segment, encoded dots and slashes, another case, a query.
+    "demo://resource/dynamic/text/../../static/document/structure.md",
+    "demo://resource/dynamic/text/..",
+    "demo://resource/dynamic/text/%2e%2e%2fstatic",
+    "demo://resource/dynamic/text/1%2F..%2F..%2Fstatic%2Fdocument%2Fstructure.md",
+    "DEMO://resource/dynamic/text/1",
+    "demo://resource/DYNAMIC/text/1",
+    "demo://resource/dynamic/text/1?x=../../static/document/structure.md",
+    "demo://resource/dynamic/text/",
+]
+
+
+async def test_prompts_resources_and_templates_follow_the_policy(tmp_path: Path) -> None:
+    """Only what tools.toml declares is listed, read, got or completed; everything else the upstream
+    offers (a prompt, a resource, a template, each left out on purpose) is hidden and refused, and so
+    is every URI that slips past a declared template. The session survives every refusal."""
+    direct = await upstream_surfaces()
+    assert direct["caps"].resources and direct["caps"].prompts and direct["caps"].completions
+    declared = {kind: set(EVERYTHING[kind]) for kind in ("prompts", "resources", "templates")}
+    for kind in declared:
+        assert declared[kind] < direct[kind], f"the policy must leave some upstream {kind} out, and declare only real ones"
     async with gateway(POLICIES / "everything", everything_server(), log_dir=tmp_path) as gw:
-        caps = gw.session.server_capabilities
-        assert caps is not None and caps.tools is not None
-        assert (caps.resources, caps.prompts, caps.completions, caps.logging) == (None, None, None, None), caps
-        await expect_method_not_found(gw.session.list_resources())
-        await expect_method_not_found(gw.session.list_resource_templates())
-        await expect_method_not_found(gw.session.read_resource(str(link.uri)))
-        await expect_method_not_found(gw.session.list_prompts())
-        await expect_method_not_found(gw.session.get_prompt(prompt))
+        session = gw.session
+        caps = session.server_capabilities
+        assert caps is not None and caps.resources and caps.prompts and caps.completions and caps.logging is None
+        assert {p.name for p in (await session.list_prompts()).prompts} == declared["prompts"]
+        assert {str(r.uri) for r in (await session.list_resources()).resources} == declared["resources"]
+        listed_templates = (await session.list_resource_templates()).resource_templates
+        assert {t.uri_template for t in listed_templates} == declared["templates"]
+
+        for uri in declared["resources"]:
+            assert (await session.read_resource(uri)).contents == direct["contents"][uri], uri
+        text = (await session.read_resource("demo://resource/dynamic/text/7")).contents
+        assert text and "7" in text[0].text
+        for uri in direct["resources"] - declared["resources"]:
+            await expect_refused(session.read_resource(uri), INVALID_PARAMS, "does not declare under `[resources]`")
+        await expect_refused(
+            session.read_resource("demo://resource/dynamic/blob/1"), INVALID_PARAMS, "neither a resource", "[templates]"
+        )
+        for slip in SLIPS:
+            await expect_refused(session.read_resource(slip), INVALID_PARAMS, "nothing was sent to the upstream")
+
+        for spelling in ("simple-prompt", "simple_prompt", "SIMPLE-PROMPT", "simplePrompt"):
+            got = await session.get_prompt(spelling)
+            assert got.messages and "simple prompt" in got.messages[0].content.text.lower(), spelling
+        args = await session.get_prompt("args-prompt", {"city": "Lisbon"})
+        assert "Lisbon" in args.messages[0].content.text
+        for name in direct["prompts"] - declared["prompts"]:
+            await expect_refused(session.get_prompt(name), INVALID_PARAMS, "does not declare under `[prompts]`")
+        await expect_refused(session.get_prompt("simple-promt"), INVALID_PARAMS, "did you mean `simple-prompt`")
+
+        completed = await session.complete(PromptReference(name="completable-prompt"), {"name": "department", "value": "E"})
+        assert "Engineering" in completed.completion.values
+        undeclared = ResourceTemplateReference(uri="demo://resource/dynamic/blob/{resourceId}")
+        await expect_refused(session.complete(undeclared, {"name": "resourceId", "value": "1"}), INVALID_PARAMS, "completion")
+        await expect_refused(session.subscribe_resource("demo://resource/dynamic/text/.."), INVALID_PARAMS)
+
         # The session survives.
-        assert text_of(await gw.session.call_tool("echo", {"message": "still here"})) == "Echo: still here"
+        assert text_of(await session.call_tool("echo", {"message": "still here"})) == "Echo: still here"
+
+
+async def test_a_subscription_hears_the_updates_of_its_resource_only(tmp_path: Path) -> None:
+    """server-everything sends `notifications/resources/updated` every 5 s for each URI a session
+    subscribed to, once toggle-subscriber-updates is on (a write: a read-write copy of the policy)."""
+    writable = set_mode(shutil.copytree(POLICIES / "everything", tmp_path / "policy"), "read-write")
+    uri = sorted(EVERYTHING["resources"])[0]
+    updated: list[str] = []
+
+    async def heard(message: Any) -> None:
+        root = getattr(message, "root", message)
+        if getattr(root, "method", None) == "notifications/resources/updated":
+            updated.append(str(root.params.uri))
+
+    async with gateway(writable, everything_server(), log_dir=tmp_path, message_handler=heard) as gw:
+        await gw.session.subscribe_resource(uri)
+        assert not (await gw.session.call_tool("toggle-subscriber-updates", {})).is_error
+        deadline = time.monotonic() + 15
+        while not updated and time.monotonic() < deadline:
+            await anyio.sleep(0.1)
+        assert updated and set(updated) == {uri}, updated
+        await gw.session.unsubscribe_resource(uri)
 
 
 def start_http(tmp_path: Path) -> tuple[subprocess.Popen[bytes], str]:
@@ -230,7 +313,7 @@ def start_http(tmp_path: Path) -> tuple[subprocess.Popen[bytes], str]:
 
 
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
-async def test_over_http_reads_answer_writes_are_refused_and_no_surfaces_but_tools(tmp_path: Path, mode: str) -> None:
+async def test_over_http_reads_answer_writes_are_refused_and_surfaces_follow_the_policy(tmp_path: Path, mode: str) -> None:
     process, url = start_http(tmp_path)
     try:
         async with Client(url, mode=mode, cache=None) as c:
@@ -244,10 +327,15 @@ async def test_over_http_reads_answer_writes_are_refused_and_no_surfaces_but_too
                     refused = await c.call_tool(name, arguments)
                     message = text_of(refused)
                     assert refused.is_error and f"`{verb}` writes: read_only_denied.toml" in message, f"{name!r}: {message}"
-            caps = c.server_capabilities
-            assert caps is not None and (caps.resources, caps.prompts) == (None, None), caps
-            await expect_method_not_found(c.list_resources())
-            await expect_method_not_found(c.list_prompts())
+            if mode == "legacy":
+                # A 2026-07-28 client asks for no capabilities: it lists and reads without them.
+                caps = c.server_capabilities
+                assert caps is not None and caps.resources and caps.prompts, caps
+            assert {p.name for p in (await c.list_prompts()).prompts} == set(EVERYTHING["prompts"])
+            assert {str(r.uri) for r in (await c.list_resources()).resources} == set(EVERYTHING["resources"])
+            assert "7" in (await c.read_resource("demo://resource/dynamic/text/7")).contents[0].text
+            for slip in SLIPS:
+                await expect_refused(c.read_resource(slip), INVALID_PARAMS, "nothing was sent to the upstream")
     finally:
         process.terminate()
         process.wait(timeout=10)
