@@ -2,13 +2,14 @@
 //! MCP server, and the policy it starts from.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
 use m1nd::gateway::{self, Audit, AuditArguments, ImportOptions, Options};
 use m1nd::mcp::attestation::{self, PinError, Pinned};
+use m1nd_core::gateway::Gateway;
 
 mod upstream;
 
@@ -46,6 +47,11 @@ pub struct GatewayArgs {
     /// or `plain` (values may hold secrets). Without it no argument value is written.
     #[arg(long, value_name = "HOW", requires = "audit", num_args = 0..=1, default_missing_value = "hashed")]
     audit_arguments: Option<AuditArgumentsArg>,
+    /// Check every tools/call against the gateway policy in DIR too, and record in the audit
+    /// file each call it would decide differently. A dry run: only --policy decides, so nothing
+    /// the shadow allows gets through. Needs --audit, where its decisions go.
+    #[arg(long, value_name = "DIR", requires = "audit")]
+    shadow: Option<PathBuf>,
     #[command(flatten)]
     http: HttpArgs,
     /// Reach a Streamable HTTP upstream at URL (https:// or http://) instead of starting one.
@@ -95,26 +101,56 @@ fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
         .map_err(|e| Failure::usage(format!("cannot start the async runtime: {e}")))
 }
 
-pub fn run(args: GatewayArgs) -> Result<(), Failure> {
-    let display = super::policy::display(&args.policy)?;
+/// Which of the gateway's policies a directory is, for its refusals.
+#[derive(Clone, Copy)]
+enum Role {
+    /// `--policy`: the policy that decides.
+    Enforced,
+    /// `--shadow`: the candidate that only watches.
+    Shadow,
+}
+
+/// Compile the gateway policy in `dir`, or refuse to start with every
+/// violation rendered as `policy check --gateway` renders it, naming `dir`.
+fn load(dir: &Path, role: Role) -> Result<(Gateway, String), Failure> {
+    if matches!(role, Role::Shadow) && !dir.is_dir() {
+        return Err(Failure::usage(format!(
+            "the shadow policy directory `{}` does not exist; give --shadow a gateway policy directory to check \
+             beside --policy (`m1nd policy import` writes one)",
+            dir.display()
+        )));
+    }
+    let display = super::policy::display(dir)?;
     super::policy::kind::expect_gateway(
         &display,
-        &m1nd_core::PolicySources::read_dir(&args.policy, &display),
-        "m1nd's own policy is compiled into `m1nd serve`; give --policy a gateway policy directory",
+        &m1nd_core::PolicySources::read_dir(dir, &display),
+        match role {
+            Role::Enforced => {
+                "m1nd's own policy is compiled into `m1nd serve`; give --policy a gateway policy directory"
+            }
+            Role::Shadow => "give --shadow a gateway policy directory to check beside --policy",
+        },
     )?;
     // Validate before deploy: the same laws and messages as `policy check --gateway`.
-    let policy = gateway::load(&args.policy, &display).map_err(|e| {
+    let policy = gateway::load(dir, &display).map_err(|e| {
         let rendered = match e {
             gateway::GatewayError::Policy(rendered) => rendered,
             other => vec![other.to_string()],
         };
         eprintln!("{}", rendered.join("\n\n"));
         let n = rendered.len();
-        Failure::refused(format!(
-            "{display} breaks {n} law{}; the gateway does not start",
-            if n == 1 { "" } else { "s" }
-        ))
+        let whose = match role {
+            Role::Enforced => display.clone(),
+            Role::Shadow => format!("the shadow policy {display}"),
+        };
+        Failure::refused(format!("{whose} breaks {n} law{}; the gateway does not start", if n == 1 { "" } else { "s" }))
     })?;
+    Ok((policy, display))
+}
+
+pub fn run(args: GatewayArgs) -> Result<(), Failure> {
+    let (policy, display) = load(&args.policy, Role::Enforced)?;
+    let shadow = args.shadow.as_deref().map(|dir| load(dir, Role::Shadow)).transpose()?;
     if let Some(pin) = &args.expect_digest {
         let pinned = Pinned::Gateway { display: display.clone() };
         attestation::check_digest(pin, &m1nd_core::policy::gateway_digest(&policy), pinned).map_err(|e| match e {
@@ -132,8 +168,17 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
     let recheck = (!recheck.is_zero()).then_some(recheck);
     let upstream = upstream(args.upstream, args.command, args.remote)?;
     let http = args.http.options()?;
-    // One policy per process, alive until it exits.
+    // One policy per process (and its shadow), alive until it exits.
     let policy = Box::leak(Box::new(policy));
+    let shadow = shadow.map(|(shadow, dir)| {
+        tracing::info!(
+            "shadow policy {dir} ({}): checked beside the enforced policy; every call it would decide \
+             differently is recorded in the audit trail, and nothing it allows is forwarded unless the enforced \
+             policy allows it",
+            m1nd_core::policy::gateway_digest(&shadow)
+        );
+        &*Box::leak(Box::new(shadow))
+    });
     let audit = match &args.audit {
         None => None,
         Some(path) => {
@@ -145,7 +190,7 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
             Some(Arc::new(Audit::open(path, arguments).map_err(|e| Failure::usage(e.to_string()))?))
         }
     };
-    let options = Options { read_only, call_timeout, recheck, audit };
+    let options = Options { read_only, call_timeout, recheck, audit, shadow };
     let Some(http) = http else {
         return runtime()?.block_on(async move {
             gateway::serve(policy, options, upstream, m1nd::transport::stdio::Stdio::new())

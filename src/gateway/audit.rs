@@ -13,6 +13,10 @@
 //! Argument values are never written unless `--audit-arguments` asks: then
 //! `hashed` (blake3 of the arguments object as JSON) or `plain`.
 //!
+//! With `--shadow DIR`, a call the shadow policy would decide differently
+//! gets a `shadow` line first, naming both decisions (see shadow.rs); the
+//! enforced decision's own lines follow as always.
+//!
 //! The file is opened once, for appending (`O_APPEND`), and each line is one
 //! `write` of the whole line under a lock, so lines never interleave.
 
@@ -21,7 +25,7 @@ use std::io::Write;
 use std::path::Path;
 use std::sync::Mutex;
 
-use m1nd_core::gateway::GatewayRefused;
+use m1nd_core::gateway::{Forward, GatewayRefused};
 use rmcp::RoleServer;
 use rmcp::service::RequestContext;
 use serde::Serialize;
@@ -69,6 +73,52 @@ pub enum Decision {
     Refused,
     /// The upstream's answer (or its failure) to a forwarded call.
     Answered,
+    /// The shadow policy would have decided otherwise; written before the
+    /// enforced decision's line, and nothing else follows from it.
+    Shadow,
+}
+
+/// What one policy would do with a call, on a `shadow` line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Would {
+    Forward,
+    Refuse,
+}
+
+/// One policy's decision on a call, as a `shadow` line names it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Verdict<'a> {
+    /// The policy's digest (`m1nd policy digest DIR`).
+    pub policy: &'a str,
+    pub decision: Would,
+    /// The policy's name for the tool, when it would forward the call.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verb: Option<String>,
+    /// A refusal's kind, as [`code`] names it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub code: Option<&'static str>,
+    /// What the client is (or would be) told when refused.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+impl<'a> Verdict<'a> {
+    /// The verdict of the policy with digest `policy` that checked a call as `checked`.
+    pub fn of(policy: &'a str, checked: &Result<Forward, GatewayRefused>) -> Self {
+        let (decision, verb, code, reason) = match checked {
+            Ok(forward) => (Would::Forward, Some(forward.verb.clone()), None, None),
+            Err(refused) => (Would::Refuse, None, Some(code(refused)), Some(refused.to_string())),
+        };
+        Verdict { policy, decision, verb, code, reason }
+    }
+
+    /// Whether two policies decide a call differently: one forwards and the
+    /// other refuses, or both refuse for a different reason or code. Two
+    /// forwards agree, whatever the policies call the tool.
+    pub fn differs(&self, other: &Verdict<'_>) -> bool {
+        (self.decision, self.code, &self.reason) != (other.decision, other.code, &other.reason)
+    }
 }
 
 /// One line of the audit file.
@@ -107,6 +157,12 @@ pub struct Record<'a> {
     /// Only with `--audit-arguments`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub arguments: Option<Value>,
+    /// The enforced policy's decision (`shadow` lines).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub enforced: Option<Verdict<'a>>,
+    /// The shadow policy's decision, with its digest (`shadow` lines).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shadow: Option<Verdict<'a>>,
 }
 
 impl<'a> Record<'a> {
@@ -126,6 +182,8 @@ impl<'a> Record<'a> {
             latency_ms: None,
             is_error: None,
             arguments: None,
+            enforced: None,
+            shadow: None,
         }
     }
 }
@@ -217,6 +275,8 @@ mod tests {
             latency_ms: None,
             is_error: None,
             arguments: None,
+            enforced: None,
+            shadow: None,
         }
     }
 

@@ -20,6 +20,12 @@
 //! least every `--recheck` interval, the gateway lists them again, re-checks
 //! every definition, and tells the downstream client only if what it may see
 //! changed (session.rs says what window this leaves).
+//!
+//! # A shadow policy
+//!
+//! With `--shadow DIR` a second, candidate policy checks every call too,
+//! against its own view of the same listing, and only writes to the audit
+//! trail: the invariant above is the enforced policy's alone (shadow.rs).
 
 mod audit;
 mod credential;
@@ -30,6 +36,7 @@ mod import;
 mod import_surfaces;
 mod name_problem;
 mod session;
+mod shadow;
 mod surfaces;
 mod upstream;
 

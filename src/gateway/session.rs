@@ -36,6 +36,7 @@ use tokio::task::JoinHandle;
 
 use super::audit::{self, Audit, Decision};
 use super::error::GatewayError;
+use super::shadow::Shadow;
 use super::surfaces::{self as served_surfaces, Subscriptions};
 use super::upstream::{Listener, Upstream, Wanted, list, list_surfaces};
 use crate::mcp::attestation;
@@ -54,6 +55,9 @@ pub struct Options {
     pub recheck: Option<Duration>,
     /// Append one line per decision here (`--audit`); see audit.rs.
     pub audit: Option<Arc<Audit>>,
+    /// A candidate policy checked beside the enforced one, never obeyed
+    /// (`--shadow`): its differing decisions go to `audit`; see shadow.rs.
+    pub shadow: Option<&'static Gateway>,
 }
 
 /// How often the upstream is listed again when nothing else asks for it.
@@ -68,7 +72,13 @@ pub const DEFAULT_RECHECK: Duration = Duration::from_secs(10);
 
 impl Default for Options {
     fn default() -> Self {
-        Self { read_only: false, call_timeout: Duration::from_secs(30), recheck: Some(DEFAULT_RECHECK), audit: None }
+        Self {
+            read_only: false,
+            call_timeout: Duration::from_secs(30),
+            recheck: Some(DEFAULT_RECHECK),
+            audit: None,
+            shadow: None,
+        }
     }
 }
 
@@ -84,6 +94,8 @@ pub(super) struct Served {
     /// The same for prompts, resources and templates.
     listed_surfaces: Listed,
     pub(super) surfaces: SurfaceView,
+    /// The shadow policy's view of the same listing (empty without one).
+    shadow: View,
 }
 
 /// What the two sides share.
@@ -94,6 +106,7 @@ pub(super) struct State {
     mode: SessionMode,
     /// The policy's digest, as `m1nd policy digest` prints it: attested.
     digest: String,
+    shadow: Option<Shadow>,
     pub(super) options: Options,
     view: RwLock<Arc<Served>>,
     pub(super) upstream: Mutex<Option<Peer<RoleClient>>>,
@@ -114,6 +127,7 @@ impl State {
             guard: Guard::for_gateway(gateway, mode.is_read_only()),
             mode,
             digest: m1nd_core::policy::gateway_digest(gateway),
+            shadow: options.shadow.map(|shadow| Shadow::new(shadow, options.read_only)),
             options,
             view: RwLock::new(Arc::new(Served::default())),
             upstream: Mutex::new(None),
@@ -159,8 +173,9 @@ impl State {
         let prompts_changed = changed(Kind::Prompt);
         let resources_changed = changed(Kind::Resource) || changed(Kind::Template);
         let tools = fresh.offered().iter().filter_map(|o| serde_json::from_value(o.tool.clone()).ok()).collect();
+        let shadow = self.shadow.as_ref().map(|s| s.view(&listed)).unwrap_or_default();
         if let Ok(mut view) = self.view.write() {
-            *view = Arc::new(Served { listed, view: fresh, tools, listed_surfaces, surfaces });
+            *view = Arc::new(Served { listed, view: fresh, tools, listed_surfaces, surfaces, shadow });
         }
         if tools_changed || prompts_changed || resources_changed {
             let peers = self.downstream.lock().map(|d| d.clone()).unwrap_or_default();
@@ -201,6 +216,13 @@ impl State {
             arguments: arguments.clone(),
             ..audit::Record::new(session, &request.name, decision, &self.digest)
         };
+        // The shadow policy only watches: a decision of its that differs is recorded, never obeyed.
+        if let Some(shadow) = &self.shadow {
+            let call = (&*request.name, request.arguments.as_ref());
+            if let Err(told) = shadow.watch(audit, line(Decision::Shadow), &served.shadow, call, &checked) {
+                return error(told);
+            }
+        }
         let forward = match checked {
             Ok(forward) => forward,
             Err(refused) => {
@@ -315,7 +337,12 @@ impl ServerHandler for GatewayServer {
                 announce(mode, state.gateway.mode, state.options.read_only)
             ));
         // The same `io.m1nd/attestation` as `m1nd serve`, in `initialize` and `server/discover`.
-        config.meta = Some(attestation::gateway_meta(&state.digest, mode, &definitions));
+        config.meta = Some(attestation::gateway_meta(
+            &state.digest,
+            mode,
+            &definitions,
+            state.shadow.as_ref().map(Shadow::digest),
+        ));
         config
     }
 

@@ -29,8 +29,15 @@ pub fn meta(mode: SessionMode) -> MetaObject {
 /// prints), `mode` the session's mode (read-only on the command line wins
 /// over the policy's), and `definitions` the digest of the upstream
 /// definitions the session is served (`m1nd_core::gateway::definitions_digest`).
-pub fn gateway_meta(policy: &str, mode: SessionMode, definitions: &str) -> MetaObject {
-    attested(json!({ "policy": policy, "mode": mode.key(), "definitions": definitions }))
+/// With `--shadow DIR`, `shadow_policy` is the shadow policy's digest: a
+/// policy evaluated beside `policy` and recorded, never enforced. The key is
+/// absent without one, so a client pinning `policy` alone sees no change.
+pub fn gateway_meta(policy: &str, mode: SessionMode, definitions: &str, shadow: Option<&str>) -> MetaObject {
+    let mut value = json!({ "policy": policy, "mode": mode.key(), "definitions": definitions });
+    if let Some(shadow) = shadow {
+        value["shadow_policy"] = shadow.into();
+    }
+    attested(value)
 }
 
 fn attested(value: serde_json::Value) -> MetaObject {
@@ -140,7 +147,12 @@ mod tests {
 
     #[test]
     fn the_gateway_attests_its_policy_mode_and_definitions() {
-        let meta = gateway_meta("p", SessionMode::ReadOnly, "d");
+        let meta = gateway_meta("p", SessionMode::ReadOnly, "d", None);
         assert_eq!(meta.0[META_KEY], json!({ "policy": "p", "mode": "read-only", "definitions": "d" }));
+        let shadowed = gateway_meta("p", SessionMode::ReadWrite, "d", Some("s"));
+        assert_eq!(
+            shadowed.0[META_KEY],
+            json!({ "policy": "p", "mode": "read-write", "definitions": "d", "shadow_policy": "s" })
+        );
     }
 }

@@ -109,6 +109,8 @@ def text_of(result: Any) -> str:
 class Gateway:
     session: ClientSession
     stderr_path: Path
+    # The `initialize` result (its `_meta` holds the attestation).
+    initialized: Any = None
 
     def stderr(self) -> str:
         return self.stderr_path.read_text(errors="replace")
@@ -135,8 +137,8 @@ async def gateway(
         try:
             async with stdio_client(params, errlog=errlog) as (read, write):
                 async with ClientSession(read, write, message_handler=message_handler) as session:
-                    await session.initialize()
-                    yield Gateway(session, stderr_path)
+                    initialized = await session.initialize()
+                    yield Gateway(session, stderr_path, initialized)
         except BaseException as e:
             errlog.flush()
             tail = stderr_path.read_text(errors="replace")[-4000:]
