@@ -42,3 +42,37 @@ impl AuditArgs {
         Ok(Some(Arc::new(audit)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+
+    #[derive(Debug, Parser)]
+    struct Cli {
+        #[command(flatten)]
+        audit: AuditArgs,
+    }
+
+    fn parse(args: &[&str]) -> Result<AuditArgs, clap::Error> {
+        Cli::try_parse_from(std::iter::once("m1nd").chain(args.iter().copied())).map(|c| c.audit)
+    }
+
+    #[test]
+    fn arguments_are_hashed_when_asked_without_a_word_and_never_without_a_file() {
+        let mode = |args: &[&str]| {
+            let dir = tempfile::tempdir().expect("temp dir");
+            let file = dir.path().join("audit.jsonl");
+            let file = file.to_str().expect("utf-8");
+            let audit = parse(&[&["--audit", file], args].concat()).expect("parses").open().expect("opens");
+            audit.expect("an audit file").arguments_mode()
+        };
+        assert_eq!(mode(&[]), AuditArguments::Omitted);
+        assert_eq!(mode(&["--audit-arguments"]), AuditArguments::Hashed);
+        assert_eq!(mode(&["--audit-arguments", "hashed"]), AuditArguments::Hashed);
+        assert_eq!(mode(&["--audit-arguments", "plain"]), AuditArguments::Plain);
+        assert!(parse(&["--audit-arguments", "plain"]).is_err(), "needs --audit");
+        assert!(parse(&[]).expect("parses").open().expect("nothing to open").is_none());
+    }
+}
