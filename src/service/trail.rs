@@ -16,7 +16,9 @@
 //!    failure's code. If it cannot be appended, the result is withheld and
 //!    the client is told why (what the call wrote stands).
 //!
-//! Without `--audit` every step is a no-op.
+//! A call the client cancels while it runs has its `admitted` line and no
+//! `answered` one: the answer is never made. Without `--audit` every step is
+//! a no-op.
 
 use std::time::Duration;
 
