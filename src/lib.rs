@@ -22,6 +22,7 @@
 //! `widget` and `invocation` (how a suggested command is spelled) serve every
 //! floor.
 
+pub mod audit;
 #[cfg(feature = "expand")]
 pub mod expand;
 #[doc(hidden)]

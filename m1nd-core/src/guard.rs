@@ -59,6 +59,29 @@ impl std::fmt::Display for Refused {
 
 impl std::error::Error for Refused {}
 
+impl Refused {
+    /// The refusal's kind, for an audit line's `code`: the law's code where a
+    /// law states the rule (M013, human-only verbs), else a short name.
+    pub fn code(&self) -> &'static str {
+        match self {
+            Refused::Unknown { .. } => "unknown",
+            Refused::LookAlike { .. } => "look-alike",
+            Refused::TooLong { .. } => "too-long",
+            Refused::Retired { .. } => "retired",
+            Refused::HumanOnly { .. } => "M013",
+            Refused::ReadOnly(Refusal::Denied { .. }) => "read-only-denied",
+            Refused::ReadOnly(Refusal::StatusOnly { .. }) => "status-only",
+        }
+    }
+
+    /// Whether the refusal's text may echo an argument's value (a
+    /// status-only verb's refused argument does), so that an audit trail
+    /// that omits values omits the text too.
+    pub fn echoes_a_value(&self) -> bool {
+        matches!(self, Refused::ReadOnly(Refusal::StatusOnly { got: Some(_), .. }))
+    }
+}
+
 /// A call the guard let through: the verb's handle in the guard's table, and
 /// its definition. Everything after the guard works from this value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -296,5 +319,28 @@ mod tests {
             |ro| t.verbs.iter().filter(|v| Guard::new(&t, ro).shows(v)).map(|v| v.name.to_string()).collect::<Vec<_>>();
         assert_eq!(shown(true), ["doctor", "persist"]);
         assert_eq!(shown(false), ["doctor", "learn", "persist"]);
+    }
+
+    /// Each kind of refusal has a code of its own, and only a refusal that
+    /// can hold an argument's value says it does.
+    #[test]
+    fn each_refusal_has_its_own_code() {
+        let t = table();
+        let guard = Guard::new(&t, true);
+        let cases = [
+            (guard.check("docter", None), "unknown", false),
+            (guard.check("l\u{0435}arn", None), "look-alike", false),
+            (guard.check(&"x".repeat(MAX_NAME_BYTES + 1), None), "too-long", false),
+            (guard.check("mission_post", None), "retired", false),
+            (guard.check("mission_stamp", None), "M013", false),
+            (guard.check("learn", None), "read-only-denied", false),
+            (guard.check("persist", Some(&args(Value::from("s3cret")))), "status-only", true),
+            (guard.check("persist", None), "status-only", false),
+        ];
+        for (checked, code, echoes) in cases {
+            let refused = checked.unwrap_err();
+            assert_eq!((refused.code(), refused.echoes_a_value()), (code, echoes), "{refused}");
+            assert_eq!(refused.to_string().contains("s3cret"), echoes, "{refused}");
+        }
     }
 }

@@ -3,11 +3,10 @@
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::time::Duration;
 
 use clap::Args;
-use m1nd::gateway::{self, Audit, AuditArguments, ImportOptions, Options};
+use m1nd::gateway::{self, ImportOptions, Options};
 use m1nd::mcp::attestation::{self, PinError, Pinned};
 use m1nd_core::gateway::Gateway;
 
@@ -15,6 +14,7 @@ mod upstream;
 
 use upstream::{RemoteArgs, upstream};
 
+use super::audit::AuditArgs;
 use super::serve::{HttpArgs, READ_ONLY_ENV, read_only_from_env};
 use super::{Failure, emit};
 use m1nd::transport::http;
@@ -39,14 +39,8 @@ pub struct GatewayArgs {
     /// says they changed).
     #[arg(long, value_name = "SECONDS", default_value_t = gateway::DEFAULT_RECHECK.as_secs_f64())]
     recheck: f64,
-    /// Append one JSON line per decision on a tools/call to FILE; a call whose line cannot be
-    /// written is refused.
-    #[arg(long, value_name = "FILE")]
-    audit: Option<PathBuf>,
-    /// Write each call's arguments to the audit file: `hashed` (blake3, the default when given)
-    /// or `plain` (values may hold secrets). Without it no argument value is written.
-    #[arg(long, value_name = "HOW", requires = "audit", num_args = 0..=1, default_missing_value = "hashed")]
-    audit_arguments: Option<AuditArgumentsArg>,
+    #[command(flatten)]
+    audit: AuditArgs,
     /// Check every tools/call against the gateway policy in DIR too, and record in the audit
     /// file each call it would decide differently. A dry run: only --policy decides, so nothing
     /// the shadow allows gets through. Needs --audit, where its decisions go.
@@ -62,13 +56,6 @@ pub struct GatewayArgs {
     /// The upstream MCP server to start, after `--`.
     #[arg(last = true, required_unless_present = "upstream", value_name = "CMD")]
     command: Vec<OsString>,
-}
-
-/// `--audit-arguments`'s values.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
-enum AuditArgumentsArg {
-    Hashed,
-    Plain,
 }
 
 #[derive(Debug, Args)]
@@ -179,17 +166,7 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
         );
         &*Box::leak(Box::new(shadow))
     });
-    let audit = match &args.audit {
-        None => None,
-        Some(path) => {
-            let arguments = match args.audit_arguments {
-                None => AuditArguments::Omitted,
-                Some(AuditArgumentsArg::Hashed) => AuditArguments::Hashed,
-                Some(AuditArgumentsArg::Plain) => AuditArguments::Plain,
-            };
-            Some(Arc::new(Audit::open(path, arguments).map_err(|e| Failure::usage(e.to_string()))?))
-        }
-    };
+    let audit = args.audit.open()?;
     let options = Options { read_only, call_timeout, recheck, audit, shadow };
     let Some(http) = http else {
         return runtime()?.block_on(async move {

@@ -4,6 +4,7 @@
 //! already exists, `store check` found damage, ...); 2 usage errors, bad
 //! references and I/O errors.
 
+mod audit;
 mod cockpit;
 mod gateway;
 mod init;

@@ -5,6 +5,7 @@ use std::time::Duration;
 
 use clap::Args;
 
+use super::audit::AuditArgs;
 use super::{Failure, StoreArg};
 use m1nd::mcp::Server;
 use m1nd::mcp::attestation::{self, PinError};
@@ -27,6 +28,8 @@ pub struct ServeArgs {
     /// Refuse to start unless the compiled-in policy has this digest (`m1nd policy digest`).
     #[arg(long, value_name = "HEX")]
     expect_digest: Option<String>,
+    #[command(flatten)]
+    audit: AuditArgs,
     #[command(flatten)]
     http: HttpArgs,
     #[command(flatten)]
@@ -218,6 +221,8 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
     let event_streams = args.event_streams()?;
     let options = args.load.options(args.store.store, args.read_only || from_env)?;
     let http = args.http.options()?;
+    // Opened last of the checks, so a refused start leaves no new file behind.
+    let options = Options { audit: args.audit.open()?, ..options };
     let service = Service::start(options).map_err(|e| Failure::usage(e.to_string()))?;
     let served = match http {
         None => stdio::run(Server::new(service)),

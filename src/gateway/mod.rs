@@ -45,7 +45,6 @@ use std::path::Path;
 use m1nd_core::gateway::Gateway;
 use m1nd_core::{PolicySources, compile_gateway};
 
-pub use audit::{Audit, AuditArguments, AuditError};
 pub use credential::{Credential, CredentialError};
 pub use error::GatewayError;
 pub use https::{HttpClientOptions, HttpsError};

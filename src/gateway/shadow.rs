@@ -23,7 +23,7 @@ use m1nd_core::gateway::{self, Forward, Gateway, GatewayRefused, View};
 use m1nd_core::guard::Guard;
 use serde_json::{Map, Value};
 
-use super::audit::{Audit, Decision, Record, Verdict};
+use super::audit::{Audit, Decision, Record, Upstream, Verdict};
 
 /// The shadow policy, compiled, with the guard of its session mode.
 pub struct Shadow {
@@ -77,8 +77,7 @@ impl Shadow {
         let shadow = Verdict::of(&self.digest, shadow);
         enforced.differs(&shadow).then(|| Record {
             decision: Decision::Shadow,
-            enforced: Some(enforced),
-            shadow: Some(shadow),
+            own: Upstream { enforced: Some(enforced), shadow: Some(shadow), ..line.own },
             ..line
         })
     }

@@ -106,7 +106,8 @@ impl ServerHandler for Server {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let call = self.service.call_in(lane(&context), &request.name, request.arguments.as_ref());
+        let session = crate::audit::session(&context);
+        let call = self.service.call_in(lane(&context), &session, &request.name, request.arguments.as_ref());
         // rmcp cancels the context when the client sends
         // `notifications/cancelled` or its connection ends; dropping the call
         // then drops it from its queue, or stops it at its next checkpoint.

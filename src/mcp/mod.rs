@@ -28,6 +28,9 @@
 //!    most [`MAX_STRING_BYTES`](crate::service::MAX_STRING_BYTES) long; every `requires` present.
 //!    The checked values, the caller's `agent_id` among them, are what
 //!    dispatch receives.
+//!    With `--audit FILE`, each refusal so far is a `refused` line, and a
+//!    call let through is an `admitted` line before it goes on; a call whose
+//!    line cannot be written is refused here (`service/trail.rs`).
 //! 4. **Dispatch**: only now is the store touched, on the service's store
 //!    thread, through the handler the handle gave (no second lookup by name),
 //!    on the one store connection (checked against the files before every

@@ -93,6 +93,20 @@ impl ErrorKind {
         }
     }
 
+    /// The kind's name, as an audit line's `code` writes it.
+    pub const fn key(self) -> &'static str {
+        match self {
+            ErrorKind::Invalid => "invalid",
+            ErrorKind::Forbidden => "forbidden",
+            ErrorKind::NotFound => "not-found",
+            ErrorKind::Conflict => "conflict",
+            ErrorKind::Full => "full",
+            ErrorKind::Unavailable => "unavailable",
+            ErrorKind::Busy => "busy",
+            ErrorKind::Internal => "internal",
+        }
+    }
+
     /// The JSON-RPC error code for a protocol-level answer of this kind.
     /// (A tool call's failures are tool results with `isError`, not errors.)
     pub const fn jsonrpc_code(self) -> i32 {
@@ -117,6 +131,46 @@ impl ServiceError {
             ServiceError::Act(refused) => act_kind(refused),
             ServiceError::Thread(_) | ServiceError::Stopped | ServiceError::Dropped => ErrorKind::Unavailable,
             ServiceError::Queue(_) => ErrorKind::Busy,
+        }
+    }
+
+    /// The failure's code on an audit line: the guard's own
+    /// ([`Refused::code`]), the served-verb and argument checks' (argument
+    /// codes spelt as the gateway's), and for anything that failed after the
+    /// call was let through, its [`ErrorKind`]'s key.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ServiceError::Refused(refused) => refused.code(),
+            ServiceError::NotServed { .. } => "not-served",
+            ServiceError::Arguments(ArgumentError::Unknown { .. }) => "undeclared-argument",
+            ServiceError::Arguments(ArgumentError::Untyped { .. }) => "untyped-argument",
+            ServiceError::Arguments(ArgumentError::Value { .. }) => "argument-value",
+            ServiceError::Arguments(ArgumentError::Missing { .. }) => "missing-argument",
+            _ => self.kind().key(),
+        }
+    }
+
+    /// Whether this failure's text may echo an argument's value (a wrong
+    /// value, a reference the cockpit cannot follow, a version the store is
+    /// not at), so that an audit trail that omits values omits the text too.
+    /// Unsure is yes.
+    pub fn echoes_a_value(&self) -> bool {
+        match self {
+            ServiceError::Refused(refused) => refused.echoes_a_value(),
+            ServiceError::NotServed { .. }
+            | ServiceError::Arguments(
+                ArgumentError::Unknown { .. } | ArgumentError::Untyped { .. } | ArgumentError::Missing { .. },
+            )
+            | ServiceError::Queue(_)
+            | ServiceError::Thread(_)
+            | ServiceError::Stopped
+            | ServiceError::Dropped => false,
+            ServiceError::Arguments(ArgumentError::Value { .. })
+            | ServiceError::Cockpit(_)
+            | ServiceError::Read { .. }
+            | ServiceError::Write { .. }
+            | ServiceError::Store(_)
+            | ServiceError::Act(_) => true,
         }
     }
 

@@ -65,6 +65,7 @@ mod jobs;
 pub mod output_schema;
 mod readers;
 mod stats;
+mod trail;
 mod writer;
 
 use std::path::PathBuf;
@@ -77,6 +78,7 @@ use rmcp::model::JsonObject;
 use tokio::sync::{oneshot, watch};
 
 use crate::COCKPIT;
+use crate::audit::{self, Audit};
 use crate::store::tray::{Act, Acted, TrayState};
 use crate::store::{Change, Done, Op, Probe, Refusal, Write};
 
@@ -93,6 +95,7 @@ use answers::Answers;
 use fair::FairQueue;
 use jobs::{Cancel, ReadJob, ReadWork, WriteJob};
 use stats::Counters;
+use trail::Trail;
 use writer::{Message, WriterHandle};
 
 /// A read's time budget when none is given: from its arrival to its answer.
@@ -111,6 +114,8 @@ pub struct Options {
     pub queue: QueueCaps,
     /// How long a read may take, waiting included.
     pub call_budget: Duration,
+    /// Where each `tools/call`'s decision is recorded before it runs (`--audit`).
+    pub audit: Option<Arc<Audit>>,
 }
 
 impl Options {
@@ -122,6 +127,7 @@ impl Options {
             readers: default_readers(),
             queue: QueueCaps::default(),
             call_budget: DEFAULT_CALL_BUDGET,
+            audit: None,
         }
     }
 
@@ -155,6 +161,8 @@ struct Shared {
     counters: Arc<Counters>,
     /// The `help` answer: it depends only on the table and the session's mode.
     help: Answer,
+    /// The audit file, if `--audit` gave one.
+    audit: Option<Arc<Audit>>,
 }
 
 impl Drop for Shared {
@@ -164,6 +172,18 @@ impl Drop for Shared {
         self.looks.close();
     }
 }
+
+/// A call the guard, the served-verb check and the argument check let
+/// through: its verb, what answers it, and its checked arguments.
+struct Decided {
+    verb: &'static m1nd_core::Verb,
+    handler: Handler,
+    checked: Checked,
+}
+
+/// A call refused before it ran: the verb it resolved to, if it got that
+/// far, and why.
+type Undecided = (Option<&'static str>, ServiceError);
 
 impl Service {
     /// Start the writer and the readers for `options.store`. The store is
@@ -198,6 +218,7 @@ impl Service {
             probe,
             counters,
             help,
+            audit: options.audit,
         })))
     }
 
@@ -211,34 +232,53 @@ impl Service {
         self.0.read_only
     }
 
-    /// Answer one `tools/call` from a client with no lane of its own.
+    /// Answer one `tools/call` from a client with no lane of its own: stdio's.
     pub async fn call(&self, name: &str, args: Option<&JsonObject>) -> Answer {
-        self.call_in(Lane::default(), name, args).await
+        self.call_in(Lane::default(), audit::STDIO, name, args).await
     }
 
-    /// Answer one `tools/call` from the client `lane`. Never fails: a refusal
+    /// Answer one `tools/call` from the client `lane`, on `session` (as the
+    /// audit trail names it: [`audit::session`]). Never fails: a refusal
     /// or a failure is an answer with `isError`, whose text says what
     /// happened. Dropping the future (the client cancelled or left) drops
-    /// the call from its queue, or stops it at its next checkpoint.
-    pub async fn call_in(&self, lane: Lane, name: &str, args: Option<&JsonObject>) -> Answer {
+    /// the call from its queue, or stops it at its next checkpoint. With an
+    /// audit file, nothing runs before its decision is recorded (`trail.rs`).
+    pub async fn call_in(&self, lane: Lane, session: &str, name: &str, args: Option<&JsonObject>) -> Answer {
         let cancel = Cancel::default();
         let _cancel_on_drop = cancel.on_drop();
-        match self.route(lane, name, args, cancel).await {
-            Ok(answer) => answer,
-            Err(e) => Answer::error(e),
+        let trail = Trail::new(self.0.audit.as_deref(), session, name, args);
+        let call = match self.decide(name, args) {
+            Ok(call) => call,
+            Err(undecided) => {
+                let (verb, refused) = *undecided;
+                return trail.refused(verb, refused);
+            }
+        };
+        let verb = &*call.verb.name;
+        if let Err(refused) = trail.admitted(verb) {
+            return refused;
         }
+        let started = Instant::now();
+        let outcome = self.run(lane, call, cancel).await;
+        trail.answered(verb, outcome, started.elapsed())
     }
 
-    async fn route(
-        &self,
-        lane: Lane,
-        name: &str,
-        args: Option<&JsonObject>,
-        cancel: Cancel,
-    ) -> Result<Answer, ServiceError> {
-        let Resolved { id, verb } = self.0.guard.check(name, args)?;
-        let handler = dispatch::handler(id).ok_or_else(|| ServiceError::not_served(verb, &self.0.guard))?;
-        let checked = arguments::check(&COCKPIT, verb, args)?;
+    /// What the guard, the served-verb check and the argument check decide,
+    /// on the caller's task; a refusal names the verb once it is resolved
+    /// (boxed: refusals are the rare path, and the error is large).
+    fn decide(&self, name: &str, args: Option<&JsonObject>) -> Result<Decided, Box<Undecided>> {
+        let refused = |verb: Option<&'static str>, e: ServiceError| Box::new((verb, e));
+        let Resolved { id, verb } = self.0.guard.check(name, args).map_err(|e| refused(None, e.into()))?;
+        let named = Some(&*verb.name);
+        let handler =
+            dispatch::handler(id).ok_or_else(|| refused(named, ServiceError::not_served(verb, &self.0.guard)))?;
+        let checked = arguments::check(&COCKPIT, verb, args).map_err(|e| refused(named, e.into()))?;
+        Ok(Decided { verb, handler, checked })
+    }
+
+    /// Run a call that was let through.
+    async fn run(&self, lane: Lane, call: Decided, cancel: Cancel) -> Result<Answer, ServiceError> {
+        let Decided { handler, checked, .. } = call;
         match handler {
             Handler::Help => Ok(self.0.help.clone()),
             Handler::Cockpit => {
