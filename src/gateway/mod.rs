@@ -21,6 +21,7 @@
 //! every definition, and tells the downstream client only if what it may see
 //! changed (session.rs says what window this leaves).
 
+pub mod apply;
 mod audit;
 mod credential;
 mod error;
@@ -28,7 +29,11 @@ mod free_text;
 mod https;
 mod import;
 mod name_problem;
+pub mod plan;
+pub mod readable;
+pub mod reviewed;
 mod session;
+mod update;
 mod upstream;
 
 use std::path::Path;
@@ -40,7 +45,7 @@ pub use audit::{Audit, AuditArguments, AuditError};
 pub use credential::{Credential, CredentialError};
 pub use error::GatewayError;
 pub use https::{HttpClientOptions, HttpsError};
-pub use import::{ImportOptions, import};
+pub use import::{ImportOptions, Report, files, import};
 pub use name_problem::NameProblem;
 pub use session::{Connected, DEFAULT_RECHECK, GatewayServer, Options, connect, serve};
 pub use upstream::{Endpoint, Upstream};
