@@ -127,7 +127,7 @@ impl Plan {
     /// Whether `--apply` would write anything: a pin to update, or reviewed
     /// definitions to store that the file does not hold yet.
     pub fn applies(&self, reviewed: Option<&Reviewed>) -> bool {
-        !self.changed.is_empty() || reviewed.is_none_or(|r| r.definitions != self.store)
+        !self.changed.is_empty() || reviewed.map_or(!self.store.is_empty(), |r| r.definitions != self.store)
     }
 
     /// The report, naming the policy's files under `dir` as the user wrote it.

@@ -75,6 +75,11 @@ impl Reviewed {
             Err(e) => return Err(read(e)),
             Ok(meta) => meta,
         };
+        if !meta.is_file() {
+            // Never opened: a FIFO would block, a device never ends.
+            let source = std::io::Error::other("it is not a regular file");
+            return Err(read(source));
+        }
         if meta.len() > MAX_FILE_BYTES as u64 {
             return Err(ReviewedError::TooLarge { path, bytes: meta.len() });
         }
