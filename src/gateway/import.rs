@@ -81,12 +81,12 @@ pub async fn import(options: ImportOptions, apply: bool) -> Result<Report, Gatew
     if options.update {
         return super::update::update(&options, apply).await;
     }
+    let listed = listing(&options).await?;
+    let imported = files(&listed, options.read_only_from_hints).map_err(GatewayError::Names)?;
     let tools_path = options.dir.join("tools.toml");
     if tools_path.exists() {
         return Err(GatewayError::WouldOverwrite(tools_path));
     }
-    let listed = listing(&options).await?;
-    let imported = files(&listed, options.read_only_from_hints).map_err(GatewayError::Names)?;
     std::fs::create_dir_all(&options.dir).map_err(|source| io("create", &options.dir, source))?;
     std::fs::write(&tools_path, &imported.tools_toml).map_err(|source| io("write", &tools_path, source))?;
     let deny_path = options.dir.join("read_only_denied.toml");
