@@ -66,9 +66,14 @@ pub struct ImportArgs {
     /// Propose denying only the tools that do not hint `readOnlyHint: true`.
     #[arg(long)]
     read_only_from_hints: bool,
-    /// Show how the upstream's definitions differ from the reviewed pins, as a diff.
+    /// Compare the reviewed policy with the upstream now: each changed definition as a readable
+    /// diff, tools new upstream, tools no longer listed. Exits 1 when definitions changed.
     #[arg(long)]
     update: bool,
+    /// With --update: write the update into the policy (the changed `definition` pins in
+    /// tools.toml, and definitions.json); the deny list and the mode stay as reviewed.
+    #[arg(long, requires = "update")]
+    apply: bool,
     /// Reach a Streamable HTTP upstream at URL (https:// or http://) instead of starting one.
     #[arg(long, value_name = "URL", conflicts_with = "command")]
     upstream: Option<String>,
@@ -195,6 +200,13 @@ pub fn import(args: ImportArgs) -> Result<(), Failure> {
         read_only_from_hints: args.read_only_from_hints,
         update: args.update,
     };
-    let report = runtime()?.block_on(gateway::import(options)).map_err(|e| Failure::usage(e.to_string()))?;
-    emit(&report)
+    let report = runtime()?.block_on(gateway::import(options, args.apply)).map_err(|e| {
+        // `--update` compiles the reviewed policy first: show each violation as `policy check` does.
+        if let gateway::GatewayError::Policy(rendered) = &e {
+            eprintln!("{}", rendered.join("\n\n"));
+        }
+        Failure::usage(e.to_string())
+    })?;
+    emit(&report.text)?;
+    report.pending.map_or(Ok(()), |pending| Err(Failure::refused(pending)))
 }

@@ -5,6 +5,7 @@
 //! with the function its macro calls (`compile` for `cockpit!`,
 //! `compile_gateway` for `gateway!`), and renders diagnostics with the same
 //! `Diagnostic::render`, so a violation reads here exactly as rustc shows it.
+//! A gateway policy's `definitions.json` is checked against its pins too.
 
 pub mod kind;
 
@@ -153,6 +154,9 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
     let kind = if args.gateway { Kind::Gateway } else { recognise(&sources).kind };
     let problems = match compile_kind(kind, &sources) {
         Ok(compiled) => {
+            if let Compiled::Gateway(gateway) = &compiled {
+                stored_definitions(&args.dir, gateway)?;
+            }
             return match args.format {
                 Format::Text => emit(&compiled.summary(&display)),
                 Format::Json => emit("[]"),
@@ -176,6 +180,16 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
         Format::Github => emit(&report::github(&problems, &sources))?,
     }
     Err(Failure::refused(breaks(&display, problems.len())))
+}
+
+/// A gateway policy's `definitions.json` must hold the definitions its pins
+/// match. This is not a law: the gateway never reads the file, so a mismatch
+/// cannot widen what a session reaches, and the macro and the gateway's
+/// startup have no use for it. It makes the text a reviewer reads differ from
+/// what is enforced, so `policy check`, which CI runs on every change, refuses
+/// it (exit 1) in every format.
+fn stored_definitions(dir: &Path, gateway: &Gateway) -> Result<(), Failure> {
+    m1nd::gateway::reviewed::Reviewed::checked(dir, gateway).map(drop).map_err(|e| Failure::refused(e.to_string()))
 }
 
 /// `policy breaks 3 laws`: the last line of every failed compile.

@@ -63,4 +63,25 @@ pub enum GatewayError {
         crate::invocation::m1nd("policy import --update")
     )]
     WouldOverwrite(PathBuf),
+    /// `policy import --update` needs a policy to compare.
+    #[error(
+        "{} holds no tools.toml, so there is no reviewed policy to update; import one with `{}`",
+        .0.display(),
+        crate::invocation::m1nd("policy import --policy DIR -- CMD")
+    )]
+    NoPolicy(PathBuf),
+    /// The stored definitions cannot be used (see `reviewed.rs`).
+    #[error(transparent)]
+    Reviewed(#[from] super::reviewed::ReviewedError),
+    /// `--update` could not start or list the upstream: nothing was compared.
+    #[error(
+        "cannot compare {} with its upstream: {source}\nNothing was compared and nothing was changed. `--update` \
+         starts the upstream as `policy import` did: give its command after `--` (or its URL with `--upstream`). \
+         If the upstream is gone for good, the gateway cannot serve this policy either.",
+        .dir.display()
+    )]
+    UpstreamUnreachable { dir: PathBuf, source: Box<GatewayError> },
+    /// `--apply` checked the edited policy and refused to write it.
+    #[error("nothing was written to {}: {problem}", .dir.display())]
+    NotApplied { dir: PathBuf, problem: String },
 }

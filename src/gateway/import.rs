@@ -1,5 +1,5 @@
 //! `m1nd policy import`: list an upstream's tools and write a gateway policy
-//! for a person to review.
+//! for a person to review (with `--update`, see [`super::update`]).
 //!
 //! `tools.toml` gets the session mode, read-only (a person who reviewed the
 //! deny list may change it), each tool's summary (the first line of its
@@ -11,7 +11,8 @@
 //! `readOnlyHint: true` are, and the others are listed as comments. A tool
 //! with an argument that may carry a language of its own (SQL, a shell
 //! command; see [`super::free_text`]) gets a `# REVIEW:` line in `tools.toml`
-//! and is proposed denied whatever it hints.
+//! and is proposed denied whatever it hints. `definitions.json` keeps the
+//! definitions the pins match, as listed (see [`super::reviewed`]).
 //!
 //! Invariant: import takes every tool the upstream lists, under its exact
 //! name, or writes nothing. A name the MCP specification does not allow, and
@@ -26,12 +27,14 @@ use m1nd_core::gateway::digest;
 use m1nd_core::guard::printable;
 use m1nd_core::names::spec::{self, toml_key};
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use m1nd_core::gateway::surfaces::Listed;
 use serde_json::Value;
 
 use super::error::GatewayError;
 use super::free_text;
 use super::import_surfaces;
 use super::name_problem::NameProblem;
+use super::reviewed::{DEFINITIONS_FILE, Reviewed};
 use super::upstream::{Upstream, Wanted, list, list_surfaces};
 
 /// What `policy import` was asked to do.
@@ -52,8 +55,25 @@ pub struct Imported {
     pub deny_toml: String,
 }
 
-/// List the upstream and build the two policy files.
-pub async fn import_files(options: &ImportOptions) -> Result<Imported, GatewayError> {
+/// What `policy import` did, and what it left for the user to do.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Report {
+    /// What to print.
+    pub text: String,
+    /// Why the command fails, with what to do, when work is left pending
+    /// (`--update` found changed definitions and did not apply them).
+    pub pending: Option<String>,
+}
+
+/// What the upstream lists, as JSON.
+pub struct Listing {
+    pub tools: Vec<Value>,
+    /// Its prompts, resources and resource templates.
+    pub surfaces: Listed,
+}
+
+/// Everything the upstream lists.
+pub async fn listing(options: &ImportOptions) -> Result<Listing, GatewayError> {
     let handler = ClientConfig::new(
         ClientCapabilities::default(),
         Implementation::new("m1nd-policy-import", env!("CARGO_PKG_VERSION")),
@@ -64,32 +84,19 @@ pub async fn import_files(options: &ImportOptions) -> Result<Imported, GatewayEr
     let everything = Wanted { prompts: true, resources: true };
     let surfaces = list_surfaces(client.peer(), everything, timeout).await;
     let _ = client.cancel().await;
-    let mut imported = files(&listed?, options.read_only_from_hints).map_err(GatewayError::Names)?;
-    imported.tools_toml.push_str(&import_surfaces::tables(&surfaces?));
-    Ok(imported)
+    Ok(Listing { tools: listed?, surfaces: surfaces? })
 }
 
-/// Run `policy import`: write the files, or with `update` return the diff.
-pub async fn import(options: ImportOptions) -> Result<String, GatewayError> {
-    let imported = import_files(&options).await?;
-    let tools_path = options.dir.join("tools.toml");
-    let mut report = String::new();
+/// Run `policy import`: write a new policy, or (`update`) compare the
+/// reviewed one with the upstream and, with `apply`, write the update.
+pub async fn import(options: ImportOptions, apply: bool) -> Result<Report, GatewayError> {
     if options.update {
-        let old = std::fs::read_to_string(&tools_path).map_err(|source| io("read", &tools_path, source))?;
-        let diff = similar::TextDiff::from_lines(&old, &imported.tools_toml);
-        if diff.ratio() == 1.0 {
-            let _ = writeln!(report, "{}: every pin matches the upstream", tools_path.display());
-        } else {
-            let _ = write!(
-                report,
-                "{}",
-                diff.unified_diff()
-                    .context_radius(3)
-                    .header(&format!("{} (reviewed)", tools_path.display()), "upstream now")
-            );
-        }
-        return Ok(report);
+        return super::update::update(&options, apply).await;
     }
+    let Listing { tools: listed, surfaces } = listing(&options).await?;
+    let mut imported = files(&listed, options.read_only_from_hints).map_err(GatewayError::Names)?;
+    imported.tools_toml.push_str(&import_surfaces::tables(&surfaces));
+    let tools_path = options.dir.join("tools.toml");
     if tools_path.exists() {
         return Err(GatewayError::WouldOverwrite(tools_path));
     }
@@ -97,17 +104,21 @@ pub async fn import(options: ImportOptions) -> Result<String, GatewayError> {
     std::fs::write(&tools_path, &imported.tools_toml).map_err(|source| io("write", &tools_path, source))?;
     let deny_path = options.dir.join("read_only_denied.toml");
     std::fs::write(&deny_path, &imported.deny_toml).map_err(|source| io("write", &deny_path, source))?;
-    let _ = writeln!(
-        report,
-        "wrote {} and {}: review every deny entry, then check with `{}`",
+    let definitions_path = options.dir.join(DEFINITIONS_FILE);
+    let reviewed = Reviewed { definitions: listed };
+    std::fs::write(&definitions_path, reviewed.render()).map_err(|source| io("write", &definitions_path, source))?;
+    let text = format!(
+        "wrote {}, {} and {} (the definitions the pins match, kept so that `--update` can show a change as a \
+         readable diff): review every deny entry, then check with `{}`\n",
         tools_path.display(),
         deny_path.display(),
+        definitions_path.display(),
         crate::invocation::m1nd(&format!(
             "policy check --gateway {}",
             crate::invocation::shell_word(&options.dir.to_string_lossy())
         ))
     );
-    Ok(report)
+    Ok(Report { text, pending: None })
 }
 
 fn io(op: &'static str, path: &std::path::Path, source: std::io::Error) -> GatewayError {
@@ -160,36 +171,9 @@ pub fn files(listed: &[Value], read_only_from_hints: bool) -> Result<Imported, V
     );
     let mut not_denied = String::new();
     for (definition, name) in listed.iter().zip(names) {
-        let schema = definition.get("inputSchema");
-        let properties: Vec<&str> = schema
-            .and_then(|s| s.get("properties"))
-            .and_then(Value::as_object)
-            .map(|p| p.keys().map(String::as_str).collect())
-            .unwrap_or_default();
-        let required: Vec<&str> = schema
-            .and_then(|s| s.get("required"))
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).filter(|r| properties.contains(r)).collect())
-            .unwrap_or_default();
-        let accepts: Vec<&str> = properties.iter().copied().filter(|p| !required.contains(p)).collect();
-        let summary = definition
-            .get("description")
-            .and_then(Value::as_str)
-            .and_then(|d| d.lines().map(str::trim).find(|l| !l.is_empty()))
-            .map(|l| l.chars().take(200).collect::<String>())
-            .unwrap_or_else(|| format!("{name} (the upstream gives no description)"));
-        let _ = writeln!(tools, "\n[verbs.{}]\nsummary = {}", toml_key(name), quote(&summary));
-        if !required.is_empty() {
-            let _ = writeln!(tools, "requires = {}", array(&required));
-        }
-        if !accepts.is_empty() {
-            let _ = writeln!(tools, "accepts = {}", array(&accepts));
-        }
-        let _ = writeln!(tools, "definition = \"{}\"", digest(definition));
+        tools.push('\n');
+        tools.push_str(&verb_block(definition, name));
         let carries_text = free_text::arguments(definition);
-        for flagged in &carries_text {
-            let _ = writeln!(tools, "# REVIEW: {flagged}");
-        }
         let hinted_read_only =
             definition.get("annotations").and_then(|a| a.get("readOnlyHint")).and_then(Value::as_bool) == Some(true);
         if read_only_from_hints && hinted_read_only && carries_text.is_empty() {
@@ -215,6 +199,44 @@ pub fn files(listed: &[Value], read_only_from_hints: bool) -> Result<Imported, V
         deny.push_str(&not_denied);
     }
     Ok(Imported { tools_toml: tools, deny_toml: deny })
+}
+
+/// The `[verbs.NAME]` table `policy import` writes for one upstream tool:
+/// its summary, arguments, definition pin and `# REVIEW:` lines. `--update`
+/// proposes a tool new upstream with the same block.
+pub fn verb_block(definition: &Value, name: &str) -> String {
+    let mut block = String::new();
+    let schema = definition.get("inputSchema");
+    let properties: Vec<&str> = schema
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    let required: Vec<&str> = schema
+        .and_then(|s| s.get("required"))
+        .and_then(Value::as_array)
+        .map(|r| r.iter().filter_map(Value::as_str).filter(|r| properties.contains(r)).collect())
+        .unwrap_or_default();
+    let accepts: Vec<&str> = properties.iter().copied().filter(|p| !required.contains(p)).collect();
+    let summary = definition
+        .get("description")
+        .and_then(Value::as_str)
+        .and_then(|d| d.lines().map(str::trim).find(|l| !l.is_empty()))
+        .map(|l| l.chars().take(200).collect::<String>())
+        .unwrap_or_else(|| format!("{name} (the upstream gives no description)"));
+    let _ = writeln!(block, "[verbs.{}]\nsummary = {}", toml_key(name), quote(&summary));
+    if !required.is_empty() {
+        let _ = writeln!(block, "requires = {}", array(&required));
+    }
+    if !accepts.is_empty() {
+        let _ = writeln!(block, "accepts = {}", array(&accepts));
+    }
+    let _ = writeln!(block, "definition = \"{}\"", digest(definition));
+    let carries_text = free_text::arguments(definition);
+    for flagged in &carries_text {
+        let _ = writeln!(block, "# REVIEW: {flagged}");
+    }
+    block
 }
 
 fn quote(s: &str) -> String {

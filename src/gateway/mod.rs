@@ -27,6 +27,7 @@
 //! against its own view of the same listing, and only writes to the audit
 //! trail: the invariant above is the enforced policy's alone (shadow.rs).
 
+pub mod apply;
 mod audit;
 mod credential;
 mod error;
@@ -35,9 +36,13 @@ mod https;
 mod import;
 mod import_surfaces;
 mod name_problem;
+pub mod plan;
+pub mod readable;
+pub mod reviewed;
 mod session;
 mod shadow;
 mod surfaces;
+mod update;
 mod upstream;
 
 use std::path::Path;
@@ -48,7 +53,7 @@ use m1nd_core::{PolicySources, compile_gateway};
 pub use credential::{Credential, CredentialError};
 pub use error::GatewayError;
 pub use https::{HttpClientOptions, HttpsError};
-pub use import::{ImportOptions, import};
+pub use import::{ImportOptions, Report, files, import};
 pub use name_problem::NameProblem;
 pub use session::{Connected, DEFAULT_RECHECK, GatewayServer, Options, connect, serve};
 pub use upstream::{Endpoint, Upstream};
