@@ -24,10 +24,10 @@ use std::path::PathBuf;
 
 use m1nd_core::SessionMode;
 use m1nd_core::gateway::digest;
+use m1nd_core::gateway::surfaces::Listed;
 use m1nd_core::guard::printable;
 use m1nd_core::names::spec::{self, toml_key};
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
-use m1nd_core::gateway::surfaces::Listed;
 use serde_json::Value;
 
 use super::error::GatewayError;

@@ -75,7 +75,7 @@ impl Shadow {
     ) -> Option<Record<'a>> {
         let enforced = Verdict::of(line.policy, enforced);
         let shadow = Verdict::of(&self.digest, shadow);
-        enforced.differs(&shadow).then(|| Record {
+        enforced.differs(&shadow).then_some(Record {
             decision: Decision::Shadow,
             own: Upstream { enforced: Some(enforced), shadow: Some(shadow), ..line.own },
             ..line
