@@ -121,13 +121,34 @@ impl Compiled {
                 c.cards.len(),
                 c.slots.len(),
             ),
-            Compiled::Gateway(g) => format!(
-                "{display}: ok, a gateway policy ({}, {} denied, {}, {} pinned; digest {short})",
-                counted(g.policy.verbs.len(), "tool"),
-                g.policy.deny.tools.len(),
-                counted(g.tools.iter().map(|t| t.pins.len()).sum(), "pin"),
-                counted(g.tools.iter().filter(|t| t.definition.is_some()).count(), "definition"),
-            ),
+            Compiled::Gateway(g) => {
+                let s = &g.surfaces;
+                let surfaces = if s.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        ", {}, {}, {}",
+                        counted(s.prompts.len(), "prompt"),
+                        counted(s.resources.len(), "resource"),
+                        counted(s.templates.len(), "template")
+                    )
+                };
+                format!(
+                    "{display}: ok, a gateway policy ({}{surfaces}, {} denied, {}, {} pinned; digest {short})",
+                    counted(g.policy.verbs.len(), "tool"),
+                    g.policy.deny.tools.len(),
+                    counted(g.tools.iter().map(|t| t.pins.len()).sum(), "pin"),
+                    counted(
+                        g.tools.iter().filter(|t| t.definition.is_some()).count()
+                            + [&s.prompts, &s.resources, &s.templates]
+                                .iter()
+                                .flat_map(|kind| kind.iter())
+                                .filter(|d| d.definition.is_some())
+                                .count(),
+                        "definition"
+                    ),
+                )
+            }
         }
     }
 }

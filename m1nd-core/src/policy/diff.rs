@@ -11,6 +11,7 @@
 
 mod gateway;
 pub mod render;
+mod surfaces;
 
 pub use gateway::diff_gateway;
 

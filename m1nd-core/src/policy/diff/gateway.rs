@@ -31,6 +31,7 @@ pub fn diff_gateway(old: &Gateway, new: &Gateway) -> PolicyDiff {
             definition(was, tool, &mut out);
         }
     }
+    super::surfaces::surfaces(&old.surfaces, &new.surfaces, &mut out);
     cards(&old.policy, &new.policy, &mut out);
     slots(&old.policy, &new.policy, &mut out);
     let mut changes = out.0;

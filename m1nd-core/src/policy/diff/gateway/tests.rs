@@ -204,3 +204,38 @@ fn the_session_mode_opened_for_writes_is_loosened() {
     assert_eq!(entries(&back, Category::Loosened), []);
     assert_eq!(entries(&back, Category::Tightened).len(), 1);
 }
+
+/// Declaring a prompt, a resource or a template reaches more of the
+/// upstream; removing one reaches less; a pin is read like a tool's.
+#[test]
+fn surfaces_declared_and_removed_are_loosened_and_tightened() {
+    let (tools, deny) = filesystem();
+    let pin = |c: char| format!("blake3:{}", c.to_string().repeat(64));
+    let old = format!(
+        "{tools}\n[prompts.greet]\ndefinition = \"{}\"\n\n[resources.\"file:///a\"]\ndefinition = \"{}\"\n",
+        pin('a'),
+        pin('b')
+    );
+    let new = format!(
+        "{tools}\n[prompts.greet]\ndefinition = \"{}\"\n\n[resources.\"file:///a\"]\n\n[templates.\"file:///logs/{{day}}\"]\n",
+        pin('c')
+    );
+    let d = diff_gateway(&compiled(&old, &deny), &compiled(&new, &deny));
+    let loosened = entries(&d, Category::Loosened);
+    assert!(
+        loosened.iter().any(|(s, t)| s == "[templates] file:///logs/{day}" && t.contains("read every URI")),
+        "{loosened:?}"
+    );
+    assert!(
+        loosened.iter().any(|(s, t)| s == "[resources] file:///a" && t.contains("no longer pinned")),
+        "{loosened:?}"
+    );
+    let verbs = entries(&d, Category::Verbs);
+    assert!(verbs.iter().any(|(s, t)| s == "[prompts] greet" && t.contains("definition changed")), "{verbs:?}");
+    let back = diff_gateway(&compiled(&new, &deny), &compiled(&old, &deny));
+    let tightened = entries(&back, Category::Tightened);
+    assert!(
+        tightened.iter().any(|(s, t)| s == "[templates] file:///logs/{day}" && t.contains("no longer declared")),
+        "{tightened:?}"
+    );
+}
