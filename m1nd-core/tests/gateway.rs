@@ -291,3 +291,44 @@ fn fuzz_gateway_path_refusals_echo_nothing_invisible() {
         assert!(hidden.is_empty(), "{path:?}: the refusal shows {hidden:?}: {message}");
     }
 }
+
+/// Prompts, resources and templates: every problem in one report, each at
+/// its line, with the law that refuses it.
+#[test]
+fn surfaces_a_gateway_cannot_serve_are_refused_by_their_laws() {
+    let s = sources(
+        "[verbs.echo]\nsummary = \"e\"\n\n\
+         [prompts.\"get-sum\"]\n\n[prompts.getSum]\n\n[prompts.\"has space\"]\n\n\
+         [resources.\"file:///a b\"]\n\n\
+         [templates.\"file:///{+path}\"]\n\n[templates.\"file:///{a}{b}\"]\n\n\
+         [templates.\"file:///ok/{day}\"]\ndefinition = \"sha256:00\"\n",
+        "tools = []\n",
+    );
+    let problems = compile_gateway(&s).expect_err("surfaces a gateway cannot serve");
+    let text = rendered(&problems, &s);
+    let laws: Vec<Law> = problems.iter().map(|d| d.law).collect();
+    assert_eq!(laws.iter().filter(|l| **l == Law::M001).count(), 4, "{text}");
+    assert!(laws.contains(&Law::M016) && laws.contains(&Law::M014), "{text}");
+    assert!(text.contains("prompts `get-sum` and `getSum` fold to the same name `getsum`"), "{text}");
+    assert!(text.contains("prompt name `has space` is not one the gateway can serve"), "{text}");
+    assert!(text.contains("resource URI `file:///a b` cannot be served: it holds a space"), "{text}");
+    assert!(text.contains("`{+path}` is not a simple `{name}`"), "{text}");
+    assert!(text.contains("declare the resources this template reads one by one"), "{text}");
+    assert!(text.contains("two variables follow each other"), "{text}");
+    assert!(text.contains("`file:///ok/{day}`'s definition pin is not a blake3 digest"), "{text}");
+    assert!(text.contains("gw/tools.toml:8:"), "{text}");
+}
+
+#[test]
+fn a_cockpit_policy_declares_no_prompts_resources_or_templates() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../policy");
+    let real = PolicySources::read_dir(&dir, "policy");
+    let tools = format!("{}\n[prompts.greet]\n\n[templates.\"x:{{a}}\"]\n", real.text(PolicyFile::Tools));
+    let texts = PolicyFile::EVERY.map(|f| if f == PolicyFile::Tools { tools.clone() } else { real.text(f).to_owned() });
+    let s = PolicySources::from_bytes("policy", |f| Some(texts[f as usize].as_bytes()));
+    let problems = compile(&s).expect_err("surfaces in a cockpit policy");
+    let text = rendered(&problems, &s);
+    assert_eq!(problems.len(), 2, "{text}");
+    assert!(problems.iter().all(|d| d.law == Law::M001), "{text}");
+    assert!(text.contains("a cockpit policy declares no `prompts`") && text.contains("no `templates`"), "{text}");
+}

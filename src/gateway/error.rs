@@ -28,9 +28,10 @@ pub enum GatewayError {
     /// The upstream credential could not be read; the error never holds its value.
     #[error(transparent)]
     Credential(#[from] super::credential::CredentialError),
-    #[error("the upstream's tools/list failed: {0}")]
+    /// A listing failed: the method (`tools/list`, `prompts/list`, ...) and why.
+    #[error("the upstream's {0}")]
     List(String),
-    #[error("the upstream did not answer tools/list within {secs} s")]
+    #[error("the upstream did not answer its listings within {secs} s")]
     ListTimeout { secs: u64 },
     /// A listing past the bounds of `upstream::LIST_BOUNDS`: an
     /// upstream that pages forever, or lists more tools than any policy

@@ -14,7 +14,7 @@ use std::fmt::Write as _;
 use m1nd_core::gateway::digest;
 use m1nd_core::gateway::surfaces::{Kind, Listed};
 use m1nd_core::gateway::uri_template::{Template, uri_problem};
-use m1nd_core::names::spec;
+use m1nd_core::names::spec::{self, toml_key};
 use m1nd_core::sanitize::{cap, display};
 use serde_json::Value;
 
@@ -64,7 +64,7 @@ fn entry(kind: Kind, item: &Value, out: &mut String) {
     }
     let what =
         item.get("description").and_then(Value::as_str).and_then(|d| d.lines().map(str::trim).find(|l| !l.is_empty()));
-    let _ = writeln!(out, "\n[{}.{quoted}]", kind.table());
+    let _ = writeln!(out, "\n[{}.{}]", kind.table(), toml_key(key));
     if let Some(what) = what {
         let _ = writeln!(out, "# {}", printable_comment(what));
     }
@@ -106,7 +106,7 @@ mod tests {
     fn every_surface_is_declared_pinned_or_said_why_not_and_the_policy_compiles() {
         let tables = tables(&listed());
         for declared in
-            ["[prompts.\"simple-prompt\"]", "[resources.\"demo://static/a.md\"]", "[templates.\"demo://dynamic/{id}\"]"]
+            ["[prompts.simple-prompt]", "[resources.\"demo://static/a.md\"]", "[templates.\"demo://dynamic/{id}\"]"]
         {
             assert!(tables.contains(declared), "{declared} in\n{tables}");
         }

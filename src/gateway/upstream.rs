@@ -186,7 +186,7 @@ where
     for _ in 0..bounds.pages {
         let (more, next) = page(PaginatedRequestParams::default().with_cursor(cursor))
             .await
-            .map_err(|e| GatewayError::List(format!("{what}: {e}")))?;
+            .map_err(|e| GatewayError::List(format!("{} failed: {e}", method(what))))?;
         if items.len() + more.len() > bounds.tools {
             return Err(GatewayError::ListTooLong { what: items_bound(what), limit: bounds.tools });
         }
@@ -197,6 +197,30 @@ where
         }
     }
     Err(GatewayError::ListTooLong { what: "the pages a listing may take", limit: bounds.pages })
+}
+
+/// The listing method for the items `what` names.
+fn method(what: &str) -> &'static str {
+    match what {
+        "prompts" => "prompts/list",
+        "resources" => "resources/list",
+        "resource templates" => "resources/templates/list",
+        _ => "tools/list",
+    }
+}
+
+/// A page of a listing the upstream does not implement, though it announced
+/// the capability (a server with resources and no templates answers
+/// `resources/templates/list` with "method not found"): nothing to list.
+fn unless_unimplemented<T>(
+    page: Result<(Vec<T>, Option<String>), rmcp::ServiceError>,
+) -> Result<(Vec<T>, Option<String>), rmcp::ServiceError> {
+    match page {
+        Err(rmcp::ServiceError::McpError(e)) if e.code == rmcp::model::ErrorCode::METHOD_NOT_FOUND => {
+            Ok((Vec::new(), None))
+        }
+        page => page,
+    }
 }
 
 fn items_bound(what: &str) -> &'static str {
@@ -237,20 +261,21 @@ pub(super) async fn list_surfaces(
         let mut listed = Listed::default();
         if wanted.prompts && offers.prompts.is_some() {
             let prompts = pages(LIST_BOUNDS, "prompts", |params| async move {
-                let page = peer.list_prompts(Some(params)).await?;
-                Ok((page.prompts, page.next_cursor))
+                let page = peer.list_prompts(Some(params)).await.map(|p| (p.prompts, p.next_cursor));
+                unless_unimplemented(page)
             });
             listed.prompts = json(prompts.await?);
         }
         if wanted.resources && offers.resources.is_some() {
             let resources = pages(LIST_BOUNDS, "resources", |params| async move {
-                let page = peer.list_resources(Some(params)).await?;
-                Ok((page.resources, page.next_cursor))
+                let page = peer.list_resources(Some(params)).await.map(|p| (p.resources, p.next_cursor));
+                unless_unimplemented(page)
             });
             listed.resources = json(resources.await?);
             let templates = pages(LIST_BOUNDS, "resource templates", |params| async move {
-                let page = peer.list_resource_templates(Some(params)).await?;
-                Ok((page.resource_templates, page.next_cursor))
+                let page =
+                    peer.list_resource_templates(Some(params)).await.map(|p| (p.resource_templates, p.next_cursor));
+                unless_unimplemented(page)
             });
             listed.templates = json(templates.await?);
         }
