@@ -22,6 +22,12 @@ pub use crate::audit::{Audit, Decision, session};
 /// What a gateway line adds: the upstream's side of a resolved call.
 #[derive(Debug, Default, Serialize)]
 pub struct Upstream<'a> {
+    /// The request, for anything but a `tools/call` (`prompts/get`,
+    /// `resources/read`, `resources/subscribe`, `completion/complete`);
+    /// `name` is then the prompt's name, the URI or the completed reference
+    /// as the client wrote it, and `verb` what was forwarded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub method: Option<&'a str>,
     /// The upstream's name for the tool, once resolved.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<&'a str>,

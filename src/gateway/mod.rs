@@ -41,6 +41,7 @@ pub mod readable;
 pub mod reviewed;
 mod session;
 mod shadow;
+mod surface_audit;
 mod surfaces;
 mod update;
 mod upstream;

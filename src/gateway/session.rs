@@ -105,7 +105,7 @@ pub(super) struct State {
     /// The session's mode: the policy's, made read-only by the command line.
     mode: SessionMode,
     /// The policy's digest, as `m1nd policy digest` prints it: attested.
-    digest: String,
+    pub(super) digest: String,
     shadow: Option<Shadow>,
     pub(super) options: Options,
     view: RwLock<Arc<Served>>,
@@ -388,9 +388,9 @@ impl ServerHandler for GatewayServer {
     async fn get_prompt(
         &self,
         request: GetPromptRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
-        served_surfaces::get_prompt(&self.state, request).await
+        served_surfaces::get_prompt(&self.state, request, &context).await
     }
 
     async fn list_resources(
@@ -412,9 +412,9 @@ impl ServerHandler for GatewayServer {
     async fn read_resource(
         &self,
         request: ReadResourceRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        served_surfaces::read_resource(&self.state, request).await
+        served_surfaces::read_resource(&self.state, request, &context).await
     }
 
     async fn subscribe(
@@ -436,9 +436,9 @@ impl ServerHandler for GatewayServer {
     async fn complete(
         &self,
         request: CompleteRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
-        served_surfaces::complete(&self.state, request).await
+        served_surfaces::complete(&self.state, request, &context).await
     }
 }
 

@@ -23,7 +23,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use m1nd_core::gateway::Gateway;
-use m1nd_core::gateway::surfaces::{Kind, SurfaceRefused};
+use m1nd_core::gateway::surfaces::Kind;
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams, ReadResourceResponse,
@@ -36,6 +36,7 @@ use tokio::sync::mpsc;
 
 use super::audit::session;
 use super::session::State;
+use super::surface_audit::Trail;
 use super::upstream::upstream_request_refused;
 
 /// How many resource updates may wait to be forwarded; more are dropped (an
@@ -91,34 +92,51 @@ pub async fn list_resource_templates(state: &State) -> Result<ListResourceTempla
     Ok(ListResourceTemplatesResult::with_all_items(items(state, Kind::Template).await))
 }
 
-pub async fn get_prompt(state: &State, mut request: GetPromptRequestParams) -> Result<GetPromptResponse, McpError> {
+pub async fn get_prompt(
+    state: &State,
+    mut request: GetPromptRequestParams,
+    context: &RequestContext<RoleServer>,
+) -> Result<GetPromptResponse, McpError> {
     declared(state, Kind::Prompt)?;
     let served = state.served();
-    request.name = served.surfaces.prompt(state.gateway, &request.name).map_err(refused)?.to_owned();
-    let peer = upstream(state)?;
-    match forward(state, peer.get_prompt_once(request)).await? {
-        GetPromptResponse::Complete(mut answer) => {
-            answer.result_type = Some(ResultType::COMPLETE);
-            Ok(answer.into())
-        }
-        _ => Err(input_required()),
-    }
+    let spelled = request.name.clone();
+    let checked = served.surfaces.prompt(state.gateway, &spelled).map(str::to_owned);
+    let trail = Trail::new(state, context, "prompts/get", &spelled);
+    trail
+        .run(checked, async |name| {
+            request.name = name;
+            let peer = upstream(state)?;
+            match forward(state, peer.get_prompt_once(request)).await? {
+                GetPromptResponse::Complete(mut answer) => {
+                    answer.result_type = Some(ResultType::COMPLETE);
+                    Ok(answer.into())
+                }
+                _ => Err(input_required()),
+            }
+        })
+        .await
 }
 
 pub async fn read_resource(
     state: &State,
     request: ReadResourceRequestParams,
+    context: &RequestContext<RoleServer>,
 ) -> Result<ReadResourceResponse, McpError> {
     declared(state, Kind::Resource)?;
-    state.served().surfaces.read(&request.uri).map_err(refused)?;
-    let peer = upstream(state)?;
-    match forward(state, peer.read_resource_once(request)).await? {
-        ReadResourceResponse::Complete(mut answer) => {
-            answer.result_type = Some(ResultType::COMPLETE);
-            Ok(answer.into())
-        }
-        _ => Err(input_required()),
-    }
+    let uri = request.uri.clone();
+    let checked = state.served().surfaces.read(&uri).map(|()| uri.clone());
+    Trail::new(state, context, "resources/read", &uri)
+        .run(checked, async |_| {
+            let peer = upstream(state)?;
+            match forward(state, peer.read_resource_once(request)).await? {
+                ReadResourceResponse::Complete(mut answer) => {
+                    answer.result_type = Some(ResultType::COMPLETE);
+                    Ok(answer.into())
+                }
+                _ => Err(input_required()),
+            }
+        })
+        .await
 }
 
 pub async fn subscribe(
@@ -127,11 +145,18 @@ pub async fn subscribe(
     context: RequestContext<RoleServer>,
 ) -> Result<(), McpError> {
     declared(state, Kind::Resource)?;
-    state.served().surfaces.read(&request.uri).map_err(refused)?;
     let uri = request.uri.clone();
-    let peer = upstream(state)?;
-    #[allow(deprecated, reason = "the legacy `resources/subscribe` is what a pre-2026-07-28 upstream understands")]
-    forward(state, peer.subscribe(request)).await?;
+    let checked = state.served().surfaces.read(&uri).map(|()| uri.clone());
+    Trail::new(state, &context, "resources/subscribe", &uri)
+        .run(checked, async |_| {
+            let peer = upstream(state)?;
+            #[allow(
+                deprecated,
+                reason = "the legacy `resources/subscribe` is what a pre-2026-07-28 upstream understands"
+            )]
+            forward(state, peer.subscribe(request)).await
+        })
+        .await?;
     state.subscriptions.add(uri, Subscriber { session: session(&context), peer: context.peer })
 }
 
@@ -149,15 +174,25 @@ pub async fn unsubscribe(
     Ok(())
 }
 
-pub async fn complete(state: &State, mut request: CompleteRequestParams) -> Result<CompleteResult, McpError> {
+pub async fn complete(
+    state: &State,
+    mut request: CompleteRequestParams,
+    context: &RequestContext<RoleServer>,
+) -> Result<CompleteResult, McpError> {
     let served = state.served();
     let reference = serde_json::to_value(&request.r#ref).unwrap_or(Value::Null);
-    let allowed = served.surfaces.completion(state.gateway, &reference).map_err(refused)?;
-    request.r#ref = serde_json::from_value(allowed).map_err(|e| McpError::internal_error(e.to_string(), None))?;
-    let peer = upstream(state)?;
-    let mut answer = forward(state, peer.complete(request)).await?;
-    answer.result_type = Some(ResultType::COMPLETE);
-    Ok(answer)
+    let spelled = reference.to_string();
+    let checked = served.surfaces.completion(state.gateway, &reference).map(|allowed| allowed.to_string());
+    Trail::new(state, context, "completion/complete", &spelled)
+        .run(checked, async |allowed| {
+            request.r#ref =
+                serde_json::from_str(&allowed).map_err(|e| McpError::internal_error(e.to_string(), None))?;
+            let peer = upstream(state)?;
+            let mut answer = forward(state, peer.complete(request)).await?;
+            answer.result_type = Some(ResultType::COMPLETE);
+            Ok(answer)
+        })
+        .await
 }
 
 /// Forward every resource update the upstream sends to the sessions that
@@ -248,10 +283,6 @@ fn declared(state: &State, kind: Kind) -> Result<(), McpError> {
 async fn items<T: serde::de::DeserializeOwned>(state: &State, kind: Kind) -> Vec<T> {
     state.relist().await;
     state.served().surfaces.served(kind).into_iter().filter_map(|v| serde_json::from_value(v).ok()).collect()
-}
-
-fn refused(refused: SurfaceRefused) -> McpError {
-    McpError::invalid_params(refused.to_string(), Some(serde_json::json!({"code": refused.code()})))
 }
 
 fn upstream(state: &State) -> Result<Peer<RoleClient>, McpError> {

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from mcp import Client
+from mcp.shared.exceptions import MCPError
 
 from gateway_harness import HERE, gateway, m1nd_bin, text_of
 
@@ -124,3 +125,35 @@ async def test_over_http_each_session_is_named_by_a_digest_of_its_id(tmp_path: P
     sessions = [line["session"] for line in lines(audit)]
     assert len(sessions) == 4 and all(re.fullmatch(r"http:[0-9a-f]{16}", s) for s in sessions), sessions
     assert sessions[0] == sessions[1] != sessions[2] == sessions[3], sessions
+
+
+async def test_prompts_and_resources_are_recorded_like_calls(tmp_path: Path) -> None:
+    """A `prompts/get` and a `resources/read` get `forwarded` and `answered` lines naming their method;
+    a read the policy does not allow gets a `refused` line with its code and reason."""
+    policy = imported(tmp_path)
+    audit = tmp_path / "audit.jsonl"
+    async with gateway(policy, UPSTREAM, log_dir=tmp_path, extra=["--audit", str(audit)]) as gw:
+        assert (await gw.session.get_prompt("FORECAST")).messages
+        assert (await gw.session.read_resource("weather://today")).contents[0].text == "sunny"
+        with pytest.raises(MCPError):
+            await gw.session.read_resource("weather://../secrets")
+    recorded = [(line.get("method"), line["decision"], line["name"], line.get("verb"), line.get("code")) for line in lines(audit)]
+    assert recorded == [
+        ("prompts/get", "forwarded", "FORECAST", "forecast", None),
+        ("prompts/get", "answered", "FORECAST", "forecast", None),
+        ("resources/read", "forwarded", "weather://today", "weather://today", None),
+        ("resources/read", "answered", "weather://today", "weather://today", None),
+        ("resources/read", "refused", "weather://../secrets", None, "undeclared"),
+    ], recorded
+    answered = lines(audit)[3]
+    assert answered["latency_ms"] >= 0 and answered["is_error"] is False
+
+
+async def test_a_read_whose_line_cannot_be_written_is_refused_before_the_upstream(tmp_path: Path) -> None:
+    """/dev/full opens and refuses every write (ENOSPC): fail closed, and say so."""
+    policy = imported(tmp_path)
+    async with gateway(policy, UPSTREAM, log_dir=tmp_path, extra=["--audit", "/dev/full"]) as gw:
+        with pytest.raises(MCPError) as refused:
+            await gw.session.read_resource("weather://today")
+        told = str(refused.value)
+        assert "audit trail" in told and "nothing was sent to the upstream" in told, told
