@@ -17,6 +17,9 @@ declare, for `policy import`'s refusals: `collide` adds `getSum` (folds together
 `bad` adds `files/read` and a 129-character name (outside the MCP specification).
 
 Other suites may add tools here: keep one read and one write per shape, and reads without effects.
+
+It also has one prompt per shape (`summarize-item`, `reviewItem`, `items.overview`, `greet_user`),
+the resource `shapes://items` and the template `shapes://item/{name}`, all reads.
 """
 
 from __future__ import annotations
@@ -87,6 +90,36 @@ def write_note(name: str, text: str) -> str:
     with item(name).open("a") as f:
         f.write(text)
     return f"appended to {name}"
+
+
+@server.prompt(name="summarize-item", description="Asks for a summary of one item.")
+def summarize_item(name: str) -> str:
+    return f"Summarize the item {name}."
+
+
+@server.prompt(name="reviewItem", description="Asks for a review of one item.")
+def review_item(name: str) -> str:
+    return f"Review the item {name}."
+
+
+@server.prompt(name="items.overview", description="Asks for an overview of the items.")
+def items_overview() -> str:
+    return "Give an overview of the items."
+
+
+@server.prompt(name="greet_user", description="Greets the user.")
+def greet_user() -> str:
+    return "Hello."
+
+
+@server.resource("shapes://items", name="items", description="The items' names.", mime_type="text/plain")
+def items_resource() -> str:
+    return ",".join(sorted(p.name for p in DATA.iterdir() if p.is_file()))
+
+
+@server.resource("shapes://item/{name}", name="item", description="One item's text.", mime_type="text/plain")
+def item_resource(name: str) -> str:
+    return item(name).read_text()
 
 
 if "collide" in EXTRA:

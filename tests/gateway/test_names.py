@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from mcp.shared.exceptions import MCPError
 
 from gateway_harness import HERE, POLICIES, gateway, m1nd_bin, policy, text_of, tree_digest
 
@@ -116,6 +117,27 @@ async def test_an_allowed_spelling_is_forwarded_under_the_exact_upstream_name(tm
         assert not wrote.is_error, text_of(wrote)
     assert sorted(p.name for p in data.iterdir()) == ["b.txt", "c.txt"]
     assert (data / "c.txt").read_text() == "gamma"
+
+
+async def test_prompts_of_every_shape_answer_every_spelling_and_reads_stay_in_the_template(tmp_path: Path) -> None:
+    """Prompts are found by any spelling that folds to them and forwarded under the exact upstream
+    name; the template reads an item, and no spelling of a path leaves SHAPES_DATA."""
+    data = data_dir(tmp_path)
+    async with gateway(POLICIES / "shapes", UPSTREAM, read_only=True, log_dir=tmp_path,
+                       env={**os.environ, "SHAPES_DATA": str(data)}) as gw:
+        listed = {p.name for p in (await gw.session.list_prompts()).prompts}
+        assert listed == set(SHAPES["prompts"]), listed
+        for prompt in SHAPES["prompts"]:
+            takes = {"name": "a.txt"} if prompt in ("summarize-item", "reviewItem") else None
+            for name in spellings(prompt):
+                got = await gw.session.get_prompt(name, takes)
+                assert got.messages, f"{name!r}"
+        assert (await gw.session.read_resource("shapes://items")).contents[0].text == "a.txt,b.txt"
+        assert (await gw.session.read_resource("shapes://item/a.txt")).contents[0].text == "alpha\n"
+        for slip in ("shapes://item/../../etc/passwd", "shapes://item/%2e%2e", "shapes://item/a.txt/..", "SHAPES://item/a.txt"):
+            with pytest.raises(MCPError) as refused:
+                await gw.session.read_resource(slip)
+            assert "nothing was sent to the upstream" in str(refused.value), refused.value
 
 
 def test_import_takes_every_shape_under_its_exact_name(tmp_path: Path) -> None:
