@@ -325,7 +325,11 @@ impl ServerHandler for GatewayServer {
         let capabilities = served_surfaces::capabilities(self.state.gateway);
         let state = &self.state;
         let mode = state.mode;
-        let definitions = state.served().view.definitions_digest();
+        let served = state.served();
+        let surfaces = served.surfaces.attested();
+        let tools = served.view.offered().iter().map(|o| (&*o.verb, &*o.definition));
+        let definitions =
+            gateway::definitions_digest(tools.chain(surfaces.iter().map(|(name, digest)| (name.as_str(), *digest))));
         let mut config = ServerConfig::new(capabilities)
             .with_server_info(
                 Implementation::new("m1nd-gateway", env!("CARGO_PKG_VERSION"))

@@ -101,6 +101,19 @@ async def test_a_changed_upstream_definition_changes_the_definitions_digest_not_
     assert pulled["definitions"] != reviewed["definitions"]
 
 
+async def test_the_definitions_digest_covers_the_served_prompts_and_resources(tmp_path: Path) -> None:
+    """The same tools, with and without the prompt and the resource: another definitions digest."""
+    policy = imported(tmp_path)
+    async with attested(policy, tmp_path) as (session, whole):
+        assert [p.name for p in (await session.list_prompts()).prompts] == ["forecast"]
+    tools = policy / "tools.toml"
+    kept = [b for b in tools.read_text().split("\n\n") if not b.lstrip().startswith(("[prompts.", "[resources."))]
+    tools.write_text("\n\n".join(kept))
+    async with attested(policy, tmp_path) as (session, tools_only):
+        assert {t.name for t in (await session.list_tools()).tools} == {"fetch_weather", "tick"}
+    assert tools_only["definitions"] != whole["definitions"]
+
+
 async def test_expect_digest_starts_on_the_reviewed_policy(tmp_path: Path) -> None:
     policy = imported(tmp_path)
     digest = digest_of(policy)

@@ -243,6 +243,20 @@ impl SurfaceView {
         }
     }
 
+    /// Every offered surface as the attestation's definitions digest names
+    /// it: `prompt:NAME`, `resource:URI` or `template:URI-TEMPLATE`, with the
+    /// digest of its definition. None of these can hold a space or a line
+    /// break (M001), and no tool name holds a `:`, so they never read as a
+    /// tool's line (see [`super::definitions_digest`]).
+    pub fn attested(&self) -> Vec<(String, &str)> {
+        fn line<'v>(kind: &str, o: &'v OfferedSurface) -> (String, &'v str) {
+            (format!("{kind}:{}", o.key), o.definition.as_str())
+        }
+        let prompts = self.prompts.iter().map(|o| line("prompt", o));
+        let resources = self.resources.iter().map(|o| line("resource", o));
+        prompts.chain(resources).chain(self.templates.iter().map(|(o, _)| line("template", o))).collect()
+    }
+
     /// Every upstream surface that is not offered, and why.
     pub fn hidden(&self) -> &[HiddenSurface] {
         &self.hidden
@@ -394,6 +408,11 @@ mod tests {
         let resources = view.served(Kind::Resource);
         assert_eq!(resources, vec![json!({"uri": "demo://static/a.md", "name": "a.md", "mimeType": "text/markdown"})]);
         assert_eq!(view.served(Kind::Template).len(), 1);
+        let attested: Vec<String> = view.attested().into_iter().map(|(name, _)| name).collect();
+        assert_eq!(
+            attested,
+            ["prompt:simple-prompt", "resource:demo://static/a.md", "template:demo://dynamic/text/{id}"]
+        );
         let undeclared: Vec<_> = view.hidden().iter().map(|h| h.key.as_str()).collect();
         assert_eq!(undeclared, ["secret-prompt", "demo://static/secret.md"]);
     }

@@ -255,7 +255,10 @@ pub const DEFINITIONS_ENCODING: &str = "m1nd-gateway-definitions-v1";
 /// session calls), the definition digest the one `tools.toml` pins
 /// (`blake3:` and 64 hex). Verbs are MCP tool names (no spaces or line
 /// breaks), so the text is unambiguous, and a client can recompute it from
-/// `tools/list` names and the policy's pins with `b3sum`.
+/// `tools/list` names and the policy's pins with `b3sum`. A served prompt,
+/// resource or template adds its line the same way, named `prompt:NAME`,
+/// `resource:URI` or `template:URI-TEMPLATE` (see
+/// [`super::surfaces::SurfaceView::attested`]), sorted with the rest.
 pub fn definitions_digest<'a>(served: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
     let mut pairs: Vec<_> = served.into_iter().collect();
     pairs.sort_unstable();
