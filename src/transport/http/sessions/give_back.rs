@@ -51,8 +51,12 @@ impl GiveBack {
 async fn hand_back_while(pending: Weak<AtomicBool>) {
     loop {
         tokio::time::sleep(PERIOD).await;
-        let Some(pending) = pending.upgrade() else { return };
-        if pending.swap(false, Ordering::AcqRel) {
+        let Some(flag) = pending.upgrade() else { return };
+        let freed = flag.swap(false, Ordering::AcqRel);
+        // Not held across the trim: the task must not keep its owner's flag
+        // alive while it waits (the owner may be gone by then).
+        drop(flag);
+        if freed {
             let _ = tokio::task::spawn_blocking(trim).await;
         }
     }
