@@ -9,9 +9,14 @@ falls on both alike. Prints p50 and p99 of each and the difference; the goal is 
 p50. `tools/list`, which the gateway answers after re-listing the upstream, is timed the same way.
 Then, in a second phase with fresh processes, the direct upstream alternates with a gateway that
 re-lists the upstream every 10 ms (a thousand times more often than the default `--recheck`), to
-show what re-listing costs a call. Always exits 0 when the measurement itself succeeds.
+show what re-listing costs a call. A third phase puts the same upstream behind two HTTP fronts,
+`m1nd gateway --http 127.0.0.1:0` and the PyPI `mcp-proxy` (its Streamable HTTP side, given by
+`--mcp-proxy` or M1ND_BENCH_MCP_PROXY; run.sh installs it into its own venv), and alternates the
+same call through each with one bare Streamable HTTP client (bench_http.py): p50 and p99 of each
+and the ratio mcp-proxy/gateway. Each timed series stops early, with the rounds it has, once it has run
+`--budget` seconds. Always exits 0 when the measurement itself succeeds.
 
-    python tests/gateway/bench_gateway.py [--n 500] [--warmup 50] [--json]
+    python tests/gateway/bench_gateway.py [--n 500] [--warmup 50] [--budget 300] [--mcp-proxy PATH] [--json]
     tests/gateway/run.sh bench [--release] [...]
 """
 
@@ -20,6 +25,8 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -28,11 +35,14 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_http import HttpClient  # noqa: E402
 from gateway_harness import m1nd_bin, set_mode  # noqa: E402
 
 GOAL_MS = 0.2
 TOOL = "north"
 RELIST_EVERY_S = "0.01"
+GATEWAY_ADDRESS = re.compile(r"m1nd: serving MCP on http://(?P<host>[0-9.]+):(?P<port>[0-9]+)/mcp")
+PROXY_ADDRESS = re.compile(r"Uvicorn running on http://(?P<host>[0-9.]+):(?P<port>[0-9]+)")
 
 
 def percentile(samples: list[float], p: float) -> float:
@@ -77,10 +87,15 @@ class Client:
             self.proc.wait()
 
 
-def alternate(clients: dict[str, Client], method: str, params: dict[str, Any], rounds: int, warmup: int) -> dict[str, Any]:
-    """`method` on each client in turn, `warmup + rounds` times; p50 and p99 of the measured rounds."""
+def alternate(clients: dict[str, Any], method: str, params: dict[str, Any], rounds: int, warmup: int,
+              budget_s: float) -> dict[str, Any]:
+    """`method` on each client in turn, `warmup + rounds` times or until `budget_s` has passed; p50
+    and p99 of the measured rounds (`n` says how many were measured)."""
     samples: dict[str, list[float]] = {name: [] for name in clients}
+    deadline = time.monotonic() + budget_s
     for i in range(warmup + rounds):
+        if time.monotonic() > deadline and i > warmup:
+            break
         for name, client in clients.items():
             start = time.perf_counter_ns()
             client.rpc(method, params)
@@ -90,7 +105,7 @@ def alternate(clients: dict[str, Client], method: str, params: dict[str, Any], r
     return {name: {"p50_ms": percentile(v, 50), "p99_ms": percentile(v, 99), "n": len(v)} for name, v in samples.items()}
 
 
-def bench(n: int, warmup: int) -> dict[str, Any]:
+def bench(n: int, warmup: int, budget_s: float, mcp_proxy: str | None) -> dict[str, Any]:
     m1nd = str(m1nd_bin())
     call = {"name": TOOL, "arguments": {}}
     with tempfile.TemporaryDirectory(prefix="m1nd-gateway-bench-") as tmp:
@@ -109,19 +124,35 @@ def bench(n: int, warmup: int) -> dict[str, Any]:
         for phase in phases:
             clients = {name: Client(argv) for name, argv in phase.items()}
             try:
-                calls = alternate(clients, "tools/call", call, n, warmup)
-                lists = alternate(clients, "tools/list", {}, n // 5, warmup) if "gateway" in clients else None
+                calls = alternate(clients, "tools/call", call, n, warmup, budget_s)
+                lists = alternate(clients, "tools/list", {}, n // 5, warmup, budget_s) if "gateway" in clients else None
             finally:
                 for client in clients.values():
                     client.close()
             results.append((calls, lists))
+        # Phase 3: the same upstream behind two HTTP fronts, the same client for both.
+        http_stats = None
+        if mcp_proxy:
+            fronts = {"gateway": ([*gateway, "--http", "127.0.0.1:0", "--", *upstream], GATEWAY_ADDRESS),
+                      "mcp-proxy": ([mcp_proxy, "--host", "127.0.0.1", "--port", "0", "--", *upstream], PROXY_ADDRESS)}
+            http_clients: dict[str, HttpClient] = {}
+            try:
+                for name, (argv, address) in fronts.items():
+                    http_clients[name] = HttpClient(argv, address, "/mcp")
+                http_stats = alternate(http_clients, "tools/call", call, n, warmup, budget_s)
+            finally:
+                for client in http_clients.values():
+                    client.close()
     (stats, lists), (relist_stats, _) = results
     added = {p: stats["gateway"][f"{p}_ms"] - stats["direct"][f"{p}_ms"] for p in ("p50", "p99")}
     relisting = {p: relist_stats["relisting"][f"{p}_ms"] - relist_stats["direct"][f"{p}_ms"] for p in ("p50", "p99")}
     return {
         "binary": m1nd, "tool": TOOL, "n": n, "warmup": warmup, "stats": stats, "added_ms": added,
         "relisting_stats": relist_stats, "added_relisting_ms": relisting, "relist_every_s": float(RELIST_EVERY_S),
-        "tools_list": lists, "goal_ms": GOAL_MS,
+        "tools_list": lists, "goal_ms": GOAL_MS, "budget_s": budget_s,
+        "http": http_stats, "mcp_proxy": mcp_proxy,
+        "proxy_over_gateway": http_stats and {
+            p: http_stats["mcp-proxy"][f"{p}_ms"] / http_stats["gateway"][f"{p}_ms"] for p in ("p50", "p99")},
     }
 
 
@@ -144,6 +175,16 @@ def report(r: dict[str, Any]) -> str:
     lines.append("tools/list (through the gateway: one upstream re-list, then the answer)")
     for name, s in r["tools_list"].items():
         lines.append(f"{name:<10}{s['p50_ms']:>10.3f}{s['p99_ms']:>10.3f}   n={s['n']}")
+    if r["http"] is None:
+        lines.append("over HTTP against mcp-proxy: not measured (no --mcp-proxy or M1ND_BENCH_MCP_PROXY)")
+        return "\n".join(lines)
+    lines.append(f"then over Streamable HTTP, one bare client, alternating: m1nd gateway --http against "
+                 f"mcp-proxy ({r['mcp_proxy']}), the same upstream")
+    for name, s in r["http"].items():
+        lines.append(f"{name:<10}{s['p50_ms']:>10.3f}{s['p99_ms']:>10.3f}   n={s['n']}")
+    ratio = r["proxy_over_gateway"]
+    verdict = "gateway ahead" if ratio["p50"] > 1 else "gateway NOT ahead"
+    lines.append(f"{'ratio':<10}{ratio['p50']:>9.2f}x{ratio['p99']:>9.2f}x   mcp-proxy/gateway, p50 {verdict}")
     return "\n".join(lines)
 
 
@@ -151,9 +192,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=500)
     parser.add_argument("--warmup", type=int, default=50)
+    parser.add_argument("--budget", type=float, default=300.0, help="seconds each timed series may run")
+    parser.add_argument("--mcp-proxy", default=os.environ.get("M1ND_BENCH_MCP_PROXY"),
+                        help="the mcp-proxy executable for the HTTP phase (default: $M1ND_BENCH_MCP_PROXY)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    result = bench(args.n, args.warmup)
+    result = bench(args.n, args.warmup, args.budget, args.mcp_proxy)
     print(json.dumps(result, indent=2) if args.json else report(result))
     return 0
 

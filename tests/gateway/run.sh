@@ -7,7 +7,8 @@
 #   tests/gateway/run.sh -k pin   extra arguments go to pytest
 #   tests/gateway/run.sh bench [--release] [...]   the round-trip bench (bench_gateway.py)
 #
-# The venv lives in target/gateway-venv and is reused while requirements.txt is unchanged; the npm
+# The venv lives in target/gateway-venv and is reused while requirements.txt is unchanged (the bench
+# also makes target/mcp-proxy-venv from mcp-proxy-requirements.txt, whose mcp<2 cannot share it); the npm
 # upstream is installed from npm/package-lock.json into npm/node_modules with npm ci.
 # M1ND_BIN names the m1nd binary and skips the build.
 set -euo pipefail
@@ -55,6 +56,10 @@ if [[ -z "${M1ND_BIN:-}" ]]; then
 fi
 
 if [[ "$mode" == bench ]]; then
+  # The bench's baseline, the PyPI mcp-proxy, needs mcp<2: its own venv, installed for the bench only.
+  proxy_venv="$root/target/mcp-proxy-venv"
+  pinned_venv mcp-proxy "$proxy_venv" "$here/mcp-proxy-requirements.txt"
+  export M1ND_BENCH_MCP_PROXY="$proxy_venv/bin/mcp-proxy"
   exec "$venv/bin/python" "$here/bench_gateway.py" "$@"
 fi
 
