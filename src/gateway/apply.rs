@@ -3,7 +3,8 @@
 //!
 //! 1. **Only the definition pins move.** tools.toml is edited in place
 //!    (toml_edit keeps every comment, blank line and the order of keys): each
-//!    changed tool's `definition = "blake3:…"` gets the upstream's new digest,
+//!    changed tool's (prompt's, resource's, template's)
+//!    `definition = "blake3:…"` gets the upstream's new digest,
 //!    and nothing else in the file is touched. read_only_denied.toml is not
 //!    written at all, so the deny list and the mode stay as reviewed, and a
 //!    tool new upstream is not declared (see [`super::plan`]).
@@ -19,28 +20,33 @@
 use std::path::Path;
 
 use m1nd_core::gateway::Gateway;
+use m1nd_core::guard::printable;
 use m1nd_core::policy::diff::{Category, diff_gateway};
 use m1nd_core::{PolicyFile, PolicySources, compile_gateway};
 use toml_edit::{DocumentMut, Item};
 
 use super::error::GatewayError;
 use super::plan::Plan;
-use super::reviewed::{DEFINITIONS_FILE, Reviewed};
+use super::reviewed::DEFINITIONS_FILE;
 
-/// tools.toml's `text` with each `(verb, digest)` pin set, everything else
-/// as it was. An entry whose verb has no `definition` key is an error: the
-/// plan only holds verbs that pin one.
-pub fn edit_pins<'a>(text: &str, pins: impl IntoIterator<Item = (&'a str, &'a str)>) -> Result<String, String> {
+/// tools.toml's `text` with each `(table, key, digest)` pin set (`table`
+/// is `verbs`, `prompts`, `resources` or `templates`), everything else as
+/// it was. An entry without a `definition` key is an error: the plan only
+/// holds entries that pin one.
+pub fn edit_pins<'a>(
+    text: &str,
+    pins: impl IntoIterator<Item = (&'a str, &'a str, &'a str)>,
+) -> Result<String, String> {
     let mut doc: DocumentMut = text.parse().map_err(|e| format!("tools.toml does not parse: {e}"))?;
-    for (verb, digest) in pins {
+    for (table, key, digest) in pins {
         let slot = doc
-            .get_mut("verbs")
+            .get_mut(table)
             .and_then(Item::as_table_like_mut)
-            .and_then(|verbs| verbs.get_mut(verb))
+            .and_then(|entries| entries.get_mut(key))
             .and_then(Item::as_table_like_mut)
-            .and_then(|table| table.get_mut("definition"))
+            .and_then(|entry| entry.get_mut("definition"))
             .and_then(Item::as_value_mut)
-            .ok_or_else(|| format!("tools.toml has no `definition` for `{verb}`"))?;
+            .ok_or_else(|| format!("tools.toml has no `definition` for `{}` under `[{table}]`", printable(key)))?;
         let decor = slot.decor().clone();
         *slot = toml_edit::Value::from(digest);
         *slot.decor_mut() = decor;
@@ -51,7 +57,7 @@ pub fn edit_pins<'a>(text: &str, pins: impl IntoIterator<Item = (&'a str, &'a st
 /// The two files `--apply` writes, checked: the edited tools.toml compiles
 /// with the policy's deny list, and loosens nothing against `reviewed`.
 pub fn applied(dir_display: &str, tools: &str, deny: &str, reviewed: &Gateway, plan: &Plan) -> Result<Files, String> {
-    let pins = plan.changed.iter().map(|c| (c.verb.as_str(), c.live.as_str()));
+    let pins = plan.changed.iter().map(|c| (c.table.name(), c.key.as_str(), c.live.as_str()));
     let tools_toml = edit_pins(tools, pins)?;
     let sources = PolicySources::from_bytes(dir_display, |file| match file {
         PolicyFile::Tools => Some(tools_toml.as_bytes()),
@@ -66,7 +72,7 @@ pub fn applied(dir_display: &str, tools: &str, deny: &str, reviewed: &Gateway, p
     if let Some(loosened) = diff.of(Category::Loosened).next() {
         return Err(format!("the edit would loosen the policy: {}: {}", loosened.subject, loosened.detail));
     }
-    let definitions = Reviewed { definitions: plan.store.clone() }.render();
+    let definitions = plan.store.render();
     Ok(Files { tools_toml, definitions })
 }
 

@@ -105,7 +105,7 @@ pub async fn import(options: ImportOptions, apply: bool) -> Result<Report, Gatew
     let deny_path = options.dir.join("read_only_denied.toml");
     std::fs::write(&deny_path, &imported.deny_toml).map_err(|source| io("write", &deny_path, source))?;
     let definitions_path = options.dir.join(DEFINITIONS_FILE);
-    let reviewed = Reviewed { definitions: listed };
+    let reviewed = Reviewed { definitions: listed, surfaces: import_surfaces::declared(&surfaces) };
     std::fs::write(&definitions_path, reviewed.render()).map_err(|source| io("write", &definitions_path, source))?;
     let text = format!(
         "wrote {}, {} and {} (the definitions the pins match, kept so that `--update` can show a change as a \

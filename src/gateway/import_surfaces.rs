@@ -21,7 +21,7 @@ use serde_json::Value;
 /// The tables for `listed`, or nothing when the upstream lists none.
 pub fn tables(listed: &Listed) -> String {
     let mut out = String::new();
-    if listed.prompts.is_empty() && listed.resources.is_empty() && listed.templates.is_empty() {
+    if listed.is_empty() {
         return out;
     }
     out.push_str(
@@ -30,35 +30,28 @@ pub fn tables(listed: &Listed) -> String {
          # allowed for a declared resource's exact URI, or for a URI a declared template names (its values\n\
          # are letters, digits, `-`, `.`, `_` and `~`, never `/`, `%` or a `..` segment).\n",
     );
-    for (kind, items) in
-        [(Kind::Prompt, &listed.prompts), (Kind::Resource, &listed.resources), (Kind::Template, &listed.templates)]
-    {
-        for item in items {
+    for kind in Kind::ALL {
+        for item in listed.of(kind) {
             entry(kind, item, &mut out);
         }
     }
     out
 }
 
-fn entry(kind: Kind, item: &Value, out: &mut String) {
+/// The table declaring one listed surface, pinned, or a comment saying why
+/// it cannot be declared: what `policy import` writes and what
+/// `--update` proposes for a surface new upstream.
+pub fn entry(kind: Kind, item: &Value, out: &mut String) {
     let Some(key) = item.get(kind.key()).and_then(Value::as_str) else {
         let _ = writeln!(out, "\n# NOT DECLARED: the upstream listed a {} without a `{}`", kind.noun(), kind.key());
         return;
     };
-    let problem = match kind {
-        Kind::Prompt => spec::spec_problem(key).map(|p| format!("{p}; {}", spec::SPEC_RULE)),
-        Kind::Resource => uri_problem(key).map(|p| p.to_string()),
-        Kind::Template => Template::parse(key).err().map(|p| {
-            format!("{p}; the gateway cannot confine the URIs it names, so declare them one by one under [resources]")
-        }),
-    };
-    let quoted = quote(key);
-    if let Some(problem) = problem {
+    if let Some(problem) = problem(kind, key) {
         let _ = writeln!(
             out,
             "\n# NOT DECLARED: the {} {} cannot be served: {problem}",
             kind.noun(),
-            printable_comment(&quoted)
+            printable_comment(&quote(key))
         );
         return;
     }
@@ -69,6 +62,29 @@ fn entry(kind: Kind, item: &Value, out: &mut String) {
         let _ = writeln!(out, "# {}", printable_comment(what));
     }
     let _ = writeln!(out, "definition = \"{}\"", digest(item));
+}
+
+/// Why the gateway could not serve a surface listed under `key`, if so.
+fn problem(kind: Kind, key: &str) -> Option<String> {
+    match kind {
+        Kind::Prompt => spec::spec_problem(key).map(|p| format!("{p}; {}", spec::SPEC_RULE)),
+        Kind::Resource => uri_problem(key).map(|p| p.to_string()),
+        Kind::Template => Template::parse(key).err().map(|p| {
+            format!("{p}; the gateway cannot confine the URIs it names, so declare them one by one under [resources]")
+        }),
+    }
+}
+
+/// The definitions [`tables`] declares and pins: what `policy import`
+/// stores as reviewed beside them.
+pub fn declared(listed: &Listed) -> Listed {
+    let mut out = Listed::default();
+    for kind in Kind::ALL {
+        let keeps =
+            |item: &&Value| item.get(kind.key()).and_then(Value::as_str).is_some_and(|k| problem(kind, k).is_none());
+        *out.of_mut(kind) = listed.of(kind).iter().filter(keeps).cloned().collect();
+    }
+    out
 }
 
 fn quote(s: &str) -> String {

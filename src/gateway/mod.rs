@@ -34,7 +34,7 @@ mod error;
 mod free_text;
 mod https;
 mod import;
-mod import_surfaces;
+pub mod import_surfaces;
 mod name_problem;
 pub mod plan;
 pub mod readable;

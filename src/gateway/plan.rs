@@ -1,11 +1,12 @@
-//! What changed upstream since a gateway policy was reviewed, tool by tool,
-//! in words a person can review: the plan `policy import --update` shows and
-//! `--apply` writes.
+//! What changed upstream since a gateway policy was reviewed, tool by tool
+//! and prompt, resource and template one by one, in words a person can
+//! review: the plan `policy import --update` shows and `--apply` writes.
 //!
 //! 1. **The policy's own view decides.** Which upstream tool is which verb,
 //!    and whether its definition changed, is what the gateway itself sees:
 //!    [`View`] over the listing, with a read-write guard so that denied tools
-//!    are compared too. Nothing here matches names a second way.
+//!    are compared too; for prompts, resources and templates,
+//!    [`SurfaceView`]. Nothing here matches names a second way.
 //! 2. **Readable when it can be.** A changed definition is shown as a line
 //!    diff of the reviewed definition (from `definitions.json`, found by the
 //!    pin's digest) against the upstream's now ([`super::readable`]). Without a
@@ -13,27 +14,61 @@
 //!    definition is then shown whole, with how to get the readable form.
 //! 3. **Only changed definitions are pending.** A changed definition hides
 //!    and refuses its tool until the pin is updated, so it is what `--apply`
-//!    applies and what makes `--update` exit non-zero. A tool new upstream is
-//!    hidden (undeclared) and only proposed; a declared tool the upstream no
-//!    longer lists is refused as not offered and only reported: neither
-//!    changes what a session reaches, and neither is edited for the user.
+//!    applies and what makes `--update` exit non-zero. A tool (prompt,
+//!    resource, template) new upstream is hidden (undeclared) and only
+//!    proposed; a declared one the upstream no longer lists is refused as not
+//!    offered and only reported: neither changes what a session reaches, and
+//!    neither is edited for the user.
 
 use std::fmt::Write as _;
 
+use m1nd_core::gateway::surfaces::{Kind, Listed, SurfaceView, SurfaceWhy};
 use m1nd_core::gateway::{Gateway, View, Why, digest};
 use m1nd_core::guard::{Guard, printable};
 use m1nd_core::names::spec::toml_key;
 use serde_json::Value;
 
 use super::import::verb_block;
+use super::import_surfaces;
 use super::readable;
 use super::reviewed::{DEFINITIONS_FILE, Reviewed};
 
-/// A declared tool whose definition is not the one pinned.
+/// The table of tools.toml an entry is declared under.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Table {
+    /// `[verbs.*]`: a tool.
+    Verbs,
+    /// `[prompts.*]`, `[resources.*]` or `[templates.*]`.
+    Surface(Kind),
+}
+
+impl Table {
+    /// The table's name in tools.toml.
+    pub fn name(self) -> &'static str {
+        match self {
+            Table::Verbs => "verbs",
+            Table::Surface(kind) => kind.table(),
+        }
+    }
+
+    /// What the entry is, in words, with its key: `` `get_time` `` for a
+    /// tool (the name says it), `` prompt `forecast` `` otherwise.
+    fn label(self, key: &str) -> String {
+        match self {
+            Table::Verbs => format!("`{key}`"),
+            Table::Surface(kind) => format!("{} `{key}`", kind.noun()),
+        }
+    }
+}
+
+/// A declared entry whose definition is not the one pinned.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Changed {
-    /// The policy's name for the tool.
-    pub verb: String,
+    /// Where tools.toml declares it.
+    pub table: Table,
+    /// The policy's name for the tool; the prompt's name, the resource's URI
+    /// or the template, exactly as tools.toml and the upstream spell it.
+    pub key: String,
     /// The digest tools.toml pins.
     pub pinned: String,
     /// The digest of the upstream's definition now.
@@ -42,7 +77,9 @@ pub struct Changed {
     pub now: Value,
     /// The reviewed definition, when `definitions.json` holds it.
     pub reviewed: Option<Value>,
-    /// Arguments the new definition takes that tools.toml does not declare.
+    /// Arguments the new tool definition takes that tools.toml does not
+    /// declare (none for a prompt, resource or template: their arguments
+    /// are not declared).
     pub undeclared: Vec<String>,
 }
 
@@ -50,21 +87,23 @@ pub struct Changed {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Plan {
     pub changed: Vec<Changed>,
-    /// Upstream tools the policy does not declare, as listed.
-    pub added: Vec<Value>,
-    /// Declared verbs the upstream no longer lists.
-    pub removed: Vec<String>,
+    /// Upstream tools, prompts, resources and templates the policy does not
+    /// declare, as listed, with the table that would declare each.
+    pub added: Vec<(Table, Value)>,
+    /// Declared entries the upstream no longer lists.
+    pub removed: Vec<(Table, String)>,
     /// The reviewed definitions once the changes are applied: for every
-    /// pinned verb, in tools.toml's order, the definition its pin matches,
-    /// from the listing or the stored file.
-    pub store: Vec<Value>,
+    /// pinned verb (prompt, resource, template), in tools.toml's order, the
+    /// definition its pin matches, from the listing or the stored file.
+    pub store: Reviewed,
     /// Whether the policy has a `definitions.json`.
     pub had_store: bool,
 }
 
 impl Plan {
-    /// Compare `listed` with `gateway`'s pins and the stored `reviewed` definitions.
-    pub fn new(gateway: &Gateway, listed: &[Value], reviewed: Option<&Reviewed>) -> Self {
+    /// Compare the listed tools and `surfaces` with `gateway`'s pins and the
+    /// stored `reviewed` definitions.
+    pub fn new(gateway: &Gateway, listed: &[Value], surfaces: &Listed, reviewed: Option<&Reviewed>) -> Self {
         let guard = Guard::new(&gateway.policy, false);
         let view = View::new(gateway, &guard, listed);
         let listed_with = |d: &str| listed.iter().find(|l| digest(l) == d);
@@ -84,7 +123,8 @@ impl Plan {
                         .map(|p| p.keys().map(String::as_str).filter(|a| !declares(a)).map(printable).collect())
                         .unwrap_or_default();
                     plan.changed.push(Changed {
-                        verb: verb.clone(),
+                        table: Table::Verbs,
+                        key: verb.clone(),
                         pinned: pinned.clone(),
                         live: live.clone(),
                         now: now.clone(),
@@ -94,16 +134,14 @@ impl Plan {
                     seen.push(verb);
                 }
                 Why::Ambiguous { verb } | Why::Retired { verb } => seen.push(verb),
-                Why::Undeclared => plan.added.extend(
-                    listed
-                        .iter()
-                        .filter(|l| {
-                            l.get("name").and_then(Value::as_str).map(printable).as_ref() == Some(&hidden.upstream)
-                        })
-                        .filter(|l| !plan.added.contains(l))
-                        .cloned()
-                        .collect::<Vec<_>>(),
-                ),
+                Why::Undeclared => {
+                    let named = |l: &&Value| {
+                        l.get("name").and_then(Value::as_str).map(printable).as_ref() == Some(&hidden.upstream)
+                    };
+                    for l in listed.iter().filter(named) {
+                        plan.propose(Table::Verbs, l);
+                    }
+                }
                 Why::LookAlike { .. } | Why::Malformed | Why::OutsideSpec { .. } => {}
             }
         }
@@ -112,22 +150,82 @@ impl Plan {
             .verbs
             .iter()
             .filter(|v| !v.retired && !seen.contains(&&*v.name))
-            .map(|v| v.name.to_string())
+            .map(|v| (Table::Verbs, v.name.to_string()))
             .collect();
         for tool in gateway.tools.iter() {
             let Some(pin) = tool.definition.as_deref() else { continue };
-            let pin = plan.changed.iter().find(|c| *c.verb == *tool.verb).map_or(pin, |c| c.live.as_str());
+            let pin = plan.pin_now(Table::Verbs, &tool.verb, pin);
             if let Some(definition) = listed_with(pin).or_else(|| reviewed.and_then(|r| r.pinned(pin))) {
-                plan.store.push(definition.clone());
+                plan.store.definitions.push(definition.clone());
             }
         }
+        plan.surfaces(gateway, surfaces, reviewed);
         plan
+    }
+
+    /// The prompts, resources and templates: the same comparison as for
+    /// tools, through the gateway's [`SurfaceView`].
+    fn surfaces(&mut self, gateway: &Gateway, listed: &Listed, reviewed: Option<&Reviewed>) {
+        let view = SurfaceView::new(gateway, listed);
+        for hidden in view.hidden() {
+            let (kind, table) = (hidden.kind, Table::Surface(hidden.kind));
+            let key_of = |item: &Value| item.get(kind.key()).and_then(Value::as_str).map(str::to_owned);
+            match &hidden.why {
+                SurfaceWhy::Changed { pinned, live } => {
+                    let Some(now) = listed.of(kind).iter().find(|l| digest(l) == *live) else { continue };
+                    let Some(key) = key_of(now) else { continue };
+                    self.changed.push(Changed {
+                        table,
+                        key,
+                        pinned: pinned.clone(),
+                        live: live.clone(),
+                        now: now.clone(),
+                        reviewed: reviewed.and_then(|r| r.pinned_surface(kind, pinned)).cloned(),
+                        undeclared: Vec::new(),
+                    });
+                }
+                SurfaceWhy::Undeclared => {
+                    let named = |l: &&Value| key_of(l).map(|k| printable(&k)).as_ref() == Some(&hidden.key);
+                    for l in listed.of(kind).iter().filter(named) {
+                        self.propose(table, l);
+                    }
+                }
+                SurfaceWhy::Ambiguous | SurfaceWhy::Malformed => {}
+            }
+        }
+        for kind in Kind::ALL {
+            let listed = listed.of(kind);
+            for surface in kind.declared(gateway) {
+                let listed_as = |l: &Value| l.get(kind.key()).and_then(Value::as_str) == Some(&*surface.key);
+                if !listed.iter().any(listed_as) {
+                    self.removed.push((Table::Surface(kind), surface.key.to_string()));
+                }
+                let Some(pin) = surface.definition.as_deref() else { continue };
+                let pin = self.pin_now(Table::Surface(kind), &surface.key, pin);
+                let found = listed.iter().find(|l| digest(l) == pin);
+                if let Some(definition) = found.or_else(|| reviewed.and_then(|r| r.pinned_surface(kind, pin))) {
+                    self.store.surfaces.of_mut(kind).push(definition.clone());
+                }
+            }
+        }
+    }
+
+    /// The pin an entry has once the plan is applied.
+    fn pin_now<'a>(&'a self, table: Table, key: &str, pin: &'a str) -> &'a str {
+        self.changed.iter().find(|c| c.table == table && c.key == key).map_or(pin, |c| c.live.as_str())
+    }
+
+    /// Propose `definition`, new upstream, once.
+    fn propose(&mut self, table: Table, definition: &Value) {
+        if !self.added.iter().any(|(t, d)| *t == table && d == definition) {
+            self.added.push((table, definition.clone()));
+        }
     }
 
     /// Whether `--apply` would write anything: a pin to update, or reviewed
     /// definitions to store that the file does not hold yet.
     pub fn applies(&self, reviewed: Option<&Reviewed>) -> bool {
-        !self.changed.is_empty() || reviewed.map_or(!self.store.is_empty(), |r| r.definitions != self.store)
+        !self.changed.is_empty() || reviewed.map_or(self.store != Reviewed::default(), |r| *r != self.store)
     }
 
     /// The report, naming the policy's files under `dir` as the user wrote it.
@@ -142,21 +240,31 @@ impl Plan {
             out,
             "{tools} against the upstream now: {} changed, {} new upstream, {} no longer listed\n",
             counted(self.changed.len(), "definition"),
-            counted(self.added.len(), "tool"),
+            self.added.len(),
             self.removed.len()
         );
         for changed in &self.changed {
             self.changed_section(changed, dir, &mut out);
         }
-        for added in &self.added {
-            added_section(added, &mut out);
+        for (table, added) in &self.added {
+            match table {
+                Table::Verbs => added_section(added, &mut out),
+                Table::Surface(kind) => added_surface(*kind, added, &mut out),
+            }
         }
-        for verb in &self.removed {
+        for (table, key) in &self.removed {
+            let shown = printable(key);
+            let deny = match table {
+                Table::Verbs => " and its entry in read_only_denied.toml",
+                Table::Surface(_) => "",
+            };
             let _ = writeln!(
                 out,
-                "- `{verb}`: declared in tools.toml, no longer listed by the upstream; the gateway refuses it as not \
-                 offered. If it is gone for good, remove `[verbs.{}]` and its entry in read_only_denied.toml.\n",
-                toml_key(verb)
+                "- {}: declared in tools.toml, no longer listed by the upstream; the gateway refuses it as not \
+                 offered. If it is gone for good, remove `[{}.{}]`{deny}.\n",
+                table.label(&shown),
+                table.name(),
+                toml_key(&shown)
             );
         }
         if !self.had_store && !self.changed.is_empty() {
@@ -173,9 +281,12 @@ impl Plan {
     }
 
     fn changed_section(&self, changed: &Changed, dir: &str, out: &mut String) {
-        let verb = &changed.verb;
-        let _ =
-            writeln!(out, "~ `{verb}`: its definition changed since it was reviewed; hidden and refused until applied");
+        let verb = &printable(&changed.key);
+        let _ = writeln!(
+            out,
+            "~ {}: its definition changed since it was reviewed; hidden and refused until applied",
+            changed.table.label(verb)
+        );
         let _ = writeln!(out, "    reviewed  {}", changed.pinned);
         let _ = writeln!(out, "    upstream  {}", changed.live);
         match &changed.reviewed {
@@ -218,6 +329,31 @@ fn added_section(definition: &Value, out: &mut String) {
         printable(name)
     );
     for line in verb_block(definition, name).lines() {
+        let _ = writeln!(out, "    {}", readable::visible(line));
+    }
+    let _ = writeln!(out, "  its definition:");
+    for line in readable::render(definition).lines() {
+        let _ = writeln!(out, "  + {line}");
+    }
+    out.push('\n');
+}
+
+/// A prompt, resource or template new upstream: proposed as `policy import`
+/// would declare it, never declared for the user.
+fn added_surface(kind: Kind, definition: &Value, out: &mut String) {
+    let key = definition.get(kind.key()).and_then(Value::as_str).unwrap_or_default();
+    let _ = writeln!(
+        out,
+        "+ {} `{}`: new upstream; tools.toml does not declare it under `[{}]`, so the gateway hides and refuses it, \
+         and `--apply` leaves it out. To offer it, review its definition and add this to tools.toml (every session \
+         may then use it, read-only ones included):",
+        kind.noun(),
+        printable(key),
+        kind.table()
+    );
+    let mut block = String::new();
+    import_surfaces::entry(kind, definition, &mut block);
+    for line in block.lines().filter(|l| !l.is_empty()) {
         let _ = writeln!(out, "    {}", readable::visible(line));
     }
     let _ = writeln!(out, "  its definition:");

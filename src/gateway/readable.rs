@@ -1,7 +1,8 @@
-//! A tool definition as text a person reviews, and the line diff of two.
+//! A tool (prompt, resource, template) definition as text a person reviews, and the line diff of two.
 //!
 //! 1. **Everything the digest covers is shown.** The digest is over the
-//!    whole definition object, so every key is rendered: `name`, `title` and
+//!    whole definition object, so every key is rendered: `name` (or a
+//!    resource's `uri`, a template's `uriTemplate`), `title` and
 //!    `description` first (what a person reads), then every other key in
 //!    sorted order (`annotations`, `inputSchema`, `outputSchema`, `_meta`,
 //!    ...). A string is shown as its lines; any other value as pretty JSON.
@@ -15,8 +16,10 @@
 use m1nd_core::sanitize::is_hidden;
 use serde_json::Value;
 
-/// The keys shown first, in this order; the rest follow sorted.
-const LEAD: [&str; 3] = ["name", "title", "description"];
+/// The keys shown first, in this order (a prompt or tool is named by
+/// `name`, a resource by `uri`, a template by `uriTemplate`); the rest
+/// follow sorted.
+const LEAD: [&str; 5] = ["name", "uri", "uriTemplate", "title", "description"];
 
 /// `definition` as lines of text, each ending in `\n`.
 pub fn render(definition: &Value) -> String {

@@ -2,12 +2,18 @@
 //! `definitions.json`, written by `m1nd policy import` and by
 //! `policy import --update --apply`.
 //!
-//! 1. **One source.** The file is a JSON array of tool definitions exactly as
-//!    the upstream listed them. It holds no digests and no name list of its
-//!    own: a definition is found by its digest ([`digest`]), which is what
-//!    `tools.toml` pins, and its name is the one inside the definition.
+//! 1. **One source.** The file holds tool definitions (and prompt, resource
+//!    and template definitions) exactly as the upstream listed them. It holds
+//!    no digests and no name list of its own: a definition is found by its
+//!    digest ([`digest`]), which is what `tools.toml` pins, and its name (URI,
+//!    URI template) is the one inside the definition. A policy whose upstream
+//!    lists only tools keeps a plain JSON array of them (the file's first
+//!    form, still read as such); otherwise the file is an object with one
+//!    array per kind, named as tools.toml's tables: `tools`, `prompts`,
+//!    `resources`, `templates`.
 //! 2. **It must be what the pins say.** Every entry's digest must be the pin
-//!    of the verb it names ([`Reviewed::mismatches`]). The gateway never reads
+//!    of the verb (prompt, resource, template) it names
+//!    ([`Reviewed::mismatches`]). The gateway never reads
 //!    this file (it compares the upstream's live definitions with the pins), so
 //!    a mismatch cannot widen what a session reaches; it would make the text a
 //!    reviewer reads in a pull request differ from what is enforced. That is
@@ -20,20 +26,26 @@
 
 use std::path::{Path, PathBuf};
 
+use m1nd_core::gateway::surfaces::{Kind, Listed};
 use m1nd_core::gateway::{Gateway, digest};
 use m1nd_core::guard::printable;
 use m1nd_core::names::spec::toml_key;
 use m1nd_core::policy::{MAX_FILE_BYTES, PolicyFile};
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 /// The file's name in a gateway policy directory.
 pub const DEFINITIONS_FILE: &str = "definitions.json";
 
+/// The key of the tools' array in the file's object form.
+const TOOLS: &str = "tools";
+
 /// The reviewed definitions of one policy directory.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Reviewed {
-    /// Each definition as the upstream listed it, in the file's order.
+    /// Each tool definition as the upstream listed it, in the file's order.
     pub definitions: Vec<Value>,
+    /// Each prompt, resource and template definition, kind by kind.
+    pub surfaces: Listed,
 }
 
 /// Why `definitions.json` cannot be used.
@@ -47,7 +59,7 @@ pub enum ReviewedError {
     )]
     TooLarge { path: PathBuf, bytes: u64 },
     #[error(
-        "{} is not a JSON array of tool definitions ({problem}): restore it from the reviewed revision, or \
+        "{} is not a JSON array of tool definitions, nor an object of such arrays ({problem}): restore it from the reviewed revision, or \
          delete it and run `{}` to store the definitions again",
         .path.display(),
         crate::invocation::m1nd("policy import --update --apply")
@@ -87,20 +99,45 @@ impl Reviewed {
         Self::parse(&text).map(Some).map_err(|problem| ReviewedError::Malformed { path, problem })
     }
 
-    /// The file's text: an array whose items are objects.
+    /// The file's text: an array of tool definitions, or an object whose
+    /// keys are `tools` and the kinds' tables, each an array of objects.
     pub fn parse(text: &str) -> Result<Self, String> {
         match serde_json::from_str::<Value>(text).map_err(|e| e.to_string())? {
-            Value::Array(definitions) => match definitions.iter().position(|d| !d.is_object()) {
-                Some(i) => Err(format!("entry {} is not an object", i + 1)),
-                None => Ok(Self { definitions }),
-            },
-            _ => Err("the top level is not an array".to_owned()),
+            Value::Array(definitions) => Ok(Self { definitions: objects(definitions, None)?, ..Self::default() }),
+            Value::Object(mut object) => {
+                if !object.contains_key(TOOLS) {
+                    return Err(format!("the object has no `{TOOLS}` array"));
+                }
+                let mut take = |key: &str| match object.remove(key) {
+                    None => Ok(Vec::new()),
+                    Some(Value::Array(items)) => objects(items, Some(key)),
+                    Some(_) => Err(format!("`{key}` is not an array")),
+                };
+                let mut reviewed = Self { definitions: take(TOOLS)?, ..Self::default() };
+                for kind in Kind::ALL {
+                    *reviewed.surfaces.of_mut(kind) = take(kind.table())?;
+                }
+                match object.keys().next() {
+                    Some(other) => Err(format!(
+                        "`{}` is not one of `{TOOLS}`, {}",
+                        printable(other),
+                        Kind::ALL.map(|k| format!("`{}`", k.table())).join(", ")
+                    )),
+                    None => Ok(reviewed),
+                }
+            }
+            _ => Err("the top level is neither an array nor an object".to_owned()),
         }
     }
 
-    /// The definition whose digest is `pin`, if the file holds it.
+    /// The tool definition whose digest is `pin`, if the file holds it.
     pub fn pinned(&self, pin: &str) -> Option<&Value> {
         self.definitions.iter().find(|d| digest(d) == pin)
+    }
+
+    /// The `kind` definition whose digest is `pin`, if the file holds it.
+    pub fn pinned_surface(&self, kind: Kind, pin: &str) -> Option<&Value> {
+        self.surfaces.of(kind).iter().find(|d| digest(d) == pin)
     }
 
     /// Each entry that is not the definition its verb pins, as a message
@@ -134,6 +171,9 @@ impl Reviewed {
                 Some(Some(_)) => {}
             }
         }
+        for kind in Kind::ALL {
+            surface_mismatches(kind, self.surfaces.of(kind), gateway, &mut problems);
+        }
         problems
     }
 
@@ -151,9 +191,64 @@ impl Reviewed {
 
     /// The file's text: pretty JSON, one key per line, so a changed
     /// description or schema is a readable line diff in a pull request.
+    /// Tools alone are a plain array, as before prompts and resources were
+    /// kept.
     pub fn render(&self) -> String {
-        let mut text = serde_json::to_string_pretty(&self.definitions).unwrap_or_else(|_| "[]".to_owned());
+        let value = if self.surfaces.is_empty() {
+            Value::Array(self.definitions.clone())
+        } else {
+            let mut object = Map::new();
+            object.insert(TOOLS.to_owned(), Value::Array(self.definitions.clone()));
+            for kind in Kind::ALL {
+                object.insert(kind.table().to_owned(), Value::Array(self.surfaces.of(kind).to_vec()));
+            }
+            Value::Object(object)
+        };
+        let mut text = serde_json::to_string_pretty(&value).unwrap_or_else(|_| "[]".to_owned());
         text.push('\n');
         text
+    }
+}
+
+/// `items` if every one is an object; else which entry (1-based) of which
+/// array is not.
+fn objects(items: Vec<Value>, array: Option<&str>) -> Result<Vec<Value>, String> {
+    match items.iter().position(|d| !d.is_object()) {
+        Some(i) => Err(match array {
+            Some(array) => format!("entry {} of `{array}` is not an object", i + 1),
+            None => format!("entry {} is not an object", i + 1),
+        }),
+        None => Ok(items),
+    }
+}
+
+/// Each stored `kind` definition that is not the one its table in
+/// tools.toml pins, as a message naming the entry and the table.
+fn surface_mismatches(kind: Kind, stored: &[Value], gateway: &Gateway, problems: &mut Vec<String>) {
+    let declared = kind.declared(gateway);
+    let (table, noun, key) = (kind.table(), kind.noun(), kind.key());
+    let mut seen: Vec<&str> = Vec::new();
+    for (i, definition) in stored.iter().enumerate() {
+        let n = format!("entry {} of `{table}`", i + 1);
+        let Some(name) = definition.get(key).and_then(Value::as_str) else {
+            problems.push(format!("{n} has no `{key}`"));
+            continue;
+        };
+        let shown = printable(name);
+        if seen.contains(&name) {
+            problems.push(format!("{n} (`{shown}`) is a second definition of the {noun} `{shown}`"));
+            continue;
+        }
+        seen.push(name);
+        let entry = format!("`[{table}.{}]` of {}", toml_key(&shown), PolicyFile::Tools.file_name());
+        let stored = digest(definition);
+        match declared.iter().find(|s| s.key == name).map(|s| s.definition.as_deref()) {
+            None => problems.push(format!("{n} (`{shown}`) names a {noun} tools.toml does not declare")),
+            Some(None) => problems.push(format!("{n} (`{shown}`) is stored, but {entry} pins no definition")),
+            Some(Some(pin)) if pin != stored => problems.push(format!(
+                "{n} (`{shown}`) has the digest {stored}, but {entry} pins {pin}: it is not the reviewed definition"
+            )),
+            Some(Some(_)) => {}
+        }
     }
 }

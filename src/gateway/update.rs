@@ -14,6 +14,7 @@
 //!    is written ([`GatewayError::UpstreamUnreachable`]).
 
 use m1nd_core::PolicyFile;
+use m1nd_core::gateway::surfaces::Kind;
 
 use super::apply::applied;
 use super::error::GatewayError;
@@ -36,9 +37,8 @@ pub async fn update(options: &ImportOptions, apply: bool) -> Result<Report, Gate
     let reviewed = Reviewed::checked(dir, &gateway)?;
     let listed = listing(options)
         .await
-        .map_err(|source| GatewayError::UpstreamUnreachable { dir: dir.clone(), source: Box::new(source) })?
-        .tools;
-    let plan = Plan::new(&gateway, &listed, reviewed.as_ref());
+        .map_err(|source| GatewayError::UpstreamUnreachable { dir: dir.clone(), source: Box::new(source) })?;
+    let plan = Plan::new(&gateway, &listed.tools, &listed.surfaces, reviewed.as_ref());
     let mut text = plan.report(display);
     let again = |extra: &str| m1nd(&format!("policy import --update{extra} --policy {}", shell_word(display)));
     if !apply {
@@ -71,7 +71,7 @@ pub async fn update(options: &ImportOptions, apply: bool) -> Result<Report, Gate
         "applied: {} in {display}/tools.toml, {} stored in {display}/{}; the deny list and the mode are as \
          reviewed. Check with `{}` and commit the diff for review.\n",
         counted_pins(plan.changed.len()),
-        plan.store.len(),
+        plan.store.definitions.len() + Kind::ALL.iter().map(|k| plan.store.surfaces.of(*k).len()).sum::<usize>(),
         super::reviewed::DEFINITIONS_FILE,
         m1nd(&format!("policy check --gateway {}", shell_word(display))),
     ));

@@ -33,6 +33,9 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Every kind, in the order tools.toml declares and a report lists them.
+    pub const ALL: [Kind; 3] = [Kind::Prompt, Kind::Resource, Kind::Template];
+
     /// The key a definition is named by in the upstream's listing.
     pub fn key(self) -> &'static str {
         match self {
@@ -69,7 +72,8 @@ impl Kind {
         }
     }
 
-    fn declared(self, gateway: &Gateway) -> &[Surface] {
+    /// The surfaces of this kind `gateway` declares, in tools.toml order.
+    pub fn declared(self, gateway: &Gateway) -> &[Surface] {
         let s = &gateway.surfaces;
         match self {
             Kind::Prompt => &s.prompts,
@@ -217,6 +221,31 @@ pub struct Listed {
     pub prompts: Vec<Value>,
     pub resources: Vec<Value>,
     pub templates: Vec<Value>,
+}
+
+impl Listed {
+    /// The listing of one kind.
+    pub fn of(&self, kind: Kind) -> &[Value] {
+        match kind {
+            Kind::Prompt => &self.prompts,
+            Kind::Resource => &self.resources,
+            Kind::Template => &self.templates,
+        }
+    }
+
+    /// The listing of one kind, to fill.
+    pub fn of_mut(&mut self, kind: Kind) -> &mut Vec<Value> {
+        match kind {
+            Kind::Prompt => &mut self.prompts,
+            Kind::Resource => &mut self.resources,
+            Kind::Template => &mut self.templates,
+        }
+    }
+
+    /// Whether nothing of any kind is listed.
+    pub fn is_empty(&self) -> bool {
+        Kind::ALL.iter().all(|k| self.of(*k).is_empty())
+    }
 }
 
 impl SurfaceView {
