@@ -1,5 +1,5 @@
 //! `m1nd policy import`: list an upstream's tools and write a gateway policy
-//! for a person to review (with `--update`, see [`super::update`]).
+//! for a person to review (`--update` is update.rs).
 //!
 //! `tools.toml` gets the session mode, read-only (a person who reviewed the
 //! deny list may change it), each tool's summary (the first line of its
@@ -87,12 +87,9 @@ pub async fn listing(options: &ImportOptions) -> Result<Listing, GatewayError> {
     Ok(Listing { tools: listed?, surfaces: surfaces? })
 }
 
-/// Run `policy import`: write a new policy, or (`update`) compare the
-/// reviewed one with the upstream and, with `apply`, write the update.
-pub async fn import(options: ImportOptions, apply: bool) -> Result<Report, GatewayError> {
-    if options.update {
-        return super::update::update(&options, apply).await;
-    }
+/// Run `policy import` without `--update`: write a new policy (see
+/// the gateway module's `import`, which sends `--update` to update.rs).
+pub async fn import(options: ImportOptions) -> Result<Report, GatewayError> {
     let Listing { tools: listed, surfaces } = listing(&options).await?;
     let mut imported = files(&listed, options.read_only_from_hints).map_err(GatewayError::Names)?;
     imported.tools_toml.push_str(&import_surfaces::tables(&surfaces));

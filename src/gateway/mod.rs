@@ -41,6 +41,8 @@ pub mod readable;
 pub mod reviewed;
 mod session;
 mod shadow;
+mod state;
+mod subscriptions;
 mod surface_audit;
 mod surfaces;
 mod update;
@@ -54,9 +56,10 @@ use m1nd_core::{PolicySources, compile_gateway};
 pub use credential::{Credential, CredentialError};
 pub use error::GatewayError;
 pub use https::{HttpClientOptions, HttpsError};
-pub use import::{ImportOptions, Report, files, import};
+pub use import::{ImportOptions, Report, files};
 pub use name_problem::NameProblem;
-pub use session::{Connected, DEFAULT_RECHECK, GatewayServer, Options, connect, serve};
+pub use session::{Connected, GatewayServer, connect, serve};
+pub use state::{DEFAULT_RECHECK, Options};
 pub use upstream::{Endpoint, Upstream};
 
 /// Compile the gateway policy in `dir`, or render every violation exactly as
@@ -66,4 +69,10 @@ pub fn load(dir: &Path, display: &str) -> Result<Gateway, GatewayError> {
     compile_gateway(&sources).map_err(|problems| {
         GatewayError::Policy(problems.iter().map(|d| format!("error: {}", d.render(&sources))).collect())
     })
+}
+
+/// Run `policy import`: write a new policy, or (`--update`) compare the
+/// reviewed one with the upstream and, with `apply`, write the update.
+pub async fn import(options: ImportOptions, apply: bool) -> Result<Report, GatewayError> {
+    if options.update { update::update(&options, apply).await } else { import::import(options).await }
 }

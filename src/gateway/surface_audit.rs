@@ -13,7 +13,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 
 use super::audit::{Audit, Decision, Record, Upstream, session};
-use super::session::State;
+use super::state::State;
 
 /// One request's place in the trail.
 pub struct Trail<'a> {

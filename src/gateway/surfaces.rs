@@ -19,8 +19,7 @@
 //!   upstream request to a client in disguise, and is refused like one
 //!   (see [`super::upstream::Listener`]).
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use m1nd_core::gateway::Gateway;
 use m1nd_core::gateway::surfaces::Kind;
@@ -35,27 +34,14 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::audit::session;
-use super::session::State;
+use super::state::State;
+use super::subscriptions::Subscriber;
 use super::surface_audit::Trail;
 use super::upstream::upstream_request_refused;
 
 /// How many resource updates may wait to be forwarded; more are dropped (an
 /// update only says "read it again", so the next one says the same).
 pub const UPDATES_QUEUED: usize = 256;
-
-/// How many resources the sessions of one gateway may subscribe to in all.
-pub const MAX_SUBSCRIPTIONS: usize = 1024;
-
-/// Which downstream sessions subscribed to which URI: each session by the
-/// key the audit trail names it by (`stdio`, or `http:` and a digest of its
-/// `Mcp-Session-Id`), with the handle its updates are sent on.
-#[derive(Default)]
-pub struct Subscriptions(Mutex<HashMap<String, Vec<Subscriber>>>);
-
-struct Subscriber {
-    session: String,
-    peer: Peer<RoleServer>,
-}
 
 /// What the gateway announces: tools always, and each other kind only when
 /// the policy declares it, so a client never sees a capability it would be
@@ -206,51 +192,6 @@ pub async fn forward_updates(state: Arc<State>, mut updates: mpsc::Receiver<Stri
         for session in state.subscriptions.sessions(&uri) {
             let _ = session.notify_resource_updated(ResourceUpdatedNotificationParam::new(uri.clone())).await;
         }
-    }
-}
-
-impl Subscriptions {
-    fn add(&self, uri: String, subscriber: Subscriber) -> Result<(), McpError> {
-        let Ok(mut all) = self.0.lock() else { return Err(McpError::internal_error("subscriptions lost", None)) };
-        all.retain(|_, sessions| {
-            sessions.retain(|s| !s.peer.is_transport_closed());
-            !sessions.is_empty()
-        });
-        let count: usize = all.values().map(Vec::len).sum();
-        if count >= MAX_SUBSCRIPTIONS {
-            return Err(McpError::invalid_request(
-                format!(
-                    "the gateway holds at most {MAX_SUBSCRIPTIONS} subscriptions across its sessions; unsubscribe \
-                     from a resource first"
-                ),
-                None,
-            ));
-        }
-        let sessions = all.entry(uri).or_default();
-        sessions.retain(|s| s.session != subscriber.session);
-        sessions.push(subscriber);
-        Ok(())
-    }
-
-    /// Forget one session's subscription; says whether it was the last one
-    /// to that URI (then the upstream is told too).
-    fn remove(&self, uri: &str, session: &str) -> bool {
-        let Ok(mut all) = self.0.lock() else { return false };
-        let Some(sessions) = all.get_mut(uri) else { return false };
-        let before = sessions.len();
-        sessions.retain(|s| s.session != session && !s.peer.is_transport_closed());
-        let removed = sessions.len() < before;
-        if sessions.is_empty() {
-            all.remove(uri);
-            return removed;
-        }
-        false
-    }
-
-    fn sessions(&self, uri: &str) -> Vec<Peer<RoleServer>> {
-        let Ok(all) = self.0.lock() else { return Vec::new() };
-        let open = |s: &&Subscriber| !s.peer.is_transport_closed();
-        all.get(uri).map(|s| s.iter().filter(open).map(|s| s.peer.clone()).collect()).unwrap_or_default()
     }
 }
 
