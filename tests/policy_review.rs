@@ -69,7 +69,7 @@ fn diff_of_a_real_loosening_says_so_first_and_fails_ci() {
 
     let failing = m1nd_in(repo, &["policy", "diff", "HEAD~1:policy", "policy", "--fail-on", "loosened"]);
     assert_eq!(failing.status.code(), Some(1), "{}", text(&failing.stderr));
-    assert!(text(&failing.stderr).contains("loosens the guard for 1 verb"), "{}", text(&failing.stderr));
+    assert!(text(&failing.stderr).contains("loosens the guard in 1 place"), "{}", text(&failing.stderr));
     let reverse = m1nd_in(repo, &["policy", "diff", "HEAD", "HEAD~1", "--fail-on", "loosened"]);
     assert_eq!(reverse.status.code(), Some(0), "tightening is not loosening: {}", text(&reverse.stdout));
 

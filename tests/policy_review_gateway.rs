@@ -153,7 +153,7 @@ fn diff_of_a_gateway_loosening_in_git_history_says_so_first_and_fails_ci() {
     let failing = m1nd_in(repo, &["policy", "diff", "HEAD~1:fs", "fs", "--fail-on", "loosened"]);
     assert_eq!(failing.status.code(), Some(1), "{}", text(&failing.stderr));
     assert!(
-        text(&failing.stderr).contains("fs loosens the guard for 1 verb (--fail-on loosened)"),
+        text(&failing.stderr).contains("fs loosens the guard in 1 place (--fail-on loosened)"),
         "{}",
         text(&failing.stderr)
     );

@@ -313,7 +313,7 @@ pub fn diff(args: DiffArgs) -> Result<(), Failure> {
     let loosened = d.of(Category::Loosened).count();
     match args.fail_on {
         Some(FailOn::Loosened) if loosened > 0 => Err(Failure::refused(format!(
-            "{b} loosens the guard for {loosened} verb{} (--fail-on loosened)",
+            "{b} loosens the guard in {loosened} place{} (--fail-on loosened)",
             if loosened == 1 { "" } else { "s" }
         ))),
         Some(FailOn::Any) if !d.is_empty() => Err(Failure::refused(format!("{b} changes the policy (--fail-on any)"))),

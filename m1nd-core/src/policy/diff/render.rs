@@ -87,7 +87,7 @@ pub fn markdown(d: &PolicyDiff, old: &str, new: &str) -> String {
     let loosened = d.of(Category::Loosened).count();
     if loosened > 0 {
         out.push_str(&format!(
-            "> [!WARNING]\n> This change loosens the guard for {loosened} verb{}.\n\n",
+            "> [!WARNING]\n> This change loosens the guard in {loosened} place{}.\n\n",
             if loosened == 1 { "" } else { "s" }
         ));
     }
