@@ -6,8 +6,10 @@ upstream is rugpull_server.py (the Python SDK), whose stage 1 changes a reviewed
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -16,6 +18,7 @@ from typing import Any
 import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
+from mcp.client.streamable_http import streamable_http_client
 
 from gateway_harness import HERE, m1nd_bin, set_mode
 
@@ -24,6 +27,7 @@ pytestmark = pytest.mark.anyio
 UPSTREAM = [sys.executable, str(HERE / "rugpull_server.py")]
 GRAPH = [sys.executable, str(HERE / "graph_server.py")]
 KEY = "io.m1nd/attestation"
+ADDRESS = re.compile(r"m1nd: serving MCP on http://(?P<addr>\S+)/mcp")
 
 
 def m1nd(*args: str, stage: int = 0) -> subprocess.CompletedProcess[str]:
@@ -134,3 +138,36 @@ def test_expect_digest_refuses_another_policy_naming_both_digests(tmp_path: Path
         assert needed in refused.stderr, (needed, refused.stderr)
     malformed = m1nd("gateway", "--policy", str(policy), "--expect-digest", "abc", "--", *UPSTREAM)
     assert malformed.returncode == 2 and "64 hex digits" in malformed.stderr, malformed.stderr
+
+
+async def test_over_http_initialize_and_server_discover_carry_the_same_attestation(tmp_path: Path) -> None:
+    """`m1nd gateway --http`: a legacy client's `initialize` and a 2026-07-28 client's
+    `server/discover` both carry the attestation, with the policy's digest and the session's mode."""
+    policy = imported(tmp_path)
+    digest = digest_of(policy)
+    stderr_path = tmp_path / "gateway-http.stderr"
+    command = [str(m1nd_bin()), "gateway", "--policy", str(policy), "--http", "127.0.0.1:0", "--", *UPSTREAM]
+    env = {**os.environ, "RUGPULL_STAGE": "0"}
+    with open(stderr_path, "wb") as errlog:
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog, env=env)
+    try:
+        deadline = time.monotonic() + 30
+        while not (found := ADDRESS.search(stderr_path.read_text(errors="replace"))):
+            assert process.poll() is None and time.monotonic() < deadline, stderr_path.read_text()
+            time.sleep(0.02)
+        url = f"http://{found['addr']}/mcp"
+        async with streamable_http_client(url) as (read, write):
+            async with ClientSession(read, write) as session:
+                init = await session.initialize()
+                assert init.meta and KEY in init.meta, init.meta
+                legacy = init.meta[KEY]
+        async with streamable_http_client(url) as (read, write):
+            async with ClientSession(read, write) as session:
+                discovered = await session.discover()
+                assert discovered.meta and KEY in discovered.meta, discovered.meta
+                modern = discovered.meta[KEY]
+        assert legacy == modern, (legacy, modern)
+        assert legacy["policy"] == digest and legacy["mode"] == "read-only", legacy
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
