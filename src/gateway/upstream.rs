@@ -167,16 +167,28 @@ pub const LIST_BOUNDS: ListBounds = ListBounds { pages: 100, tools: 10_000 };
 /// Every page of the upstream's `tools/list`, within `bounds` (rmcp's
 /// `list_all_tools` follows cursors without end).
 async fn all_pages(peer: &rmcp::Peer<RoleClient>, bounds: ListBounds) -> Result<Vec<Tool>, GatewayError> {
-    pages(bounds, "tools", |params| async move {
+    pages(bounds, TOOLS, |params| async move {
         let page = peer.list_tools(Some(params)).await?;
         Ok((page.tools, page.next_cursor))
     })
     .await
 }
 
+/// One paginated listing: its method, and how its item bound is named in an error.
+struct Listing {
+    method: &'static str,
+    holds: &'static str,
+}
+
+const TOOLS: Listing = Listing { method: "tools/list", holds: "the tools a listing may hold" };
+const PROMPTS: Listing = Listing { method: "prompts/list", holds: "the prompts a listing may hold" };
+const RESOURCES: Listing = Listing { method: "resources/list", holds: "the resources a listing may hold" };
+const TEMPLATES: Listing =
+    Listing { method: "resources/templates/list", holds: "the resource templates a listing may hold" };
+
 /// Every item of a paginated listing, one page at a time from `page`, within
-/// `bounds`; `what` names the items in the error.
-async fn pages<T, F, Fut>(bounds: ListBounds, what: &'static str, mut page: F) -> Result<Vec<T>, GatewayError>
+/// `bounds`; `listing` names it in the error.
+async fn pages<T, F, Fut>(bounds: ListBounds, listing: Listing, mut page: F) -> Result<Vec<T>, GatewayError>
 where
     F: FnMut(PaginatedRequestParams) -> Fut,
     Fut: std::future::Future<Output = Result<(Vec<T>, Option<String>), rmcp::ServiceError>>,
@@ -186,9 +198,9 @@ where
     for _ in 0..bounds.pages {
         let (more, next) = page(PaginatedRequestParams::default().with_cursor(cursor))
             .await
-            .map_err(|e| GatewayError::List(format!("{} failed: {e}", method(what))))?;
+            .map_err(|e| GatewayError::List(format!("{} failed: {e}", listing.method)))?;
         if items.len() + more.len() > bounds.tools {
-            return Err(GatewayError::ListTooLong { what: items_bound(what), limit: bounds.tools });
+            return Err(GatewayError::ListTooLong { what: listing.holds, limit: bounds.tools });
         }
         items.extend(more);
         match next {
@@ -197,16 +209,6 @@ where
         }
     }
     Err(GatewayError::ListTooLong { what: "the pages a listing may take", limit: bounds.pages })
-}
-
-/// The listing method for the items `what` names.
-fn method(what: &str) -> &'static str {
-    match what {
-        "prompts" => "prompts/list",
-        "resources" => "resources/list",
-        "resource templates" => "resources/templates/list",
-        _ => "tools/list",
-    }
 }
 
 /// A page of a listing the upstream does not implement, though it announced
@@ -220,15 +222,6 @@ fn unless_unimplemented<T>(
             Ok((Vec::new(), None))
         }
         page => page,
-    }
-}
-
-fn items_bound(what: &str) -> &'static str {
-    match what {
-        "prompts" => "the prompts a listing may hold",
-        "resources" => "the resources a listing may hold",
-        "resource templates" => "the resource templates a listing may hold",
-        _ => "the tools a listing may hold",
     }
 }
 
@@ -260,19 +253,19 @@ pub(super) async fn list_surfaces(
     let listing = async {
         let mut listed = Listed::default();
         if wanted.prompts && offers.prompts.is_some() {
-            let prompts = pages(LIST_BOUNDS, "prompts", |params| async move {
+            let prompts = pages(LIST_BOUNDS, PROMPTS, |params| async move {
                 let page = peer.list_prompts(Some(params)).await.map(|p| (p.prompts, p.next_cursor));
                 unless_unimplemented(page)
             });
             listed.prompts = json(prompts.await?);
         }
         if wanted.resources && offers.resources.is_some() {
-            let resources = pages(LIST_BOUNDS, "resources", |params| async move {
+            let resources = pages(LIST_BOUNDS, RESOURCES, |params| async move {
                 let page = peer.list_resources(Some(params)).await.map(|p| (p.resources, p.next_cursor));
                 unless_unimplemented(page)
             });
             listed.resources = json(resources.await?);
-            let templates = pages(LIST_BOUNDS, "resource templates", |params| async move {
+            let templates = pages(LIST_BOUNDS, TEMPLATES, |params| async move {
                 let page =
                     peer.list_resource_templates(Some(params)).await.map(|p| (p.resource_templates, p.next_cursor));
                 unless_unimplemented(page)
