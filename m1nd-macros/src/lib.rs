@@ -24,19 +24,7 @@ const COMPILER_BUG: &str = "the m1nd policy compiler failed unexpectedly; this i
 /// Expand to a `const` expression of type `m1nd_core::Cockpit`.
 #[proc_macro]
 pub fn cockpit(input: TokenStream) -> TokenStream {
-    let input = proc_macro2::TokenStream::from(input);
-    let call_file = proc_macro::Span::call_site().local_file();
-    let manifest = std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from);
-    // The compiler is written not to panic; this is a last guard so that a bug
-    // becomes a readable error instead of "proc macro panicked".
-    let expanded = std::panic::catch_unwind(|| locate::expand(input, manifest, call_file, locate::Kind::Cockpit))
-        .unwrap_or_else(|_| {
-            m1nd_core::codegen::stub(
-                &m1nd_core::codegen::Includes(Vec::new()),
-                m1nd_core::codegen::compile_error(COMPILER_BUG, proc_macro2::Span::call_site()),
-            )
-        });
-    expanded.into()
+    expand(input, locate::Kind::Cockpit)
 }
 
 /// `gateway!("policy")`: a gateway policy (tools.toml and read_only_denied.toml;
@@ -48,18 +36,32 @@ pub fn cockpit(input: TokenStream) -> TokenStream {
 /// ```
 #[proc_macro]
 pub fn gateway(input: TokenStream) -> TokenStream {
+    expand(input, locate::Kind::Gateway)
+}
+
+/// `fleet!("fleet")`: a fleet (`fleet.toml`, naming several upstreams, each
+/// with its own gateway policy directory and name prefix), checked at compile
+/// time by every law of each policy and by M017 across them, and embedded as
+/// a `const` `m1nd_core::gateway::fleet::EmbeddedFleet`.
+///
+/// ```text
+/// static FLEET: m1nd_core::gateway::fleet::EmbeddedFleet = m1nd_macros::fleet!("fleet");
+/// ```
+#[proc_macro]
+pub fn fleet(input: TokenStream) -> TokenStream {
+    expand(input, locate::Kind::Fleet)
+}
+
+/// Every macro's expansion: the compiler is written not to panic; this is a
+/// last guard so that a bug becomes a readable error instead of "proc macro
+/// panicked", next to a stub of the macro's type.
+fn expand(input: TokenStream, kind: locate::Kind) -> TokenStream {
     let input = proc_macro2::TokenStream::from(input);
     let call_file = proc_macro::Span::call_site().local_file();
     let manifest = std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from);
-    let expanded = std::panic::catch_unwind(|| locate::expand(input, manifest, call_file, locate::Kind::Gateway))
-        .unwrap_or_else(|_| {
-            m1nd_core::gateway_codegen::stub(
-                &m1nd_core::codegen::Includes(Vec::new()),
-                m1nd_core::codegen::compile_error(
-                    "the m1nd policy compiler failed unexpectedly; this is a bug in m1nd-core, please report it with the policy that caused it",
-                    proc_macro2::Span::call_site(),
-                ),
-            )
-        });
+    let expanded = std::panic::catch_unwind(|| locate::expand(input, manifest, call_file, kind)).unwrap_or_else(|_| {
+        let bug = m1nd_core::codegen::compile_error(COMPILER_BUG, proc_macro2::Span::call_site());
+        kind.stub(&m1nd_core::codegen::Includes(Vec::new()), bug)
+    });
     expanded.into()
 }

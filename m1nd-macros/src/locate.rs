@@ -3,6 +3,7 @@
 use std::path::{Component, Path, PathBuf};
 
 use m1nd_core::codegen::{Includes, compile_error, expand as emit, stub};
+use m1nd_core::gateway::fleet::{self, FLEET_FILE, FleetSources, compile_fleet};
 use m1nd_core::names::did_you_mean;
 use m1nd_core::{PolicyFile, PolicySources, compile, compile_gateway, gateway_codegen};
 use proc_macro2::TokenStream;
@@ -22,13 +23,17 @@ pub enum Kind {
     Cockpit,
     /// `gateway!`: a gateway policy, emitted as an embedded `gateway::Embedded`.
     Gateway,
+    /// `fleet!`: a fleet (`fleet.toml` and its members' gateway policies),
+    /// emitted as an embedded `gateway::fleet::EmbeddedFleet`.
+    Fleet,
 }
 
 impl Kind {
-    fn stub(self, includes: &Includes, errors: TokenStream) -> TokenStream {
+    pub fn stub(self, includes: &Includes, errors: TokenStream) -> TokenStream {
         match self {
             Kind::Cockpit => stub(includes, errors),
             Kind::Gateway => gateway_codegen::stub(includes, errors),
+            Kind::Fleet => gateway_codegen::fleet_stub(includes, errors),
         }
     }
 }
@@ -66,12 +71,34 @@ pub fn expand(input: TokenStream, manifest: Option<PathBuf>, call_file: Option<P
     let compiled = match kind {
         Kind::Cockpit => compile(&sources).map(|cockpit| emit(&cockpit, &includes)),
         Kind::Gateway => compile_gateway(&sources).map(|_| gateway_codegen::embedded(&sources, display, &includes)),
+        // A fleet is read as a fleet, not as one policy.
+        Kind::Fleet => return expand_fleet(&dir, display, call_file.as_deref(), span),
     };
     match compiled {
         Ok(tokens) => tokens,
         Err(problems) => {
             let errors: TokenStream = problems.iter().map(|d| compile_error(&d.render(&sources), span)).collect();
             stub(&includes, errors)
+        }
+    }
+}
+
+/// `fleet!`: compile the fleet in `dir` (M001 on `fleet.toml`, every law on
+/// each member, M017 across them) and embed it, or emit every problem.
+fn expand_fleet(dir: &Path, display: &str, call_file: Option<&Path>, span: proc_macro2::Span) -> TokenStream {
+    let sources = FleetSources::read_dir(dir, display);
+    let mut files = vec![dir.join(FLEET_FILE)];
+    if let Ok(Ok(entries)) = sources.config().map(fleet::config::parse) {
+        for entry in entries {
+            files.extend(PolicyFile::EVERY.iter().map(|f| dir.join(&entry.policy).join(f.file_name())));
+        }
+    }
+    let includes = tracked(files, call_file);
+    match compile_fleet(&sources) {
+        Ok(_) => gateway_codegen::embedded_fleet(&sources, &includes),
+        Err(problems) => {
+            let errors: TokenStream = problems.iter().map(|p| compile_error(&p.render(&sources), span)).collect();
+            gateway_codegen::fleet_stub(&includes, errors)
         }
     }
 }
@@ -111,12 +138,16 @@ fn package_root(file: &Path) -> Option<PathBuf> {
 /// `include_bytes!` paths for the files that exist, relative to the calling
 /// file when it is known (so expansions do not embed a checkout's location).
 fn includes(dir: &Path, call_file: Option<&Path>) -> Includes {
+    tracked(PolicyFile::EVERY.iter().map(|f| dir.join(f.file_name())).collect(), call_file)
+}
+
+/// `include_bytes!` paths for those of `files` that exist.
+fn tracked(files: Vec<PathBuf>, call_file: Option<&Path>) -> Includes {
     let base = call_file.and_then(|f| std::fs::canonicalize(f).ok()).and_then(|f| f.parent().map(Path::to_path_buf));
-    let dir = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
-    let paths = PolicyFile::EVERY
-        .iter()
-        .map(|f| dir.join(f.file_name()))
+    let paths = files
+        .into_iter()
         .filter(|p| p.is_file())
+        .map(|p| std::fs::canonicalize(&p).unwrap_or(p))
         .map(|p| match &base {
             Some(base) => relative(base, &p).unwrap_or(p),
             None => p,

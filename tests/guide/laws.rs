@@ -128,6 +128,7 @@ fn governs(law: Law) -> &'static str {
         Scope::Every => "every policy",
         Scope::Menu => "a policy with a menu",
         Scope::Gateway => "a gateway policy",
+        Scope::Fleet => "a fleet: several gateway policies behind one gateway",
     }
 }
 

@@ -19,7 +19,8 @@
 //! with an upstream that records every call it gets).
 
 mod definition;
-mod embedded;
+pub(crate) mod embedded;
+pub mod fleet;
 pub mod paths;
 pub mod pins;
 pub mod surfaces;

@@ -5,6 +5,7 @@
 //! `cockpit!` compile errors and `m1nd policy check`, so the two never disagree.
 
 use std::fmt;
+use std::ops::Range;
 
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 
@@ -35,6 +36,8 @@ pub enum Law {
     M015,
     /// No two names a gateway policy declares fold to the same name.
     M016,
+    /// No two upstreams behind one gateway expose names that collide after prefixing.
+    M017,
 }
 
 impl Law {
@@ -59,6 +62,7 @@ impl Law {
             Law::M014 => "Argument and definition pins are well-formed and name what the tool declares.",
             Law::M015 => "A collection's count label and the list it opens count the same items.",
             Law::M016 => "No two names a gateway policy declares fold to the same name.",
+            Law::M017 => "No two upstreams behind one gateway expose names that collide after prefixing.",
         }
     }
 
@@ -80,6 +84,7 @@ impl Law {
             Law::M014 => "M014",
             Law::M015 => "M015",
             Law::M016 => "M016",
+            Law::M017 => "M017",
         }
     }
 }
@@ -180,37 +185,62 @@ impl Diagnostic {
     /// The full rendering: headline, `--> file:line:col`, the offending line,
     /// related places, then `= help: …`. Plain ASCII, no colour.
     pub fn render(&self, sources: &PolicySources) -> String {
-        let title = self.headline();
-        let mut group = Group::with_title(Level::ERROR.no_name().primary_title(title.as_str()));
-        if let Some(at) = &self.at {
-            group = group.element(snippet(sources, at, &self.label, AnnotationKind::Primary));
-        } else if let Some(file) = self.file {
-            group = group.element(annotate_snippets::Origin::path(sources.file(file).display.as_str()));
+        fn place<'a>(sources: &'a PolicySources, at: &Loc, note: &'a str) -> Place<'a> {
+            Place { path: &sources.file(at.file).display, text: sources.text(at.file), span: at.span.clone(), note }
         }
-        for (loc, note) in &self.related {
-            group = group.element(snippet(sources, loc, note, AnnotationKind::Context));
-        }
-        let mut report = vec![group];
-        if !self.help.is_empty() {
-            report.push(Group::with_title(Level::HELP.secondary_title(self.help.as_str())));
-        }
-        let rendered = Renderer::plain().render(&report);
-        // The renderer prints the nameless level as a leading ": "; drop it so
-        // the first line is exactly the headline, as rustc shows it after `error: `.
-        rendered.strip_prefix(": ").map(str::to_owned).unwrap_or(rendered)
+        let primary = match (&self.at, self.file) {
+            (Some(at), _) => Some(Where::At(place(sources, at, &self.label))),
+            (None, Some(file)) => Some(Where::File(&sources.file(file).display)),
+            (None, None) => None,
+        };
+        let related: Vec<Place<'_>> = self.related.iter().map(|(loc, note)| place(sources, loc, note)).collect();
+        render_report(&self.headline(), primary, &related, &self.help)
     }
 }
 
-fn snippet<'a>(
-    sources: &'a PolicySources,
-    at: &'a Loc,
-    note: &'a str,
-    kind: AnnotationKind,
-) -> Snippet<'a, annotate_snippets::Annotation<'a>> {
-    let text = sources.text(at.file);
-    let start = at.span.start.min(text.len());
-    let end = at.span.end.clamp(start, text.len());
-    Snippet::source(text)
-        .path(sources.file(at.file).display.as_str())
-        .annotation(kind.span(start..end).label(if note.is_empty() { None } else { Some(note) }))
+/// One place a report points at: a file as diagnostics name it, its text,
+/// the offending bytes, and a note under them.
+pub struct Place<'a> {
+    pub path: &'a str,
+    pub text: &'a str,
+    pub span: Range<usize>,
+    pub note: &'a str,
+}
+
+/// Where a report's error is: some bytes of a file, or a whole file.
+pub enum Where<'a> {
+    At(Place<'a>),
+    File(&'a str),
+}
+
+/// The one rendering of every report (a policy's diagnostics, and a fleet's
+/// in [`crate::gateway::fleet`]): `headline`, `--> file:line:col` and the
+/// offending line, the `related` places, then `= help: …`. Plain ASCII, no
+/// colour.
+pub fn render_report(headline: &str, primary: Option<Where<'_>>, related: &[Place<'_>], help: &str) -> String {
+    let mut group = Group::with_title(Level::ERROR.no_name().primary_title(headline));
+    match &primary {
+        Some(Where::At(place)) => group = group.element(snippet(place, AnnotationKind::Primary)),
+        Some(Where::File(path)) => group = group.element(annotate_snippets::Origin::path(*path)),
+        None => {}
+    }
+    for place in related {
+        group = group.element(snippet(place, AnnotationKind::Context));
+    }
+    let mut report = vec![group];
+    if !help.is_empty() {
+        report.push(Group::with_title(Level::HELP.secondary_title(help)));
+    }
+    let rendered = Renderer::plain().render(&report);
+    // The renderer prints the nameless level as a leading ": "; drop it so
+    // the first line is exactly the headline, as rustc shows it after `error: `.
+    rendered.strip_prefix(": ").map(str::to_owned).unwrap_or(rendered)
+}
+
+fn snippet<'a>(place: &'a Place<'a>, kind: AnnotationKind) -> Snippet<'a, annotate_snippets::Annotation<'a>> {
+    let text = place.text;
+    let start = place.span.start.min(text.len());
+    let end = place.span.end.clamp(start, text.len());
+    let note = if place.note.is_empty() { None } else { Some(place.note) };
+    Snippet::source(text).path(place.path).annotation(kind.span(start..end).label(note))
 }

@@ -4,6 +4,7 @@
 //! [`compile`], so they report the same violations with the same messages.
 
 mod context;
+mod declared;
 mod decompile;
 mod diagnostic;
 pub mod diff;
@@ -19,12 +20,13 @@ mod source;
 
 pub use crate::primitives::{DIGEST_PREFIX, is_digest};
 pub use crate::runtime::{WorstCase, worst_case};
+pub use declared::{Declared, Names, gateway_declarations};
 pub use decompile::decompile;
-pub use diagnostic::{Diagnostic, Law};
+pub use diagnostic::{Diagnostic, Law, Place, Where, render_report};
 pub use encode::{digest, encode, gateway_digest};
 pub use laws::Scope;
 pub use profile::Profile;
-pub use source::{Loc, MAX_FILE_BYTES, PolicyFile, PolicySources, ReadProblem, line_col};
+pub use source::{Loc, MAX_FILE_BYTES, PolicyFile, PolicySources, ReadProblem, join_display, line_col, read_text};
 
 use crate::gateway_table::Gateway;
 use crate::table::Cockpit;

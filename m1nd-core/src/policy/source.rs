@@ -201,7 +201,14 @@ impl PolicySources {
     }
 }
 
-fn join_display(dir: &str, file: &str) -> String {
+/// One file read as a policy file is (regular files only, capped, UTF-8):
+/// for a file that sits beside policies, such as a fleet's `fleet.toml`.
+pub fn read_text(path: &Path) -> Result<String, ReadProblem> {
+    read_file(path).and_then(check_size).and_then(|bytes| decode(bytes).0)
+}
+
+/// How diagnostics name `file` in the directory shown as `dir`.
+pub fn join_display(dir: &str, file: &str) -> String {
     let dir = dir.trim_end_matches('/');
     if dir.is_empty() || dir == "." { file.to_owned() } else { format!("{dir}/{file}") }
 }

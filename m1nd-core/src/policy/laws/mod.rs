@@ -1,4 +1,4 @@
-//! The laws M001–M016 as pure functions over the parsed policy: the whole
+//! The laws M001–M017 as pure functions over the parsed policy: the whole
 //! registry, with which policies each law governs.
 //!
 //! Each law reports every violation it finds; none stops at the first. M001's
@@ -24,6 +24,7 @@ mod m013_human_only;
 pub mod m014_pins;
 mod m015_counted_lists;
 mod m016_folded_names;
+mod m017_prefixed_names;
 
 use super::context::Context;
 use super::diagnostic::{Diagnostic, Law};
@@ -40,6 +41,9 @@ pub enum Scope {
     Menu,
     /// Only a gateway policy, whose names are its upstream's (see [`Profile`]).
     Gateway,
+    /// Only a fleet: several gateway policies behind one gateway, checked
+    /// together (`fleet.toml`); no single policy.
+    Fleet,
 }
 
 impl Scope {
@@ -48,6 +52,7 @@ impl Scope {
             Scope::Every => true,
             Scope::Menu => cx.raw.menu,
             Scope::Gateway => cx.raw.profile == Profile::Gateway,
+            Scope::Fleet => false,
         }
     }
 }
@@ -72,6 +77,7 @@ pub const REGISTRY: &[(Law, Scope, Check)] = &[
     (Law::M014, Scope::Every, m014_pins::check),
     (Law::M015, Scope::Menu, m015_counted_lists::check),
     (Law::M016, Scope::Gateway, m016_folded_names::check),
+    (Law::M017, Scope::Fleet, m017_prefixed_names::check),
 ];
 
 impl Law {
