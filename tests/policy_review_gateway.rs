@@ -297,3 +297,46 @@ fn the_guides_gateway_examples_are_what_the_binary_prints() {
     assert_eq!(out.status.code(), Some(1));
     assert_eq!(guide_block(command), format!("{command}\n{}{}", text(&out.stdout), text(&out.stderr)));
 }
+
+/// A fleet (a directory with fleet.toml) is recognised by `policy check`
+/// and `digest` with no flag; its M017 is reported in every text format
+/// with the place; `diff` and `expand` say to run them per member.
+#[test]
+fn a_fleet_is_checked_and_digested_and_the_one_policy_tools_say_what_to_run() {
+    const FLEET: &str = "tests/gateway/fleets/git-and-files";
+    const BROKEN: &str = "tests/ui/policies/fleet_m017";
+    let ok = m1nd(&["policy", "check", FLEET]);
+    assert!(ok.status.success(), "{}", text(&ok.stderr));
+    assert!(text(&ok.stdout).starts_with(&format!("{FLEET}: ok, a fleet of 2 upstreams (repo as repo_…")));
+    let digest = m1nd(&["policy", "digest", FLEET]);
+    assert_eq!(text(&digest.stdout).trim().len(), 64, "{}", text(&digest.stderr));
+
+    let broken = m1nd(&["policy", "check", BROKEN]);
+    assert_eq!(broken.status.code(), Some(1));
+    let out = text(&broken.stdout);
+    assert!(
+        out.starts_with("error: [M017] upstreams `app` and `docs` both serve a tool named `repo_git_status`"),
+        "{out}"
+    );
+    assert!(out.contains(&format!("--> {BROKEN}/fleet.toml:9:10")), "{out}");
+    assert!(text(&broken.stderr).contains(&format!("the fleet {BROKEN} breaks 1 law")));
+    let json: Value =
+        serde_json::from_slice(&m1nd(&["policy", "check", BROKEN, "--format", "json"]).stdout).expect("json output");
+    assert_eq!(json[0]["law"], "M017");
+    assert_eq!(json[0]["position"], format!("{BROKEN}/fleet.toml:9:10"));
+    let github = text(&m1nd(&["policy", "check", BROKEN, "--format", "github"]).stdout);
+    assert!(
+        github.starts_with(&format!("::error file={BROKEN}/fleet.toml,line=9,col=10,title=m1nd policy M017::")),
+        "{github}"
+    );
+    let no_digest = m1nd(&["policy", "digest", BROKEN]);
+    assert_eq!(no_digest.status.code(), Some(1));
+    assert!(no_digest.stdout.is_empty() && text(&no_digest.stderr).contains("[M017]"));
+
+    for args in [["policy", "diff", FLEET, FLEET], ["policy", "expand", FLEET, "--"]] {
+        let args: Vec<&str> = args.into_iter().filter(|a| *a != "--").collect();
+        let refused = m1nd(&args);
+        assert_eq!(refused.status.code(), Some(2), "{args:?}");
+        assert!(text(&refused.stderr).contains("is a fleet (it has fleet.toml)"), "{}", text(&refused.stderr));
+    }
+}

@@ -10,6 +10,7 @@ use m1nd::gateway::{self, ImportOptions, Options};
 use m1nd::mcp::attestation::{self, PinError, Pinned};
 use m1nd_core::gateway::Gateway;
 
+mod fleet;
 mod upstream;
 
 use upstream::{RemoteArgs, upstream};
@@ -22,8 +23,13 @@ use m1nd::transport::http;
 #[derive(Debug, Args)]
 pub struct GatewayArgs {
     /// The gateway policy directory (tools.toml and read_only_denied.toml).
-    #[arg(long, value_name = "DIR")]
-    policy: PathBuf,
+    #[arg(long, value_name = "DIR", required_unless_present = "fleet")]
+    policy: Option<PathBuf>,
+    /// Serve several upstreams as one: the fleet directory's fleet.toml names each upstream with
+    /// its own gateway policy directory, name prefix, and command or URL (law M017 keeps their
+    /// names apart). Takes the place of --policy, --upstream and the command after `--`.
+    #[arg(long, value_name = "DIR", conflicts_with_all = ["policy", "shadow", "upstream", "command"])]
+    fleet: Option<PathBuf>,
     /// Hide and refuse every tool the deny list names, whatever the policy's `mode` (also:
     /// M1ND_READ_ONLY=1). Nothing on the command line makes a read-only policy read-write.
     #[arg(long)]
@@ -54,7 +60,7 @@ pub struct GatewayArgs {
     #[command(flatten)]
     remote: RemoteArgs,
     /// The upstream MCP server to start, after `--`.
-    #[arg(last = true, required_unless_present = "upstream", value_name = "CMD")]
+    #[arg(last = true, required_unless_present_any = ["upstream", "fleet"], value_name = "CMD")]
     command: Vec<OsString>,
 }
 
@@ -91,6 +97,28 @@ fn runtime() -> Result<tokio::runtime::Runtime, Failure> {
         .enable_all()
         .build()
         .map_err(|e| Failure::usage(format!("cannot start the async runtime: {e}")))
+}
+
+/// Many sessions at once: the same multi-threaded runtime as `serve --http`.
+fn http_runtime() -> Result<tokio::runtime::Runtime, Failure> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Failure::usage(format!("cannot start the async runtime: {e}")))
+}
+
+/// What the command line says of every session, whichever upstreams serve
+/// it: the mode, the timeouts, the recheck interval (no audit or shadow yet).
+fn options(args: &GatewayArgs) -> Result<Options, Failure> {
+    let read_only = args.read_only || read_only_from_env(std::env::var_os(READ_ONLY_ENV))?;
+    let call_timeout = Duration::try_from_secs_f64(args.call_timeout)
+        .ok()
+        .filter(|t| !t.is_zero())
+        .ok_or_else(|| Failure::usage("--call-timeout must be a positive number of seconds"))?;
+    let recheck = Duration::try_from_secs_f64(args.recheck)
+        .map_err(|_| Failure::usage("--recheck must be a number of seconds, 0 or more"))?;
+    let recheck = (!recheck.is_zero()).then_some(recheck);
+    Ok(Options { read_only, call_timeout, recheck, ..Options::default() })
 }
 
 /// Which of the gateway's policies a directory is, for its refusals.
@@ -141,7 +169,13 @@ fn load(dir: &Path, role: Role) -> Result<(Gateway, String), Failure> {
 }
 
 pub fn run(args: GatewayArgs) -> Result<(), Failure> {
-    let (policy, display) = load(&args.policy, Role::Enforced)?;
+    if let Some(dir) = args.fleet.clone() {
+        return fleet::run(&dir, args);
+    }
+    let Some(policy_dir) = &args.policy else {
+        return Err(Failure::usage("name the gateway policy with --policy DIR, or a fleet with --fleet DIR"));
+    };
+    let (policy, display) = load(policy_dir, Role::Enforced)?;
     let shadow = args.shadow.as_deref().map(|dir| load(dir, Role::Shadow)).transpose()?;
     if let Some(pin) = &args.expect_digest {
         let pinned = Pinned::Gateway { display: display.clone() };
@@ -150,14 +184,7 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
             PinError::Mismatch { .. } => Failure::refused(e.to_string()),
         })?;
     }
-    let read_only = args.read_only || read_only_from_env(std::env::var_os(READ_ONLY_ENV))?;
-    let call_timeout = Duration::try_from_secs_f64(args.call_timeout)
-        .ok()
-        .filter(|t| !t.is_zero())
-        .ok_or_else(|| Failure::usage("--call-timeout must be a positive number of seconds"))?;
-    let recheck = Duration::try_from_secs_f64(args.recheck)
-        .map_err(|_| Failure::usage("--recheck must be a number of seconds, 0 or more"))?;
-    let recheck = (!recheck.is_zero()).then_some(recheck);
+    let options = options(&args)?;
     let upstream = upstream(args.upstream, args.command, args.remote)?;
     let http = args.http.options()?;
     // One policy per process (and its shadow), alive until it exits.
@@ -171,8 +198,7 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
         );
         &*Box::leak(Box::new(shadow))
     });
-    let audit = args.audit.open()?;
-    let options = Options { read_only, call_timeout, recheck, audit, shadow };
+    let options = Options { audit: args.audit.open()?, shadow, ..options };
     let Some(http) = http else {
         return runtime()?.block_on(async move {
             gateway::serve(policy, options, upstream, m1nd::transport::stdio::Stdio::new())
@@ -180,12 +206,7 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
                 .map_err(|e| Failure::usage(e.to_string()))
         });
     };
-    // Many sessions at once: the same multi-threaded runtime as `serve --http`.
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .map_err(|e| Failure::usage(format!("cannot start the async runtime: {e}")))?;
-    runtime.block_on(async move {
+    http_runtime()?.block_on(async move {
         let connected = gateway::connect(policy, options, upstream).await.map_err(|e| Failure::usage(e.to_string()))?;
         let served = http::serve(connected.server.clone(), http).await.map_err(|e| Failure::usage(e.to_string()));
         connected.close().await;

@@ -7,6 +7,7 @@
 //! `Diagnostic::render`, so a violation reads here exactly as rustc shows it.
 //! A gateway policy's `definitions.json` is checked against its pins too.
 
+mod fleet;
 pub mod kind;
 
 use std::path::{Path, PathBuf};
@@ -168,6 +169,9 @@ fn compile_kind(kind: Kind, sources: &PolicySources) -> Result<Compiled, Vec<Dia
 
 pub fn check(args: CheckArgs) -> Result<(), Failure> {
     let display = display(&args.dir)?;
+    if fleet::is_fleet(&args.dir) && !args.gateway {
+        return fleet::check(&args.dir, &display, args.format);
+    }
     let sources = PolicySources::read_dir(&args.dir, &display);
     if args.gateway {
         kind::expect_gateway(&display, &sources, &format!("check it without --gateway: m1nd policy check {display}"))?;
@@ -239,6 +243,9 @@ fn diagnostic_json(d: &Diagnostic, sources: &PolicySources) -> Value {
 #[cfg(feature = "expand")]
 pub fn expand(args: ExpandArgs) -> Result<(), Failure> {
     let display = display(&args.dir)?;
+    if fleet::is_fleet(&args.dir) {
+        return Err(fleet::one_policy_only(&display, "expand"));
+    }
     let expanded = match recognise(&PolicySources::read_dir(&args.dir, &display)).kind {
         Kind::Cockpit => m1nd::expand::expand_file(&args.dir, &display, &display),
         Kind::Gateway => m1nd::expand::expand_gateway_file(&args.dir, &display, &display),
@@ -273,6 +280,9 @@ fn compiled(name: &str, kind: Kind, sources: &PolicySources) -> Result<Compiled,
 
 pub fn digest(args: DigestArgs) -> Result<(), Failure> {
     let display = display(&args.dir)?;
+    if fleet::is_fleet(&args.dir) {
+        return fleet::digest(&args.dir, &display);
+    }
     let sources = PolicySources::read_dir(&args.dir, &display);
     emit(&compiled(&display, recognise(&sources).kind, &sources)?.digest())
 }
@@ -297,6 +307,11 @@ fn both(old: &Side, new: &Side) -> Result<(Compiled, Compiled), Failure> {
 }
 
 pub fn diff(args: DiffArgs) -> Result<(), Failure> {
+    for side in [&args.old, &args.new] {
+        if fleet::is_fleet(Path::new(side)) {
+            return Err(fleet::one_policy_only(side, "diff"));
+        }
+    }
     let (old, new) = (revision::read(&args.old)?, revision::read(&args.new)?);
     let d: PolicyDiff = match both(&old, &new)? {
         (Compiled::Cockpit(a), Compiled::Cockpit(b)) => compare(&a, &b),

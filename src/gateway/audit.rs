@@ -28,6 +28,10 @@ pub struct Upstream<'a> {
     /// as the client wrote it, and `verb` what was forwarded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub method: Option<&'a str>,
+    /// Behind a fleet (`m1nd gateway --fleet`): the upstream whose policy
+    /// decided, by its name in `fleet.toml`; `policy` is that policy's digest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub upstream: Option<&'a str>,
     /// The upstream's name for the tool, once resolved.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub tool: Option<&'a str>,

@@ -43,6 +43,11 @@ pub enum GatewayError {
     ListTooLong { what: &'static str, limit: usize },
     #[error("the upstream's tools could not be listed; nothing to serve")]
     NothingToServe,
+    /// One upstream of a fleet could not start; the fleet does not start without it.
+    #[error(
+        "upstream `{upstream}` of the fleet: {source}; the fleet does not start without every upstream it names          (fix it, or remove it from fleet.toml)"
+    )]
+    Member { upstream: String, source: Box<GatewayError> },
     #[error("the downstream MCP session did not start: {0}")]
     DownstreamStart(String),
     #[error("the downstream session ended abnormally: {0}")]

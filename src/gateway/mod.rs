@@ -31,6 +31,7 @@ pub mod apply;
 mod audit;
 mod credential;
 mod error;
+pub mod fleet;
 mod free_text;
 mod https;
 mod import;

@@ -47,7 +47,7 @@ fn announce(mode: SessionMode, declared: SessionMode, asked_read_only: bool) -> 
 /// every session of every transport.
 #[derive(Clone)]
 pub struct GatewayServer {
-    state: Arc<State>,
+    pub(super) state: Arc<State>,
 }
 
 impl ServerHandler for GatewayServer {
@@ -106,7 +106,8 @@ impl ServerHandler for GatewayServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        Ok(self.state.call(request, &audit::session(&context)).await.into())
+        let spelled = request.name.clone();
+        Ok(self.state.call(request, &audit::session(&context), &spelled).await.into())
     }
 
     // Prompts, resources and completion: see surfaces.rs.

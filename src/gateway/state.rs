@@ -47,6 +47,9 @@ pub struct Options {
     /// A candidate policy checked beside the enforced one, never obeyed
     /// (`--shadow`): its differing decisions go to `audit`; see shadow.rs.
     pub shadow: Option<&'static Gateway>,
+    /// Behind a fleet: this upstream's name in `fleet.toml`, named on every
+    /// audit line its policy decides.
+    pub member: Option<String>,
 }
 
 /// How often the upstream is listed again when nothing else asks for it.
@@ -67,6 +70,7 @@ impl Default for Options {
             recheck: Some(DEFAULT_RECHECK),
             audit: None,
             shadow: None,
+            member: None,
         }
     }
 }
@@ -195,7 +199,10 @@ impl State {
         }
     }
 
-    pub(super) async fn call(&self, request: CallToolRequestParams, session: &str) -> CallToolResult {
+    /// Check and forward one call. `spelled` is the name as the client wrote
+    /// it, for the audit trail: `request.name` itself, or behind a fleet, the
+    /// prefixed name the fleet resolved to `request.name`.
+    pub(super) async fn call(&self, request: CallToolRequestParams, session: &str, spelled: &str) -> CallToolResult {
         let served = self.served();
         let checked =
             gateway::check(self.gateway, &self.guard, &served.view, &request.name, request.arguments.as_ref());
@@ -203,7 +210,8 @@ impl State {
         let arguments = audit.and_then(|a| a.arguments(request.arguments.as_ref()));
         let line = |decision| audit::Record {
             arguments: arguments.clone(),
-            ..audit::Record::new(session, &request.name, decision, &self.digest)
+            own: audit::Upstream { upstream: self.options.member.as_deref(), ..Default::default() },
+            ..audit::Record::new(session, spelled, decision, &self.digest)
         };
         // The shadow policy only watches: a decision of its that differs is recorded, never obeyed.
         if let Some(shadow) = &self.shadow {

@@ -23,18 +23,21 @@ pub struct Trail<'a> {
     /// The prompt's name, the URI, or the reference, as the client wrote it.
     name: &'a str,
     policy: &'a str,
+    /// Behind a fleet, the upstream whose policy decides.
+    upstream: Option<&'a str>,
 }
 
 impl<'a> Trail<'a> {
     pub fn new(state: &'a State, context: &RequestContext<RoleServer>, method: &'static str, name: &'a str) -> Self {
         let audit = state.options.audit.as_deref();
-        Self { audit, session: session(context), method, name, policy: &state.digest }
+        let upstream = state.options.member.as_deref();
+        Self { audit, session: session(context), method, name, policy: &state.digest, upstream }
     }
 
     fn line<'b>(&'b self, decision: Decision, forwarded: Option<&'b str>) -> Record<'b> {
         Record {
             verb: forwarded,
-            own: Upstream { method: Some(self.method), ..Upstream::default() },
+            own: Upstream { method: Some(self.method), upstream: self.upstream, ..Upstream::default() },
             ..Record::new(&self.session, self.name, decision, self.policy)
         }
     }

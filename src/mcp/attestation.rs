@@ -40,6 +40,16 @@ pub fn gateway_meta(policy: &str, mode: SessionMode, definitions: &str, shadow: 
     attested(value)
 }
 
+/// What `m1nd gateway --fleet` attests: `policy` is the fleet's digest
+/// (`m1nd_core::gateway::fleet::Fleet::digest`, what `m1nd policy digest DIR`
+/// prints for a fleet), `mode` read-write when any member's session may
+/// write, `definitions` the digest of every definition served under its
+/// served name, and `upstreams` each member's name, prefix, policy digest
+/// and mode, so a client can pin any one of them.
+pub fn fleet_meta(fleet: &str, mode: SessionMode, definitions: &str, upstreams: Vec<serde_json::Value>) -> MetaObject {
+    attested(json!({ "policy": fleet, "mode": mode.key(), "definitions": definitions, "upstreams": upstreams }))
+}
+
 fn attested(value: serde_json::Value) -> MetaObject {
     MetaObject(Map::from_iter([(META_KEY.to_owned(), value)]))
 }
@@ -60,6 +70,8 @@ pub enum Pinned {
     Compiled,
     /// A gateway policy directory (`m1nd gateway`), as the user wrote it.
     Gateway { display: String },
+    /// A fleet directory (`m1nd gateway --fleet`), as the user wrote it.
+    Fleet { display: String },
 }
 
 impl std::fmt::Display for PinError {
@@ -82,6 +94,14 @@ impl std::fmt::Display for PinError {
                  unreviewed policy: review the change with `{}`, then update the pin to what `{}` prints, or deploy \
                  the reviewed policy directory",
                 crate::invocation::m1nd(&format!("policy diff REVIEWED_DIR {display}")),
+                crate::invocation::m1nd(&format!("policy digest {display}"))
+            ),
+            PinError::Mismatch { expected, actual, pinned: Pinned::Fleet { display } } => write!(
+                f,
+                "the fleet {display} has digest {actual}, not the pinned {expected}; refusing to start on an \
+                 unreviewed fleet: review each changed member policy with `{}`, then update the pin to what `{}` \
+                 prints, or deploy the reviewed fleet directory",
+                crate::invocation::m1nd("policy diff REVIEWED_DIR DIR"),
                 crate::invocation::m1nd(&format!("policy digest {display}"))
             ),
         }

@@ -131,6 +131,16 @@ async def gateway(
     args = ["gateway", "--policy", str(policy_dir)] + (["--read-only"] if read_only else []) + (extra or [])
     if upstream:
         args += ["--", *upstream]
+    async with m1nd_gateway(args, log_dir=log_dir, message_handler=message_handler, env=env) as gw:
+        yield gw
+
+
+@asynccontextmanager
+async def m1nd_gateway(
+    args: list[str], *, log_dir: Path, message_handler: Any = None, env: dict[str, str] | None = None
+) -> AsyncIterator[Gateway]:
+    """`m1nd ARGS...` (a gateway of any shape) over stdio, initialized; its stderr is kept in `log_dir`
+    and shown with any failure."""
     stderr_path = log_dir / f"gateway-{next(_RUNS)}.stderr"
     params = StdioServerParameters(command=str(m1nd_bin()), args=args, cwd=str(log_dir), env=env)
     with open(stderr_path, "w") as errlog:

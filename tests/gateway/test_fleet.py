@@ -1,0 +1,238 @@
+"""`m1nd gateway --fleet DIR`: mcp-server-git and server-filesystem behind one gateway, each under
+its own reviewed policy and prefix (tests/gateway/fleets/git-and-files), driven by the official MCP
+Python SDK. One merged tools/list; each call decided by its own upstream's policy; one upstream dying
+leaves the other serving; stdio and Streamable HTTP upstreams mixed in one fleet.
+
+Expectations come from the policies and fleet.toml, never from a list written here."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import time
+import tomllib
+from pathlib import Path
+
+import pytest
+
+from gateway_harness import (
+    HERE,
+    POLICIES,
+    filesystem_server,
+    m1nd_bin,
+    m1nd_gateway,
+    policy,
+    text_of,
+    tree_digest,
+    venv_bin,
+)
+from test_git import make_repo
+
+pytestmark = pytest.mark.anyio
+
+FLEET = HERE / "fleets" / "git-and-files"
+ADDRESS = re.compile(r"serving MCP on http://(?P<addr>127\.0\.0\.1:\d+)/mcp")
+
+
+def reviewed_fleet() -> dict:
+    with open(FLEET / "fleet.toml", "rb") as f:
+        return tomllib.load(f)["upstreams"]
+
+
+def toml_string(value: str) -> str:
+    return json.dumps(value)
+
+
+def write_fleet(dest: Path, upstreams: dict[str, dict]) -> Path:
+    """A fleet directory at `dest`: fleet.toml naming each upstream with its policy (an absolute
+    directory, written relative to `dest`), prefix and command or url."""
+    dest.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for name, entry in upstreams.items():
+        lines.append(f"[upstreams.{name}]")
+        lines.append(f"policy = {toml_string(os.path.relpath(entry['policy'], dest))}")
+        lines.append(f"prefix = {toml_string(entry['prefix'])}")
+        if "command" in entry:
+            lines.append("command = [" + ", ".join(toml_string(p) for p in entry["command"]) + "]")
+        else:
+            lines.append(f"url = {toml_string(entry['url'])}")
+        lines.append("")
+    (dest / "fleet.toml").write_text("\n".join(lines))
+    return dest
+
+
+def git_and_files(tmp_path: Path) -> tuple[Path, Path, Path]:
+    """The reviewed fleet, its commands pointed at this run's venv, repository and directory."""
+    repo = make_repo(tmp_path / "repo")
+    root = tmp_path / "root"
+    (root / "docs").mkdir(parents=True)
+    (root / "docs" / "a.md").write_text("# a\n")
+    reviewed = reviewed_fleet()
+    commands = {"repo": [venv_bin("mcp-server-git")], "files": filesystem_server(root)}
+    upstreams = {
+        name: {"policy": (FLEET / entry["policy"]).resolve(), "prefix": entry["prefix"], "command": commands[name]}
+        for name, entry in reviewed.items()
+    }
+    assert set(upstreams) == set(commands), "the reviewed fleet names the upstreams this suite starts"
+    return write_fleet(tmp_path / "fleet", upstreams), repo, root
+
+
+def served(prefix: str, names) -> set[str]:
+    return {prefix + n for n in names}
+
+
+def m1nd(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(m1nd_bin()), *args], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+
+
+async def test_one_endpoint_serves_both_upstreams_each_under_its_own_policy(tmp_path: Path) -> None:
+    fleet, repo, root = git_and_files(tmp_path)
+    git, fs = policy("git"), policy("filesystem")
+    prefixes = {name: entry["prefix"] for name, entry in reviewed_fleet().items()}
+    before_repo, before_root = tree_digest(repo), tree_digest(root)
+    digest = m1nd("policy", "digest", str(fleet))
+    assert digest.returncode == 0, digest.stderr
+    async with m1nd_gateway(["gateway", "--fleet", str(fleet), "--read-only"], log_dir=tmp_path) as gw:
+        listed = {t.name for t in (await gw.session.list_tools()).tools}
+        expected = served(prefixes["repo"], set(git["verbs"]) - set(git["denied"])) | served(
+            prefixes["files"], set(fs["verbs"]) - set(fs["denied"])
+        )
+        assert listed == expected
+        # Each upstream answers its own names, in any spelling a client may write.
+        status = await gw.session.call_tool(prefixes["repo"] + "git_status", {"repo_path": str(repo)})
+        assert not status.is_error and "new.txt" in text_of(status), text_of(status)
+        read = await gw.session.call_tool(
+            (prefixes["files"] + "read_text_file").upper(), {"path": str(root / "docs" / "a.md")}
+        )
+        assert not read.is_error and "# a" in text_of(read), text_of(read)
+        # Each upstream's own deny list refuses its writes.
+        for prefix, verb, arguments in [
+            (prefixes["repo"], "git_commit", {"repo_path": str(repo), "message": "through the fleet"}),
+            (prefixes["files"], "write_file", {"path": str(root / "docs" / "b.md"), "content": "x"}),
+        ]:
+            assert verb in (git if prefix == prefixes["repo"] else fs)["denied"]
+            refused = await gw.session.call_tool(prefix + verb, arguments)
+            assert refused.is_error and "read-only" in text_of(refused), text_of(refused)
+        # A name without its prefix belongs to no upstream: refused, with the served name to use.
+        bare = await gw.session.call_tool("git_status", {"repo_path": str(repo)})
+        assert bare.is_error and f"did you mean `{prefixes['repo']}git_status`" in text_of(bare), text_of(bare)
+        # The attestation names the fleet and each upstream's own policy.
+        attested = gw.initialized.meta["io.m1nd/attestation"]
+        assert attested["policy"] == digest.stdout.strip()
+        assert [(u["name"], u["prefix"]) for u in attested["upstreams"]] == list(prefixes.items())
+        for u, name in zip(attested["upstreams"], ["git", "filesystem"]):
+            assert u["policy"] == m1nd("policy", "digest", str(POLICIES / name)).stdout.strip()
+            assert u["mode"] == "read-only"
+    assert tree_digest(repo) == before_repo and tree_digest(root) == before_root
+
+
+def children_running(pattern: str) -> list[int]:
+    """Process ids whose command line contains `pattern` (Linux /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+            except OSError:
+                continue
+            if pattern in cmdline:
+                found.append(int(entry.name))
+    return found
+
+
+async def test_one_upstream_dying_leaves_the_other_serving(tmp_path: Path) -> None:
+    fleet, repo, root = git_and_files(tmp_path)
+    prefixes = {name: entry["prefix"] for name, entry in reviewed_fleet().items()}
+    async with m1nd_gateway(
+        ["gateway", "--fleet", str(fleet), "--read-only", "--call-timeout", "5"], log_dir=tmp_path
+    ) as gw:
+        read = await gw.session.call_tool(prefixes["files"] + "read_text_file", {"path": str(root / "docs" / "a.md")})
+        assert not read.is_error, text_of(read)
+        pids = children_running(str(root))
+        assert pids, "the filesystem server runs as a child of the gateway"
+        for pid in pids:
+            os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while children_running(str(root)) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        dead = await gw.session.call_tool(prefixes["files"] + "read_text_file", {"path": str(root / "docs" / "a.md")})
+        assert dead.is_error and "upstream" in text_of(dead), text_of(dead)
+        # The other upstream, and the session, go on.
+        for _ in range(3):
+            status = await gw.session.call_tool(prefixes["repo"] + "git_status", {"repo_path": str(repo)})
+            assert not status.is_error and "new.txt" in text_of(status), text_of(status)
+        listed = {t.name for t in (await gw.session.list_tools()).tools}
+        assert prefixes["repo"] + "git_status" in listed
+
+
+async def test_stdio_and_streamable_http_upstreams_in_one_fleet(tmp_path: Path) -> None:
+    """mcp-server-git over stdio beside m1nd's own server over Streamable HTTP, its policy imported."""
+    repo = make_repo(tmp_path / "repo")
+    store = tmp_path / "store"
+    assert m1nd("init", "--demo", "--store", str(store)).returncode == 0
+    stderr_path = tmp_path / "upstream.stderr"
+    with open(stderr_path, "wb") as errlog:
+        upstream = subprocess.Popen(
+            [str(m1nd_bin()), "serve", "--store", str(store), "--http", "127.0.0.1:0"],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=errlog,
+        )
+    try:
+        deadline = time.monotonic() + 30
+        while not (found := ADDRESS.search(stderr_path.read_text(errors="replace"))):
+            assert time.monotonic() < deadline and upstream.poll() is None, stderr_path.read_text()
+            time.sleep(0.02)
+        url = f"http://{found['addr']}/mcp"
+        mind_policy = tmp_path / "mind-policy"
+        imported = m1nd("policy", "import", "--policy", str(mind_policy), "--read-only-from-hints", "--upstream", url)
+        assert imported.returncode == 0, imported.stderr
+        mind = policy(mind_policy)
+        fleet = write_fleet(
+            tmp_path / "fleet",
+            {
+                "repo": {"policy": POLICIES / "git", "prefix": "repo_", "command": [venv_bin("mcp-server-git")]},
+                "mind": {"policy": mind_policy, "prefix": "mind.", "url": url},
+            },
+        )
+        checked = m1nd("policy", "check", str(fleet))
+        assert checked.returncode == 0 and "a fleet of 2 upstreams" in checked.stdout, checked.stdout + checked.stderr
+        before = tree_digest(store)
+        async with m1nd_gateway(["gateway", "--fleet", str(fleet), "--read-only"], log_dir=tmp_path) as gw:
+            listed = {t.name for t in (await gw.session.list_tools()).tools}
+            assert served("mind.", set(mind["verbs"]) - set(mind["denied"])) <= listed
+            assert "repo_git_status" in listed
+            north = await gw.session.call_tool("mind.north", {})
+            assert not north.is_error, text_of(north)
+            status = await gw.session.call_tool("repo_git_status", {"repo_path": str(repo)})
+            assert not status.is_error, text_of(status)
+            refused = await gw.session.call_tool("MIND-memorize", {"claim": "through the fleet"})
+            assert refused.is_error and "read-only" in text_of(refused), text_of(refused)
+        assert tree_digest(store) == before
+    finally:
+        upstream.terminate()
+        upstream.wait(timeout=10)
+
+
+async def test_a_fleet_that_breaks_m017_does_not_start_and_says_where(tmp_path: Path) -> None:
+    fleet = write_fleet(
+        tmp_path / "fleet",
+        {
+            "app": {"policy": POLICIES / "git", "prefix": "repo_", "command": [venv_bin("mcp-server-git")]},
+            "docs": {"policy": POLICIES / "git", "prefix": "Repo-", "command": [venv_bin("mcp-server-git")]},
+        },
+    )
+    started = subprocess.run(
+        [str(m1nd_bin()), "gateway", "--fleet", str(fleet)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert started.returncode == 1, started.stderr
+    assert "error: [M017] upstreams `app` and `docs` serve tools `repo_git_status` and `Repo-git_status`" in started.stderr
+    assert f"{fleet}/fleet.toml:8:10" in started.stderr, started.stderr
+    assert "the gateway does not start" in started.stderr
