@@ -95,7 +95,9 @@ async def test_one_endpoint_serves_both_upstreams_each_under_its_own_policy(tmp_
     before_repo, before_root = tree_digest(repo), tree_digest(root)
     digest = m1nd("policy", "digest", str(fleet))
     assert digest.returncode == 0, digest.stderr
-    async with m1nd_gateway(["gateway", "--fleet", str(fleet), "--read-only"], log_dir=tmp_path) as gw:
+    audit = tmp_path / "audit.jsonl"
+    arguments = ["gateway", "--fleet", str(fleet), "--read-only", "--audit", str(audit)]
+    async with m1nd_gateway(arguments, log_dir=tmp_path) as gw:
         listed = {t.name for t in (await gw.session.list_tools()).tools}
         expected = served(prefixes["repo"], set(git["verbs"]) - set(git["denied"])) | served(
             prefixes["files"], set(fs["verbs"]) - set(fs["denied"])
@@ -127,6 +129,21 @@ async def test_one_endpoint_serves_both_upstreams_each_under_its_own_policy(tmp_
             assert u["policy"] == m1nd("policy", "digest", str(POLICIES / name)).stdout.strip()
             assert u["mode"] == "read-only"
     assert tree_digest(repo) == before_repo and tree_digest(root) == before_root
+    # Each line names the upstream whose policy decided, with that policy's digest; a name no
+    # upstream declares is refused under the fleet's digest.
+    lines = [json.loads(line) for line in audit.read_text().splitlines()]
+    git_digest = m1nd("policy", "digest", str(POLICIES / "git")).stdout.strip()
+    status_lines = [line for line in lines if line["name"] == prefixes["repo"] + "git_status"]
+    assert [line["decision"] for line in status_lines] == ["forwarded", "answered"], status_lines
+    assert all(
+        line["upstream"] == "repo" and line["verb"] == "git_status" and line["policy"] == git_digest
+        for line in status_lines
+    ), status_lines
+    commit = next(line for line in lines if line["name"] == prefixes["repo"] + "git_commit")
+    assert commit["decision"] == "refused" and commit["upstream"] == "repo", commit
+    bare_line = next(line for line in lines if line["name"] == "git_status")
+    assert bare_line["decision"] == "refused" and bare_line["code"] == "undeclared", bare_line
+    assert bare_line["policy"] == digest.stdout.strip() and "upstream" not in bare_line, bare_line
 
 
 def children_running(pattern: str) -> list[int]:
