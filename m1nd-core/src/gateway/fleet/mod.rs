@@ -18,6 +18,7 @@ pub mod config;
 mod embedded;
 mod m017;
 mod problem;
+mod render;
 mod sources;
 
 pub use compile::compile_fleet;

@@ -1,12 +1,10 @@
 //! What a fleet's author meets when it is wrong: a member policy's own
 //! diagnostic, or a problem of the fleet itself (its `fleet.toml`, or two
-//! members together), rendered by the same [`render_report`] as every
-//! policy diagnostic, so both read as rustc shows them.
+//! members together). render.rs shows them against the fleet's sources.
 
 use std::ops::Range;
 
-use super::sources::FleetSources;
-use crate::policy::{Diagnostic, Law, Place, PolicyFile, Where, line_col, render_report};
+use crate::policy::{Diagnostic, Law, PolicyFile};
 
 /// A file of a fleet: its `fleet.toml`, or a file of one member's policy
 /// (by the member's position in `fleet.toml`).
@@ -72,41 +70,4 @@ impl FleetProblem {
             FleetProblem::Fleet(d) => d.law,
         }
     }
-
-    /// `display:line:col` of the primary position.
-    pub fn position(&self, sources: &FleetSources) -> String {
-        match self {
-            FleetProblem::Member { member, diagnostic } => {
-                sources.member(*member).map(|s| diagnostic.position(s)).unwrap_or_default()
-            }
-            FleetProblem::Fleet(d) => match sources.text(d.at.file) {
-                Some((path, text)) => {
-                    let (line, col) = line_col(text, d.at.span.start);
-                    format!("{path}:{line}:{col}")
-                }
-                None => String::new(),
-            },
-        }
-    }
-
-    /// The full rendering, as `m1nd policy check` and `fleet!` print it.
-    pub fn render(&self, sources: &FleetSources) -> String {
-        match self {
-            FleetProblem::Member { member, diagnostic } => match sources.member(*member) {
-                Some(member) => diagnostic.render(member),
-                None => format!("[{}] {}", diagnostic.law, diagnostic.title),
-            },
-            FleetProblem::Fleet(d) => {
-                let primary = place(sources, &d.at, &d.label).map(Where::At);
-                let related: Vec<Place<'_>> =
-                    d.related.iter().filter_map(|(loc, note)| place(sources, loc, note)).collect();
-                render_report(&format!("[{}] {}", d.law, d.title), primary, &related, &d.help)
-            }
-        }
-    }
-}
-
-fn place<'a>(sources: &'a FleetSources, loc: &FleetLoc, note: &'a str) -> Option<Place<'a>> {
-    let (path, text) = sources.text(loc.file)?;
-    Some(Place { path, text, span: loc.span.clone(), note })
 }
