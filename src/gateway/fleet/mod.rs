@@ -6,7 +6,7 @@
 //!
 //! Each member is a whole gateway of its own: its policy, its upstream
 //! connection, its view, its rechecks and pins, its subscriptions. The fleet
-//! only routes: a request names one member ([`routes`]), and that member
+//! only routes: a request names one member (routes.rs), and that member
 //! checks and forwards it exactly as `m1nd gateway --policy` would. So
 //! nothing reaches an upstream that its own policy did not let through, and
 //! one upstream that dies or hangs costs only its own requests: the others'

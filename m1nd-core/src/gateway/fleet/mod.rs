@@ -7,7 +7,7 @@
 //! member's policy alone decides every request for it. Tool and prompt names
 //! are served as prefix + name; resource URIs as the upstream writes them.
 //! The laws of one gateway policy hold for each member on its own, and law
-//! M017 ([`m017`]) makes routing unambiguous across members: no two of
+//! M017 (`m017.rs`) makes routing unambiguous across members: no two of
 //! them serve names that fold together, and no URI is answered by two.
 //!
 //! [`compile_fleet`] is what `m1nd policy check`, `m1nd gateway --fleet`
