@@ -29,12 +29,15 @@
 
 pub mod apply;
 mod audit;
+mod child;
 mod credential;
+mod declared;
 mod error;
 mod free_text;
 mod https;
 mod import;
 pub mod import_surfaces;
+mod listing;
 mod name_problem;
 pub mod plan;
 pub mod readable;
@@ -57,6 +60,7 @@ pub use credential::{Credential, CredentialError};
 pub use error::GatewayError;
 pub use https::{HttpClientOptions, HttpsError};
 pub use import::{ImportOptions, Report, files};
+pub use listing::GatewayService;
 pub use name_problem::NameProblem;
 pub use session::{Connected, GatewayServer, connect, serve};
 pub use state::{DEFAULT_RECHECK, Options};

@@ -21,6 +21,7 @@ use tokio::task::JoinHandle;
 
 use super::audit;
 use super::error::GatewayError;
+use super::listing::GatewayService;
 use super::shadow::Shadow;
 use super::state::{Options, State};
 use super::surfaces as served_surfaces;
@@ -47,7 +48,7 @@ fn announce(mode: SessionMode, declared: SessionMode, asked_read_only: bool) -> 
 /// every session of every transport.
 #[derive(Clone)]
 pub struct GatewayServer {
-    state: Arc<State>,
+    pub(super) state: Arc<State>,
 }
 
 impl ServerHandler for GatewayServer {
@@ -94,11 +95,11 @@ impl ServerHandler for GatewayServer {
         // Every listing re-checks the upstream first, so what a client sees
         // is never older than its own request.
         self.state.relist().await;
-        Ok(ListToolsResult::with_all_items(self.state.served().tools.clone()))
+        Ok(ListToolsResult::with_all_items(self.state.served().tools.iter().map(|t| t.tool.clone()).collect()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.state.served().tools.iter().find(|t| t.name == name).cloned()
+        self.state.served().tools.iter().find(|t| t.tool.name == name).map(|t| t.tool.clone())
     }
 
     async fn call_tool(
@@ -208,7 +209,7 @@ pub async fn connect(
     tracing::info!("{}", announce(state.mode, gateway.mode, state.options.read_only));
     let changed = Arc::new(Notify::new());
     let (updated, updates) = tokio::sync::mpsc::channel(served_surfaces::UPDATES_QUEUED);
-    let client = upstream.connect(Listener { changed: Arc::clone(&changed), updated }).await?;
+    let client = upstream.connect(Listener { changed: Arc::clone(&changed), updated }, &state.declared).await?;
     let peer = client.peer().clone();
     if let Ok(mut slot) = state.upstream.lock() {
         *slot = Some(peer.clone());
@@ -259,7 +260,7 @@ where
     E: std::error::Error + Send + Sync + 'static,
 {
     let connected = connect(gateway, options, upstream).await?;
-    let served = connected.server.clone().serve(downstream).await;
+    let served = GatewayService::new(connected.server.clone()).serve(downstream).await;
     let ended = match served {
         Ok(server) => server.waiting().await.map(|_| ()).map_err(|e| GatewayError::DownstreamEnded(e.to_string())),
         Err(e) => Err(GatewayError::DownstreamStart(e.to_string())),

@@ -146,11 +146,6 @@ async def test_every_declared_tool_is_listed_under_its_exact_name_with_its_whole
         assert tool.annotations.read_only_hint is (name not in EVERYTHING["denied"]), name
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the gateway drops `execution` (taskSupport): rmcp 3.11's Tool has no such field, so the "
-    "upstream's tools/list loses it before it is pinned or served. Remove this mark when it is forwarded.",
-)
 async def test_execution_is_forwarded_as_the_upstream_declares_it(tmp_path: Path) -> None:
     writable = set_mode(shutil.copytree(POLICIES / "everything", tmp_path / "policy"), "read-write")
     direct = await upstream_tools()
