@@ -85,7 +85,7 @@ impl Upstream {
 
     /// Start (or reach) the upstream and complete the MCP handshake. What
     /// its listings declare that rmcp's `Tool` drops goes to `declared` (a
-    /// stdio upstream only; see [`super::declared`]).
+    /// stdio upstream only; see `declared.rs`).
     pub(super) async fn connect<H: ClientHandler>(
         &self,
         handler: H,
@@ -109,6 +109,11 @@ impl Upstream {
                 use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
                 use rmcp::transport::StreamableHttpClientTransport;
                 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+                // Nothing reaches `declared` from here: rmcp's HTTP client
+                // parses a JSON response before the gateway could read it, so
+                // an HTTP upstream's `execution` is dropped (see the guide's
+                // gateway page; tapping it would mean re-implementing rmcp's
+                // `StreamableHttpClient` for reqwest).
                 // The credential lives in the client's headers, never in
                 // rmcp's config, whose Debug would print it.
                 let client = https::client(url, &self.describe(), client)?;

@@ -307,6 +307,27 @@ def start_http(tmp_path: Path) -> tuple[subprocess.Popen[bytes], str]:
     raise RuntimeError("m1nd gateway --http printed no address within 30 s")
 
 
+@pytest.mark.xfail(
+    strict=True,
+    reason="over --http the gateway drops `execution`: rmcp 3.11's Streamable HTTP server serves a "
+    "ServerHandler, whose tools/list answer is made of rmcp's Tool, which has no such field (stdio answers "
+    "with the view's own JSON). Remove this mark when it is forwarded.",
+)
+@pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
+async def test_over_http_execution_is_forwarded_as_the_upstream_declares_it(tmp_path: Path, mode: str) -> None:
+    direct = await upstream_tools()
+    process, url = start_http(tmp_path)
+    try:
+        async with Client(url, mode=mode, cache=None) as c:
+            listed = {t.name: t for t in (await c.list_tools()).tools}
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    assert set(listed) == set(READS)
+    for name, tool in listed.items():
+        assert tool.execution == direct[name].execution, name
+
+
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 async def test_over_http_reads_answer_writes_are_refused_and_surfaces_follow_the_policy(tmp_path: Path, mode: str) -> None:
     process, url = start_http(tmp_path)
