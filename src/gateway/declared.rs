@@ -16,8 +16,9 @@
 //!    earlier one. The line is read off the pipe before rmcp can deliver the
 //!    response it holds, so a listing's keys are recorded before its
 //!    `list_tools` returns.
-//! 4. Memory is bounded: at most twice [`LIST_BOUNDS`] tools are remembered
-//!    (the last listing's and the next one's), and once a listing is done
+//! 4. Memory is bounded: at most twice as many tools as a listing may hold
+//!    are remembered (the last listing's and the next one's; the caller
+//!    passes its listing bound), and once a listing is done
 //!    only the names it listed are kept ([`Declared::restore`]). Nothing is
 //!    forgotten when a listing starts: rmcp may answer `list_tools` from its
 //!    cache (an upstream's `ttlMs`) without a request the tap could hear, and
@@ -36,29 +37,31 @@ use rmcp::transport::async_rw::DEFAULT_MAX_LINE_LENGTH;
 use serde_json::{Map, Value};
 use tokio::io::{AsyncRead, ReadBuf};
 
-use super::upstream::LIST_BOUNDS;
-
 /// The keys of a tool definition that rmcp's `Tool` drops and the gateway
 /// reviews: each is restored into the listed JSON from what the tap heard.
 pub(super) const DROPPED: [&str; 1] = ["execution"];
 
-/// How many names are remembered at most: the last listing's and the next one's.
-const REMEMBERED: usize = 2 * LIST_BOUNDS.tools;
-
 /// What the last listing declared, by tool name: the [`DROPPED`] keys each
 /// tool had (an empty map: none).
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Declared {
     heard: Mutex<HashMap<String, Map<String, Value>>>,
+    /// How many names are remembered at most.
+    remembered: usize,
 }
 
 impl Declared {
+    /// For listings of at most `tools` tools (the upstream's `LIST_BOUNDS`).
+    pub(super) fn new(tools: usize) -> Self {
+        Self { heard: Mutex::default(), remembered: tools.saturating_mul(2) }
+    }
+
     /// Record one page of a listing.
     fn record(&self, tools: &[Value]) {
         let Ok(mut heard) = self.heard.lock() else { return };
         for tool in tools {
             let Some(name) = tool.get("name").and_then(Value::as_str) else { continue };
-            if heard.len() >= REMEMBERED && !heard.contains_key(name) {
+            if heard.len() >= self.remembered && !heard.contains_key(name) {
                 continue;
             }
             let kept = DROPPED.iter().filter_map(|key| Some(((*key).to_owned(), tool.get(*key)?.clone()))).collect();
@@ -178,6 +181,9 @@ mod tests {
     use serde_json::json;
     use tokio::io::AsyncReadExt;
 
+    /// A listing bound small enough to pass in a test.
+    const BOUND: usize = 4;
+
     fn listing(tools: Value) -> String {
         format!("{}\n", json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}}))
     }
@@ -200,7 +206,7 @@ mod tests {
 
     #[test]
     fn a_line_split_across_reads_is_heard_once_whole() {
-        let declared = Arc::new(Declared::default());
+        let declared = Arc::new(Declared::new(BOUND));
         let mut lines = Lines::new(Arc::clone(&declared), 1024);
         let line = listing(json!([{"name": "echo", "execution": {"taskSupport": "optional"}}, {"name": "add"}]));
         let (a, b) = line.as_bytes().split_at(17);
@@ -216,7 +222,7 @@ mod tests {
 
     #[test]
     fn an_overlong_line_is_not_inspected_and_the_next_one_is() {
-        let declared = Arc::new(Declared::default());
+        let declared = Arc::new(Declared::new(BOUND));
         let padding = "x".repeat(200);
         let first =
             listing(json!([{"name": "long", "description": padding, "execution": {"taskSupport": "required"}}]));
@@ -231,7 +237,7 @@ mod tests {
 
     #[test]
     fn lines_that_are_not_listings_record_nothing() {
-        let declared = Arc::new(Declared::default());
+        let declared = Arc::new(Declared::new(BOUND));
         let mut lines = Lines::new(Arc::clone(&declared), 1024);
         let others = [
             "not json at all, though it says \"tools\"\n".to_owned(),
@@ -250,7 +256,7 @@ mod tests {
 
     #[test]
     fn a_listing_without_execution_clears_the_last_one() {
-        let declared = Arc::new(Declared::default());
+        let declared = Arc::new(Declared::new(BOUND));
         let mut lines = Lines::new(Arc::clone(&declared), 1024);
         lines.hear(listing(json!([{"name": "echo", "execution": {"taskSupport": "optional"}}])).as_bytes());
         assert!(restored(&declared, "echo").get("execution").is_some());
@@ -260,7 +266,7 @@ mod tests {
 
     #[test]
     fn restore_adds_only_the_dropped_keys_and_never_keeps_a_stale_one() {
-        let declared = Declared::default();
+        let declared = Declared::new(BOUND);
         declared.record(&[json!({"name": "echo", "execution": {"taskSupport": "optional"}, "x-other": 1})]);
         let mut tools = [json!({"name": "echo", "description": "d"}), json!({"name": "add", "execution": "stale"})];
         declared.restore(&mut tools);
@@ -270,10 +276,10 @@ mod tests {
 
     #[test]
     fn memory_is_bounded_by_the_listing_bound() {
-        let declared = Declared::default();
-        let mut tools: Vec<Value> = (0..=REMEMBERED).map(|i| json!({"name": format!("t{i}")})).collect();
+        let declared = Declared::new(BOUND);
+        let mut tools: Vec<Value> = (0..=2 * BOUND).map(|i| json!({"name": format!("t{i}")})).collect();
         declared.record(&tools);
-        assert_eq!(declared.heard.lock().unwrap().len(), REMEMBERED);
+        assert_eq!(declared.heard.lock().unwrap().len(), 2 * BOUND, "the last listing's names and the next one's");
         // Once a listing is restored, only its names are kept.
         declared.restore(&mut tools[..3]);
         assert_eq!(declared.heard.lock().unwrap().len(), 3);
@@ -281,7 +287,7 @@ mod tests {
 
     #[tokio::test]
     async fn every_byte_passes_through_unchanged() {
-        let declared = Arc::new(Declared::default());
+        let declared = Arc::new(Declared::new(BOUND));
         let mut bytes = listing(json!([{"name": "echo", "execution": {"taskSupport": "optional"}}])).into_bytes();
         bytes.extend_from_slice(b"junk without a newline");
         let mut tap = Tap::new(&bytes[..], Arc::clone(&declared));

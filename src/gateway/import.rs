@@ -37,7 +37,7 @@ use super::free_text;
 use super::import_surfaces;
 use super::name_problem::NameProblem;
 use super::reviewed::{DEFINITIONS_FILE, Reviewed};
-use super::upstream::{Upstream, Wanted, list, list_surfaces};
+use super::upstream::{LIST_BOUNDS, Upstream, Wanted, list, list_surfaces};
 
 /// What `policy import` was asked to do.
 #[derive(Clone, Debug)]
@@ -80,7 +80,7 @@ pub async fn listing(options: &ImportOptions) -> Result<Listing, GatewayError> {
         ClientCapabilities::default(),
         Implementation::new("m1nd-policy-import", env!("CARGO_PKG_VERSION")),
     );
-    let declared = Arc::new(Declared::default());
+    let declared = Arc::new(Declared::new(LIST_BOUNDS.tools));
     let client = options.upstream.connect(handler, &declared).await?;
     let timeout = options.upstream.start_timeout;
     let listed = list(client.peer(), &declared, timeout).await;

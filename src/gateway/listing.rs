@@ -1,5 +1,6 @@
-//! The gateway as rmcp serves it on a transport it is handed (stdio):
-//! [`GatewayServer`], with `tools/list` answered in the view's own JSON.
+//! The gateway served on a transport it is handed (stdio): [`serve`], and
+//! [`GatewayService`], [`GatewayServer`] with `tools/list` answered in the
+//! view's own JSON.
 //!
 //! rmcp 3.11's `Tool` has no `execution` field, so a `ListToolsResult` built
 //! of `Tool`s cannot carry a reviewed tool's `execution` (task support).
@@ -22,11 +23,37 @@
 
 use std::borrow::Cow;
 
+use m1nd_core::gateway::Gateway;
 use rmcp::model::{ClientNotification, ClientRequest, CustomResult, ProtocolVersion, ServerConfig, ServerResult};
 use rmcp::service::{NotificationContext, RequestContext};
-use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, Service};
+use rmcp::transport::IntoTransport;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, Service, ServiceExt};
 
-use super::session::GatewayServer;
+use super::error::GatewayError;
+use super::session::{GatewayServer, connect};
+use super::state::Options;
+use super::upstream::Upstream;
+
+/// Start the upstream, check its tools, and serve `downstream` until it closes.
+pub async fn serve<T, E, A>(
+    gateway: &'static Gateway,
+    options: Options,
+    upstream: Upstream,
+    downstream: T,
+) -> Result<(), GatewayError>
+where
+    T: IntoTransport<RoleServer, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let connected = connect(gateway, options, upstream).await?;
+    let served = GatewayService::new(connected.server.clone()).serve(downstream).await;
+    let ended = match served {
+        Ok(server) => server.waiting().await.map(|_| ()).map_err(|e| GatewayError::DownstreamEnded(e.to_string())),
+        Err(e) => Err(GatewayError::DownstreamStart(e.to_string())),
+    };
+    connected.close().await;
+    ended
+}
 
 /// [`GatewayServer`] whose `tools/list` keeps what rmcp's `Tool` drops.
 #[derive(Clone)]

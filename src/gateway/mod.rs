@@ -60,9 +60,9 @@ pub use credential::{Credential, CredentialError};
 pub use error::GatewayError;
 pub use https::{HttpClientOptions, HttpsError};
 pub use import::{ImportOptions, Report, files};
-pub use listing::GatewayService;
+pub use listing::{GatewayService, serve};
 pub use name_problem::NameProblem;
-pub use session::{Connected, GatewayServer, connect, serve};
+pub use session::{Connected, GatewayServer, connect};
 pub use state::{DEFAULT_RECHECK, Options};
 pub use upstream::{Endpoint, Upstream};
 

@@ -14,14 +14,12 @@ use rmcp::model::{
     SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RunningService};
-use rmcp::transport::IntoTransport;
-use rmcp::{ErrorData as McpError, RoleClient, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{ErrorData as McpError, RoleClient, RoleServer, ServerHandler};
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
 use super::audit;
 use super::error::GatewayError;
-use super::listing::GatewayService;
 use super::shadow::Shadow;
 use super::state::{Options, State};
 use super::surfaces as served_surfaces;
@@ -179,7 +177,9 @@ impl ServerHandler for GatewayServer {
 
 /// A gateway whose upstream is running and whose tools have been checked.
 pub struct Connected {
-    /// Serve this on any transport (stdio, or Streamable HTTP).
+    /// Serve this on Streamable HTTP (rmcp's server takes a
+    /// `ServerHandler`); on a transport of your own, serve
+    /// [`super::GatewayService`], whose `tools/list` keeps `execution`.
     pub server: GatewayServer,
     client: RunningService<RoleClient, Listener>,
     /// Lists and checks again whenever the upstream says its tools changed,
@@ -246,25 +246,4 @@ async fn tick(every: &mut Option<tokio::time::Interval>) {
         }
         None => std::future::pending().await,
     }
-}
-
-/// Start the upstream, check its tools, and serve `downstream` until it closes.
-pub async fn serve<T, E, A>(
-    gateway: &'static Gateway,
-    options: Options,
-    upstream: Upstream,
-    downstream: T,
-) -> Result<(), GatewayError>
-where
-    T: IntoTransport<RoleServer, E, A>,
-    E: std::error::Error + Send + Sync + 'static,
-{
-    let connected = connect(gateway, options, upstream).await?;
-    let served = GatewayService::new(connected.server.clone()).serve(downstream).await;
-    let ended = match served {
-        Ok(server) => server.waiting().await.map(|_| ()).map_err(|e| GatewayError::DownstreamEnded(e.to_string())),
-        Err(e) => Err(GatewayError::DownstreamStart(e.to_string())),
-    };
-    connected.close().await;
-    ended
 }

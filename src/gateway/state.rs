@@ -29,7 +29,7 @@ use super::audit::{self, Audit, Decision};
 use super::declared::Declared;
 use super::shadow::Shadow;
 use super::subscriptions::Subscriptions;
-use super::upstream::{Wanted, list, list_surfaces};
+use super::upstream::{LIST_BOUNDS, Wanted, list, list_surfaces};
 
 /// How a gateway session is set up.
 #[derive(Clone, Debug)]
@@ -133,7 +133,7 @@ impl State {
             options,
             view: RwLock::new(Arc::new(Served::default())),
             upstream: Mutex::new(None),
-            declared: Arc::default(),
+            declared: Arc::new(Declared::new(LIST_BOUNDS.tools)),
             relisting: tokio::sync::Mutex::new(()),
             downstream: Mutex::new(Vec::new()),
             subscriptions: Subscriptions::default(),
