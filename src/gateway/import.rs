@@ -21,6 +21,7 @@
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use m1nd_core::SessionMode;
 use m1nd_core::gateway::digest;
@@ -30,12 +31,13 @@ use m1nd_core::names::spec::{self, toml_key};
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
 use serde_json::Value;
 
+use super::declared::Declared;
 use super::error::GatewayError;
 use super::free_text;
 use super::import_surfaces;
 use super::name_problem::NameProblem;
 use super::reviewed::{DEFINITIONS_FILE, Reviewed};
-use super::upstream::{Upstream, Wanted, list, list_surfaces};
+use super::upstream::{LIST_BOUNDS, Upstream, Wanted, list, list_surfaces};
 
 /// What `policy import` was asked to do.
 #[derive(Clone, Debug)]
@@ -78,9 +80,10 @@ pub async fn listing(options: &ImportOptions) -> Result<Listing, GatewayError> {
         ClientCapabilities::default(),
         Implementation::new("m1nd-policy-import", env!("CARGO_PKG_VERSION")),
     );
-    let client = options.upstream.connect(handler).await?;
+    let declared = Arc::new(Declared::new(LIST_BOUNDS.tools));
+    let client = options.upstream.connect(handler, &declared).await?;
     let timeout = options.upstream.start_timeout;
-    let listed = list(client.peer(), timeout).await;
+    let listed = list(client.peer(), &declared, timeout).await;
     let everything = Wanted { prompts: true, resources: true };
     let surfaces = list_surfaces(client.peer(), everything, timeout).await;
     let _ = client.cancel().await;

@@ -29,13 +29,16 @@
 
 pub mod apply;
 mod audit;
+mod child;
 mod credential;
+mod declared;
 mod error;
 pub mod fleet;
 mod free_text;
 mod https;
 mod import;
 pub mod import_surfaces;
+mod listing;
 mod name_problem;
 pub mod plan;
 pub mod readable;
@@ -58,8 +61,9 @@ pub use credential::{Credential, CredentialError};
 pub use error::GatewayError;
 pub use https::{HttpClientOptions, HttpsError};
 pub use import::{ImportOptions, Report, files};
+pub use listing::{GatewayService, serve};
 pub use name_problem::NameProblem;
-pub use session::{Connected, GatewayServer, connect, serve};
+pub use session::{Connected, GatewayServer, connect};
 pub use state::{DEFAULT_RECHECK, Options};
 pub use upstream::{Endpoint, Upstream};
 

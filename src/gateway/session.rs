@@ -14,8 +14,7 @@ use rmcp::model::{
     SubscribeRequestParams, Tool, UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RequestContext, RunningService};
-use rmcp::transport::IntoTransport;
-use rmcp::{ErrorData as McpError, RoleClient, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{ErrorData as McpError, RoleClient, RoleServer, ServerHandler};
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
@@ -94,11 +93,11 @@ impl ServerHandler for GatewayServer {
         // Every listing re-checks the upstream first, so what a client sees
         // is never older than its own request.
         self.state.relist().await;
-        Ok(ListToolsResult::with_all_items(self.state.served().tools.clone()))
+        Ok(ListToolsResult::with_all_items(self.state.served().tools.iter().map(|t| t.tool.clone()).collect()))
     }
 
     fn get_tool(&self, name: &str) -> Option<Tool> {
-        self.state.served().tools.iter().find(|t| t.name == name).cloned()
+        self.state.served().tools.iter().find(|t| t.tool.name == name).map(|t| t.tool.clone())
     }
 
     async fn call_tool(
@@ -179,7 +178,9 @@ impl ServerHandler for GatewayServer {
 
 /// A gateway whose upstream is running and whose tools have been checked.
 pub struct Connected {
-    /// Serve this on any transport (stdio, or Streamable HTTP).
+    /// Serve this on Streamable HTTP (rmcp's server takes a
+    /// `ServerHandler`); on a transport of your own, serve
+    /// [`super::GatewayService`], whose `tools/list` keeps `execution`.
     pub server: GatewayServer,
     client: RunningService<RoleClient, Listener>,
     /// Lists and checks again whenever the upstream says its tools changed,
@@ -209,7 +210,7 @@ pub async fn connect(
     tracing::info!("{}", announce(state.mode, gateway.mode, state.options.read_only));
     let changed = Arc::new(Notify::new());
     let (updated, updates) = tokio::sync::mpsc::channel(served_surfaces::UPDATES_QUEUED);
-    let client = upstream.connect(Listener { changed: Arc::clone(&changed), updated }).await?;
+    let client = upstream.connect(Listener { changed: Arc::clone(&changed), updated }, &state.declared).await?;
     let peer = client.peer().clone();
     if let Ok(mut slot) = state.upstream.lock() {
         *slot = Some(peer.clone());
@@ -246,25 +247,4 @@ async fn tick(every: &mut Option<tokio::time::Interval>) {
         }
         None => std::future::pending().await,
     }
-}
-
-/// Start the upstream, check its tools, and serve `downstream` until it closes.
-pub async fn serve<T, E, A>(
-    gateway: &'static Gateway,
-    options: Options,
-    upstream: Upstream,
-    downstream: T,
-) -> Result<(), GatewayError>
-where
-    T: IntoTransport<RoleServer, E, A>,
-    E: std::error::Error + Send + Sync + 'static,
-{
-    let connected = connect(gateway, options, upstream).await?;
-    let served = connected.server.clone().serve(downstream).await;
-    let ended = match served {
-        Ok(server) => server.waiting().await.map(|_| ()).map_err(|e| GatewayError::DownstreamEnded(e.to_string())),
-        Err(e) => Err(GatewayError::DownstreamStart(e.to_string())),
-    };
-    connected.close().await;
-    ended
 }

@@ -26,9 +26,10 @@ use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ResultTyp
 use rmcp::{Peer, RoleClient, RoleServer};
 
 use super::audit::{self, Audit, Decision};
+use super::declared::Declared;
 use super::shadow::Shadow;
 use super::subscriptions::Subscriptions;
-use super::upstream::{Wanted, list, list_surfaces};
+use super::upstream::{LIST_BOUNDS, Wanted, list, list_surfaces};
 
 /// How a gateway session is set up.
 #[derive(Clone, Debug)]
@@ -75,20 +76,30 @@ impl Default for Options {
     }
 }
 
-/// The current view and the same tools as rmcp values, built once per
-/// listing that differs from the last.
+/// The current view and the tools it offers as a session lists them, built
+/// once per listing that differs from the last.
 #[derive(Default)]
 pub(super) struct Served {
     /// The upstream's listing the view was built from: a re-list that finds
     /// it unchanged keeps this view instead of checking every tool again.
     pub(super) listed: Vec<serde_json::Value>,
     pub(super) view: View,
-    pub(super) tools: Vec<Tool>,
+    pub(super) tools: Vec<ServedTool>,
     /// The same for prompts, resources and templates.
     pub(super) listed_surfaces: Listed,
     pub(super) surfaces: SurfaceView,
     /// The shadow policy's view of the same listing (empty without one).
     pub(super) shadow: View,
+}
+
+/// One tool a session lists, read once from the view's offered JSON.
+pub(super) struct ServedTool {
+    /// rmcp's value, for rmcp's own paths (`get_tool`, a `tools/list`
+    /// answered by the bare [`super::GatewayServer`]).
+    pub(super) tool: Tool,
+    /// The view's JSON it was read from, which keeps what rmcp's `Tool`
+    /// drops (`execution`): what `tools/list` answers (see listing.rs).
+    pub(super) json: serde_json::Value,
 }
 
 /// What the two sides share.
@@ -103,6 +114,8 @@ pub(super) struct State {
     pub(super) options: Options,
     pub(super) view: RwLock<Arc<Served>>,
     pub(super) upstream: Mutex<Option<Peer<RoleClient>>>,
+    /// What the upstream's listings declare that rmcp's `Tool` drops.
+    pub(super) declared: Arc<Declared>,
     /// Held by the one re-list in flight, so an older listing never replaces
     /// a newer view. Never taken on the call path.
     pub(super) relisting: tokio::sync::Mutex<()>,
@@ -124,6 +137,7 @@ impl State {
             options,
             view: RwLock::new(Arc::new(Served::default())),
             upstream: Mutex::new(None),
+            declared: Arc::new(Declared::new(LIST_BOUNDS.tools)),
             relisting: tokio::sync::Mutex::new(()),
             downstream: Mutex::new(Vec::new()),
             subscriptions: Subscriptions::default(),
@@ -140,7 +154,7 @@ impl State {
     pub(super) async fn refresh(&self, peer: &Peer<RoleClient>) -> bool {
         let _one_at_a_time = self.relisting.lock().await;
         let timeout = self.options.call_timeout;
-        let listed = list(peer, timeout).await;
+        let listed = list(peer, &self.declared, timeout).await;
         let listed_surfaces = list_surfaces(peer, Wanted::declared_by(self.gateway), timeout).await;
         let (listed, listed_surfaces) = match (listed, listed_surfaces) {
             (Ok(listed), Ok(surfaces)) => (listed, surfaces),
@@ -165,7 +179,13 @@ impl State {
         let changed = |kind| surfaces.served(kind) != old.surfaces.served(kind);
         let prompts_changed = changed(Kind::Prompt);
         let resources_changed = changed(Kind::Resource) || changed(Kind::Template);
-        let tools = fresh.offered().iter().filter_map(|o| serde_json::from_value(o.tool.clone()).ok()).collect();
+        let tools = fresh
+            .offered()
+            .iter()
+            .filter_map(|o| {
+                Some(ServedTool { tool: serde_json::from_value(o.tool.clone()).ok()?, json: o.tool.clone() })
+            })
+            .collect();
         let shadow = self.shadow.as_ref().map(|s| s.view(&listed)).unwrap_or_default();
         if let Ok(mut view) = self.view.write() {
             *view = Arc::new(Served { listed, view: fresh, tools, listed_surfaces, surfaces, shadow });

@@ -19,11 +19,12 @@ use rmcp::model::{
 )]
 use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, ListRootsResult};
 use rmcp::service::{NotificationContext, RequestContext, RunningService};
-use rmcp::transport::TokioChildProcess;
 use rmcp::{ClientHandler, ErrorData as McpError, RoleClient, ServiceExt};
 use tokio::sync::{Notify, mpsc};
 
+use super::child::Child;
 use super::credential::Credential;
+use super::declared::Declared;
 use super::error::GatewayError;
 use super::https::{self, HttpClientOptions};
 
@@ -82,18 +83,19 @@ impl Upstream {
         text.chars().take(120).collect()
     }
 
-    /// Start (or reach) the upstream and complete the MCP handshake.
+    /// Start (or reach) the upstream and complete the MCP handshake. What
+    /// its listings declare that rmcp's `Tool` drops goes to `declared` (a
+    /// stdio upstream only; see `declared.rs`).
     pub(super) async fn connect<H: ClientHandler>(
         &self,
         handler: H,
+        declared: &Arc<Declared>,
     ) -> Result<RunningService<RoleClient, H>, GatewayError> {
         let handshake = match &self.endpoint {
             Endpoint::Command { command, args } => {
                 let mut command = tokio::process::Command::new(command);
-                command.args(args).kill_on_drop(true);
-                let (transport, _) = TokioChildProcess::builder(command)
-                    .stderr(std::process::Stdio::inherit())
-                    .spawn()
+                command.args(args);
+                let transport = Child::spawn(command, Arc::clone(declared))
                     .map_err(|source| GatewayError::Spawn { upstream: self.describe(), source })?;
                 tokio::time::timeout(self.start_timeout, handler.serve(transport)).await
             }
@@ -107,6 +109,11 @@ impl Upstream {
                 use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
                 use rmcp::transport::StreamableHttpClientTransport;
                 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+                // Nothing reaches `declared` from here: rmcp's HTTP client
+                // parses a JSON response before the gateway could read it, so
+                // an HTTP upstream's `execution` is dropped (see the guide's
+                // gateway page; tapping it would mean re-implementing rmcp's
+                // `StreamableHttpClient` for reqwest).
                 // The credential lives in the client's headers, never in
                 // rmcp's config, whose Debug would print it.
                 let client = https::client(url, &self.describe(), client)?;
@@ -140,16 +147,21 @@ impl Upstream {
     }
 }
 
-/// Every tool the upstream lists, as JSON, within `timeout`.
+/// Every tool the upstream lists, as JSON, within `timeout`, with what
+/// `declared` heard of the keys rmcp's `Tool` drops put back: the same JSON
+/// for `policy import` to pin and for the gateway to check.
 pub(super) async fn list(
     peer: &rmcp::Peer<RoleClient>,
+    declared: &Declared,
     timeout: Duration,
 ) -> Result<Vec<serde_json::Value>, GatewayError> {
     let tools = match tokio::time::timeout(timeout, all_pages(peer, LIST_BOUNDS)).await {
         Ok(listed) => listed?,
         Err(_) => return Err(GatewayError::ListTimeout { secs: timeout.as_secs() }),
     };
-    Ok(json(tools))
+    let mut tools = json(tools);
+    declared.restore(&mut tools);
+    Ok(tools)
 }
 
 /// How far one listing may go: pages followed, and tools kept.

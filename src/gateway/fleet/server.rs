@@ -332,8 +332,8 @@ impl FleetServer {
     fn merged_tools(&self) -> Vec<Tool> {
         let mut tools = Vec::new();
         for (member, state) in self.members.iter().enumerate() {
-            for tool in state.served().tools.iter() {
-                let mut tool = tool.clone();
+            for served in state.served().tools.iter() {
+                let mut tool = served.tool.clone();
                 tool.name = served_name(self.prefix(member), &tool.name).into();
                 tools.push(tool);
             }

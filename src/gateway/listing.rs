@@ -1,0 +1,103 @@
+//! The gateway served on a transport it is handed (stdio): [`serve`], and
+//! [`GatewayService`], [`GatewayServer`] with `tools/list` answered in the
+//! view's own JSON.
+//!
+//! rmcp 3.11's `Tool` has no `execution` field, so a `ListToolsResult` built
+//! of `Tool`s cannot carry a reviewed tool's `execution` (task support).
+//! [`GatewayService`] promises:
+//!
+//! 1. Every request, `tools/list` included, goes through `GatewayServer`'s
+//!    own rmcp handling first: the same checks of the request, the same
+//!    re-list, the same `resultType`, cache hints and (no) `nextCursor`.
+//! 2. A `tools/list` answer then lists each served tool as the view's JSON
+//!    (m1nd-core's `definition::served`: only the reviewed keys, the
+//!    policy's name and annotations), so `execution` reaches the client
+//!    exactly when the policy pinned it; every other key of the answer is
+//!    rmcp's.
+//! 3. The tools are those of the view current after the re-list, never an
+//!    older one.
+//!
+//! rmcp's Streamable HTTP server takes a `ServerHandler`, not a `Service`, so
+//! `--http` serves the bare `GatewayServer`, whose `tools/list` still drops
+//! `execution` (see the guide's gateway page).
+
+use std::borrow::Cow;
+
+use m1nd_core::gateway::Gateway;
+use rmcp::model::{ClientNotification, ClientRequest, CustomResult, ProtocolVersion, ServerConfig, ServerResult};
+use rmcp::service::{NotificationContext, RequestContext};
+use rmcp::transport::IntoTransport;
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, Service, ServiceExt};
+
+use super::error::GatewayError;
+use super::session::{GatewayServer, connect};
+use super::state::Options;
+use super::upstream::Upstream;
+
+/// Start the upstream, check its tools, and serve `downstream` until it closes.
+pub async fn serve<T, E, A>(
+    gateway: &'static Gateway,
+    options: Options,
+    upstream: Upstream,
+    downstream: T,
+) -> Result<(), GatewayError>
+where
+    T: IntoTransport<RoleServer, E, A>,
+    E: std::error::Error + Send + Sync + 'static,
+{
+    let connected = connect(gateway, options, upstream).await?;
+    let served = GatewayService::new(connected.server.clone()).serve(downstream).await;
+    let ended = match served {
+        Ok(server) => server.waiting().await.map(|_| ()).map_err(|e| GatewayError::DownstreamEnded(e.to_string())),
+        Err(e) => Err(GatewayError::DownstreamStart(e.to_string())),
+    };
+    connected.close().await;
+    ended
+}
+
+/// [`GatewayServer`] whose `tools/list` keeps what rmcp's `Tool` drops.
+#[derive(Clone)]
+pub struct GatewayService(GatewayServer);
+
+impl GatewayService {
+    pub fn new(server: GatewayServer) -> Self {
+        Self(server)
+    }
+}
+
+impl Service<RoleServer> for GatewayService {
+    async fn handle_request(
+        &self,
+        request: ClientRequest,
+        context: RequestContext<RoleServer>,
+    ) -> Result<ServerResult, McpError> {
+        let lists_tools = matches!(request, ClientRequest::ListToolsRequest(_));
+        let answered = Service::handle_request(&self.0, request, context).await?;
+        match answered {
+            ServerResult::ListToolsResult(listed) if lists_tools => {
+                let mut answer = serde_json::to_value(&listed)
+                    .map_err(|e| McpError::internal_error(format!("tools/list: {e}"), None))?;
+                let served = self.0.state.served();
+                answer["tools"] = served.tools.iter().map(|t| t.json.clone()).collect();
+                Ok(ServerResult::CustomResult(CustomResult(answer)))
+            }
+            answered => Ok(answered),
+        }
+    }
+
+    async fn handle_notification(
+        &self,
+        notification: ClientNotification,
+        context: NotificationContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        Service::handle_notification(&self.0, notification, context).await
+    }
+
+    fn get_info(&self) -> ServerConfig {
+        ServerHandler::get_info(&self.0)
+    }
+
+    fn supported_protocol_versions(&self) -> Cow<'static, [ProtocolVersion]> {
+        ServerHandler::supported_protocol_versions(&self.0)
+    }
+}
