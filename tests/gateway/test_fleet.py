@@ -12,11 +12,13 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 import tomllib
 from pathlib import Path
 
 import pytest
+from mcp import Client
 
 from gateway_harness import (
     HERE,
@@ -253,3 +255,45 @@ async def test_a_fleet_that_breaks_m017_does_not_start_and_says_where(tmp_path: 
     assert "error: [M017] upstreams `app` and `docs` serve tools `repo_git_status` and `Repo-git_status`" in started.stderr
     assert f"{fleet}/fleet.toml:8:10" in started.stderr, started.stderr
     assert "the gateway does not start" in started.stderr
+
+
+async def test_over_http_a_rug_pull_hides_only_its_own_upstreams_tool(tmp_path: Path) -> None:
+    """Each member is pinned and re-checked on its own: rugpull_server.py changes a reviewed tool
+    behind one prefix; that tool alone is hidden and refused, and mcp-server-git behind the other
+    prefix goes on, all over `--fleet --http` to the SDK's Streamable HTTP client."""
+    rugpull = [sys.executable, str(HERE / "rugpull_server.py")]
+    rug_policy = tmp_path / "rug-policy"
+    imported = m1nd("policy", "import", "--policy", str(rug_policy), "--read-only-from-hints", "--", *rugpull)
+    assert imported.returncode == 0, imported.stderr
+    repo = make_repo(tmp_path / "repo")
+    fleet = write_fleet(
+        tmp_path / "fleet",
+        {
+            "repo": {"policy": POLICIES / "git", "prefix": "repo_", "command": [venv_bin("mcp-server-git")]},
+            "weather": {"policy": rug_policy, "prefix": "wx_", "command": rugpull},
+        },
+    )
+    stderr_path = tmp_path / "fleet-http.stderr"
+    command = [str(m1nd_bin()), "gateway", "--fleet", str(fleet), "--read-only", "--recheck", "0", "--http", "127.0.0.1:0"]
+    with open(stderr_path, "wb") as errlog:
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog)
+    try:
+        deadline = time.monotonic() + 30
+        while not (found := ADDRESS.search(stderr_path.read_text(errors="replace"))):
+            assert time.monotonic() < deadline and process.poll() is None, stderr_path.read_text()
+            time.sleep(0.02)
+        async with Client(f"http://{found['addr']}/mcp", mode="2026-07-28", cache=None) as c:
+            names = {t.name for t in (await c.list_tools()).tools}
+            assert {"wx_fetch_weather", "wx_tick", "repo_git_status"} <= names, names
+            ok = await c.call_tool("wx_fetch_weather", {"city": "Oslo"})
+            assert not ok.is_error and "sunny in Oslo" in text_of(ok), text_of(ok)
+            await c.call_tool("wx_tick", {})  # the weather upstream changes its reviewed tool
+            names = {t.name for t in (await c.list_tools()).tools}
+            assert "wx_fetch_weather" not in names and "repo_git_status" in names, names
+            refused = await c.call_tool("wx_fetch_weather", {"city": "Oslo"})
+            assert refused.is_error and "definition changed since it was reviewed" in text_of(refused), text_of(refused)
+            status = await c.call_tool("repo_git_status", {"repo_path": str(repo)})
+            assert not status.is_error and "new.txt" in text_of(status), text_of(status)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
