@@ -143,3 +143,18 @@ fn the_digest_moves_with_a_prefix_an_endpoint_or_a_member_policy() {
     assert_ne!(d, digest(&base.replace("srv", "other"), STATUS));
     assert_ne!(d, digest(base, "[verbs.git_log]\nsummary = \"s\"\n"));
 }
+
+#[test]
+fn two_names_of_one_upstream_that_fold_together_only_once_prefixed_are_m017() {
+    // Folding strips `m1nd_` at the start of a name only: `m1nd_x` and `m1ndx` pass M016 (`x` and
+    // `m1ndx`), but served as `git_m1nd_x` and `git_m1ndx` they are one name.
+    let one = "[verbs.m1nd_x]\nsummary = \"s\"\n[verbs.m1ndx]\nsummary = \"s\"\n";
+    let (sources, compiled) = fleet(["git_", "b_"], [one, STATUS]);
+    let problems = compiled.unwrap_err();
+    assert_eq!(problems.len(), 1);
+    let text = problems[0].render(&sources);
+    assert!(
+        text.starts_with("[M017] upstream `a` serves tools `git_m1nd_x` and `git_m1ndx`, which fold to the same name"),
+        "{text}"
+    );
+}

@@ -48,6 +48,11 @@ pub enum GatewayError {
         "upstream `{upstream}` of the fleet: {source}; the fleet does not start without every upstream it names          (fix it, or remove it from fleet.toml)"
     )]
     Member { upstream: String, source: Box<GatewayError> },
+    /// A fleet needs one endpoint per member, in `fleet.toml` order.
+    #[error(
+        "the fleet has {members} upstreams and {upstreams} endpoints were given: give one per upstream, in fleet.toml order"
+    )]
+    FleetEndpoints { members: usize, upstreams: usize },
     #[error("the downstream MCP session did not start: {0}")]
     DownstreamStart(String),
     #[error("the downstream session ended abnormally: {0}")]

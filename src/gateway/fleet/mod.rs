@@ -33,7 +33,11 @@ use routes::Routes;
 /// names (a CA file, a token file) read from the fleet's directory.
 pub fn upstream_of(endpoint: &Endpoint, fleet_dir: &std::path::Path) -> Result<Upstream, CredentialError> {
     match endpoint {
-        Endpoint::Command(parts) => Ok(Upstream::new(&parts[0], &parts[1..])),
+        Endpoint::Command(parts) => match parts.split_first() {
+            Some((program, args)) => Ok(Upstream::new(program, args)),
+            // fleet.toml's M001 refuses a command without a program.
+            None => Ok(Upstream::new("", Vec::<String>::new())),
+        },
         Endpoint::Http(Http { url, ca_file, bearer_env, bearer_file, header_env }) => {
             let mut upstream = Upstream::http(url.clone());
             if let Some(path) = ca_file {
@@ -79,6 +83,9 @@ pub async fn connect_fleet(
     options: Options,
     upstreams: Vec<Upstream>,
 ) -> Result<ConnectedFleet, GatewayError> {
+    if upstreams.len() != fleet.members.len() {
+        return Err(GatewayError::FleetEndpoints { members: fleet.members.len(), upstreams: upstreams.len() });
+    }
     let mut members = Vec::with_capacity(fleet.members.len());
     for (member, upstream) in fleet.members.iter().zip(upstreams) {
         let options = Options { member: Some(member.entry.name.clone()), shadow: None, ..options.clone() };

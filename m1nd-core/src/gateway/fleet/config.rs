@@ -191,8 +191,12 @@ fn check_prefix(prefix: &Text, out: &mut Vec<FleetDiagnostic>) {
     let allowed = value.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'));
     let problem = if !(1..=MAX_NAME).contains(&value.len()) || !allowed {
         Some(format!("the prefix `{}` is not 1 to {MAX_NAME} of `A-Z a-z 0-9 _ - .`", value.escape_debug()))
-    } else if value.get(..4).is_some_and(|head| head.eq_ignore_ascii_case("m1nd")) {
-        Some(format!("the prefix `{value}` starts with `m1nd`, which a client's spelling may drop"))
+    } else if value.get(..4).is_some_and(|head| head.eq_ignore_ascii_case("m1nd"))
+        || "m1nd".starts_with(&value.to_ascii_lowercase())
+    {
+        Some(format!(
+            "the prefix `{value}` can make a served name start with `m1nd`, which a client's spelling may drop"
+        ))
     } else if fold(value).is_empty() {
         Some(format!("the prefix `{value}` holds no letter or digit, so it folds to nothing"))
     } else {
@@ -304,7 +308,7 @@ mod tests {
         assert_eq!(found.len(), 7, "{found:#?}");
         assert!(found[0].starts_with("the upstream name `bad name`"), "{found:#?}");
         assert!(found[1].contains("folds to nothing"), "{found:#?}");
-        assert!(found.iter().any(|t| t.contains("starts with `m1nd`")), "{found:#?}");
+        assert!(found.iter().any(|t| t.contains("start with `m1nd`")), "{found:#?}");
         assert!(found.iter().any(|t| t == "an upstream's `policy` is empty"), "{found:#?}");
         assert!(found.iter().any(|t| t == "upstream `b` has neither `command` nor `url`"), "{found:#?}");
         assert!(found.iter().any(|t| t == "an upstream has both `command` and `url`"), "{found:#?}");
@@ -319,6 +323,12 @@ mod tests {
         assert!(problems[0].title.starts_with("fleet.toml: unknown field `comand`"), "{}", problems[0].title);
         assert!(problems[0].help.contains("`command`"));
         assert_eq!(titles("  \n"), ["fleet.toml is empty"]);
+        // A prefix that begins `m1nd` with the name after it is refused, as one that starts with it.
+        let m1n = titles("[upstreams.a]\npolicy = \"a\"\nprefix = \"M1n\"\ncommand = [\"x\"]\n");
+        assert_eq!(
+            m1n,
+            ["the prefix `M1n` can make a served name start with `m1nd`, which a client's spelling may drop"]
+        );
         assert_eq!(titles("[upstreams]\n"), ["fleet.toml declares no upstream"]);
     }
 }

@@ -56,16 +56,21 @@ fn prefixed(entries: &[Entry], names: &[Named<'_>], [noun, request]: [&str; 2], 
     let served: Vec<String> = names.iter().map(|n| served_name(&entries[n.member].prefix, n.name)).collect();
     for collision in spec::collisions(served.iter().map(String::as_str)) {
         let (first, second) = (&names[collision.first], &names[collision.second]);
-        // Within one member this is M016, which its own policy already passed.
-        if first.member == second.member {
-            continue;
-        }
+        // Two names of one member can collide too: folding strips a leading
+        // `m1nd.` only at the start of a name, and the prefix moves where the
+        // name starts (`m1nd_x` and `m1ndx` differ, `git_m1nd_x` and
+        // `git_m1ndx` do not). The member's own M016 passed before this runs.
         let (a, b) = (&entries[first.member], &entries[second.member]);
         out.push(
             FleetDiagnostic::new(
                 Law::M017,
                 FleetLoc { file: FleetFile::Config, span: b.at.prefix.clone() },
-                if served[collision.first] == served[collision.second] {
+                if first.member == second.member {
+                    format!(
+                        "upstream `{}` serves {noun}s `{}` and `{}`, which fold to the same name `{}` once prefixed",
+                        a.name, served[collision.first], served[collision.second], collision.folded
+                    )
+                } else if served[collision.first] == served[collision.second] {
                     format!(
                         "upstreams `{}` and `{}` both serve a {noun} named `{}`",
                         a.name, b.name, served[collision.first]
