@@ -219,7 +219,7 @@ fn diff_of_directories_shows_pins_and_definitions_and_the_digest_covers_them() {
 
     // A reviewed definition replaced: listed with both digests; not a loosening.
     std::fs::write(&tools, std::fs::read_to_string(old.join("tools.toml")).unwrap()).unwrap();
-    let was = "blake3:a40922b5261c3f196e66d440c5611660235955fcf9432343eb20cdc952cee757";
+    let was = "blake3:9b08295a6093c41c53bed5a061abac746e008f4323a7d9a23a969861ee038c5a";
     let now = format!("blake3:{}", "1".repeat(64));
     edit(&tools, was, &now);
     let redefined = m1nd(&["policy", "diff", old_s, new_s, "--fail-on", "loosened"]);
@@ -289,7 +289,7 @@ fn the_guides_gateway_examples_are_what_the_binary_prints() {
     );
     edit(
         &new.join("tools.toml"),
-        "blake3:a40922b5261c3f196e66d440c5611660235955fcf9432343eb20cdc952cee757",
+        "blake3:9b08295a6093c41c53bed5a061abac746e008f4323a7d9a23a969861ee038c5a",
         &format!("blake3:{}", "1".repeat(64)),
     );
     let command = "$ m1nd policy diff old new --fail-on loosened";
