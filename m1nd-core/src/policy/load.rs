@@ -135,7 +135,8 @@ fn put_it_there(name: &str) -> String {
 }
 
 /// serde says "unknown field `x`, expected one of `a`, `b`": offer the closest.
-fn unknown_field_help(message: &str) -> Option<String> {
+/// Shared with a fleet's `fleet.toml`, whose keys serde lists the same way.
+pub fn unknown_field_help(message: &str) -> Option<String> {
     let rest = message.strip_prefix("unknown field `")?;
     let (field, rest) = rest.split_once('`')?;
     let expected: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();

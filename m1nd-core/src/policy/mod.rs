@@ -11,7 +11,7 @@ pub mod diff;
 mod encode;
 mod gateway;
 mod laws;
-mod load;
+pub(crate) mod load;
 mod lower;
 mod profile;
 mod raw;

@@ -28,6 +28,7 @@ use toml::Spanned;
 use super::problem::{FleetDiagnostic, FleetFile, FleetLoc};
 use crate::names::spec::fold;
 use crate::policy::Law;
+use crate::policy::load::unknown_field_help;
 
 /// The file a fleet directory holds besides its members' policies.
 pub const FLEET_FILE: &str = "fleet.toml";
@@ -112,15 +113,18 @@ pub fn parse(text: &str) -> Result<Vec<Entry>, Vec<FleetDiagnostic>> {
     }
     let raw: RawFleet = toml::from_str(text).map_err(|error| {
         let span = error.span().unwrap_or(0..0);
-        let first = error.message().lines().next().unwrap_or("invalid TOML").trim().to_owned();
-        let help = if first.starts_with("unknown field") {
-            "the keys of an upstream are `policy`, `prefix`, `command`, `url`, `ca_file`, `bearer_env`, \
-             `bearer_file` and `header_env`; the file's only table is `[upstreams.NAME]`"
-        } else if first.starts_with("missing field") {
-            "every upstream needs `policy` (its gateway policy directory) and `prefix` (what its names are served under)"
-        } else {
-            "fix the TOML at this position; the fleet must parse before any other law is checked"
-        };
+        let message = error.message().trim();
+        let first = message.lines().next().unwrap_or("invalid TOML").to_owned();
+        // The allowed keys come from serde's message, as for a policy file: never a second list here.
+        let help = unknown_field_help(message).unwrap_or_else(|| {
+            if first.starts_with("missing field") {
+                "every upstream needs `policy` (its gateway policy directory) and `prefix` (what its names are \
+                 served under)"
+                    .to_owned()
+            } else {
+                "fix the TOML at this position; the fleet must parse before any other law is checked".to_owned()
+            }
+        });
         vec![FleetDiagnostic::new(Law::M001, at(span), format!("{FLEET_FILE}: {first}")).help(help)]
     })?;
     let mut entries: Vec<_> = raw.upstreams.get_ref().iter().collect();
@@ -321,7 +325,7 @@ mod tests {
         assert_eq!(problems.len(), 1);
         assert_eq!(problems[0].law, Law::M001);
         assert!(problems[0].title.starts_with("fleet.toml: unknown field `comand`"), "{}", problems[0].title);
-        assert!(problems[0].help.contains("`command`"));
+        assert!(problems[0].help.starts_with("did you mean `command`?"), "{}", problems[0].help);
         assert_eq!(titles("  \n"), ["fleet.toml is empty"]);
         // A prefix that begins `m1nd` with the name after it is refused, as one that starts with it.
         let m1n = titles("[upstreams.a]\npolicy = \"a\"\nprefix = \"M1n\"\ncommand = [\"x\"]\n");
