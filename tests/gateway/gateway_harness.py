@@ -10,8 +10,11 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
+import re
 import shutil
+import subprocess
 import sys
+import time
 import tomllib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -35,6 +38,28 @@ def m1nd_bin() -> Path:
     if not path.is_file():
         raise FileNotFoundError(f"m1nd binary not found at {path}; build it with `cargo build -p m1nd` or set M1ND_BIN")
     return path
+
+
+def m1nd(*args: str) -> subprocess.CompletedProcess[str]:
+    """`m1nd ARGS...` run to completion (at most 60 s), its output captured as text."""
+    return subprocess.run([str(m1nd_bin()), *args], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+
+
+HTTP_ADDRESS = re.compile(r"m1nd: serving MCP on http://(?P<addr>\S+)/mcp")
+
+
+def start_http(command: list[str], stderr_path: Path) -> tuple[subprocess.Popen[bytes], str]:
+    """Start `command`, an m1nd serving Streamable HTTP (`--http 127.0.0.1:0`), with its stderr in
+    `stderr_path`; wait up to 30 s for the address it prints. The process and its /mcp URL."""
+    with open(stderr_path, "wb") as errlog:
+        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog)
+    deadline = time.monotonic() + 30
+    while not (found := HTTP_ADDRESS.search(stderr_path.read_text(errors="replace"))):
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise RuntimeError(f"{' '.join(command)} printed no address: {stderr_path.read_text(errors='replace')}")
+        time.sleep(0.02)
+    return process, f"http://{found['addr']}/mcp"
 
 
 def venv_bin(name: str) -> str:

@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import signal
-import subprocess
 import sys
 import time
 import tomllib
@@ -24,9 +22,11 @@ from gateway_harness import (
     HERE,
     POLICIES,
     filesystem_server,
+    m1nd,
     m1nd_bin,
     m1nd_gateway,
     policy,
+    start_http,
     text_of,
     tree_digest,
     venv_bin,
@@ -36,7 +36,6 @@ from test_git import make_repo
 pytestmark = pytest.mark.anyio
 
 FLEET = HERE / "fleets" / "git-and-files"
-ADDRESS = re.compile(r"serving MCP on http://(?P<addr>127\.0\.0\.1:\d+)/mcp")
 
 
 def reviewed_fleet() -> dict:
@@ -84,10 +83,6 @@ def git_and_files(tmp_path: Path) -> tuple[Path, Path, Path]:
 
 def served(prefix: str, names) -> set[str]:
     return {prefix + n for n in names}
-
-
-def m1nd(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(m1nd_bin()), *args], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
 
 
 async def test_one_endpoint_serves_both_upstreams_each_under_its_own_policy(tmp_path: Path) -> None:
@@ -192,20 +187,9 @@ async def test_stdio_and_streamable_http_upstreams_in_one_fleet(tmp_path: Path) 
     repo = make_repo(tmp_path / "repo")
     store = tmp_path / "store"
     assert m1nd("init", "--demo", "--store", str(store)).returncode == 0
-    stderr_path = tmp_path / "upstream.stderr"
-    with open(stderr_path, "wb") as errlog:
-        upstream = subprocess.Popen(
-            [str(m1nd_bin()), "serve", "--store", str(store), "--http", "127.0.0.1:0"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=errlog,
-        )
+    serve = [str(m1nd_bin()), "serve", "--store", str(store), "--http", "127.0.0.1:0"]
+    upstream, url = start_http(serve, tmp_path / "upstream.stderr")
     try:
-        deadline = time.monotonic() + 30
-        while not (found := ADDRESS.search(stderr_path.read_text(errors="replace"))):
-            assert time.monotonic() < deadline and upstream.poll() is None, stderr_path.read_text()
-            time.sleep(0.02)
-        url = f"http://{found['addr']}/mcp"
         mind_policy = tmp_path / "mind-policy"
         imported = m1nd("policy", "import", "--policy", str(mind_policy), "--read-only-from-hints", "--upstream", url)
         assert imported.returncode == 0, imported.stderr
@@ -244,13 +228,7 @@ async def test_a_fleet_that_breaks_m017_does_not_start_and_says_where(tmp_path: 
             "docs": {"policy": POLICIES / "git", "prefix": "Repo-", "command": [venv_bin("mcp-server-git")]},
         },
     )
-    started = subprocess.run(
-        [str(m1nd_bin()), "gateway", "--fleet", str(fleet)],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
+    started = m1nd("gateway", "--fleet", str(fleet))
     assert started.returncode == 1, started.stderr
     assert "error: [M017] upstreams `app` and `docs` serve tools `repo_git_status` and `Repo-git_status`" in started.stderr
     assert f"{fleet}/fleet.toml:8:10" in started.stderr, started.stderr
@@ -273,16 +251,10 @@ async def test_over_http_a_rug_pull_hides_only_its_own_upstreams_tool(tmp_path: 
             "weather": {"policy": rug_policy, "prefix": "wx_", "command": rugpull},
         },
     )
-    stderr_path = tmp_path / "fleet-http.stderr"
     command = [str(m1nd_bin()), "gateway", "--fleet", str(fleet), "--read-only", "--recheck", "0", "--http", "127.0.0.1:0"]
-    with open(stderr_path, "wb") as errlog:
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog)
+    process, url = start_http(command, tmp_path / "fleet-http.stderr")
     try:
-        deadline = time.monotonic() + 30
-        while not (found := ADDRESS.search(stderr_path.read_text(errors="replace"))):
-            assert time.monotonic() < deadline and process.poll() is None, stderr_path.read_text()
-            time.sleep(0.02)
-        async with Client(f"http://{found['addr']}/mcp", mode="2026-07-28", cache=None) as c:
+        async with Client(url, mode="2026-07-28", cache=None) as c:
             names = {t.name for t in (await c.list_tools()).tools}
             assert {"wx_fetch_weather", "wx_tick", "repo_git_status"} <= names, names
             ok = await c.call_tool("wx_fetch_weather", {"city": "Oslo"})
