@@ -65,7 +65,7 @@ pub use listing::{GatewayService, serve};
 pub use name_problem::NameProblem;
 pub use session::{Connected, GatewayServer, connect};
 pub use state::{DEFAULT_RECHECK, Options};
-pub use upstream::{Endpoint, Upstream};
+pub use upstream::{Endpoint, HttpSecrets, Upstream};
 
 /// Compile the gateway policy in `dir`, or render every violation exactly as
 /// `m1nd policy check --gateway` does.

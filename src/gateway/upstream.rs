@@ -38,6 +38,20 @@ pub enum Endpoint {
     Http { url: String, client: HttpClientOptions },
 }
 
+/// Where an HTTP upstream's extra trust and credentials are: files and
+/// variable names, never the secrets themselves.
+#[derive(Clone, Debug, Default)]
+pub struct HttpSecrets {
+    /// Also trust the certificate authorities in this PEM file.
+    pub ca_file: Option<std::path::PathBuf>,
+    /// `Authorization: Bearer` with the value of this variable.
+    pub bearer_env: Option<OsString>,
+    /// `Authorization: Bearer` with the contents of this file.
+    pub bearer_file: Option<std::path::PathBuf>,
+    /// `HEADER=NAME`: send HEADER with the value of the variable NAME.
+    pub header_env: Vec<String>,
+}
+
 /// How to reach the upstream server.
 #[derive(Clone, Debug)]
 pub struct Upstream {
@@ -73,6 +87,26 @@ impl Upstream {
             client.credentials.push(credential);
         }
         self
+    }
+
+    /// A Streamable HTTP endpoint with what it trusts and signs in with,
+    /// each read from where `secrets` names it: the one reading of the
+    /// `--upstream-*` flags and of a fleet's `url` upstreams.
+    pub fn http_with(url: impl Into<String>, secrets: HttpSecrets) -> Result<Self, super::CredentialError> {
+        let mut upstream = Self::http(url);
+        if let Some(path) = secrets.ca_file {
+            upstream = upstream.with_ca_file(path);
+        }
+        if let Some(name) = secrets.bearer_env {
+            upstream = upstream.with_credential(Credential::bearer_from_env(name)?);
+        }
+        if let Some(path) = secrets.bearer_file {
+            upstream = upstream.with_credential(Credential::bearer_from_file(path)?);
+        }
+        for spec in &secrets.header_env {
+            upstream = upstream.with_credential(Credential::header_from_env(spec)?);
+        }
+        Ok(upstream)
     }
 
     fn describe(&self) -> String {

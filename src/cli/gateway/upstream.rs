@@ -11,7 +11,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use clap::Args;
-use m1nd::gateway::{Credential, Upstream};
+use m1nd::gateway::{HttpSecrets, Upstream};
 
 use crate::cli::Failure;
 
@@ -42,19 +42,11 @@ pub fn upstream(url: Option<String>, command: Vec<OsString>, remote: RemoteArgs)
         let program = parts.next().ok_or_else(|| Failure::usage("name the upstream server after `--`"))?;
         return Ok(Upstream::new(program, parts));
     };
-    let mut upstream = Upstream::http(url);
-    if let Some(path) = remote.upstream_ca {
-        upstream = upstream.with_ca_file(path);
-    }
-    let read = |e: m1nd::gateway::CredentialError| Failure::usage(e.to_string());
-    if let Some(name) = remote.upstream_bearer_env {
-        upstream = upstream.with_credential(Credential::bearer_from_env(name).map_err(read)?);
-    }
-    if let Some(path) = remote.upstream_bearer_file {
-        upstream = upstream.with_credential(Credential::bearer_from_file(path).map_err(read)?);
-    }
-    for spec in &remote.upstream_header_env {
-        upstream = upstream.with_credential(Credential::header_from_env(spec).map_err(read)?);
-    }
-    Ok(upstream)
+    let secrets = HttpSecrets {
+        ca_file: remote.upstream_ca,
+        bearer_env: remote.upstream_bearer_env,
+        bearer_file: remote.upstream_bearer_file,
+        header_env: remote.upstream_header_env,
+    };
+    Upstream::http_with(url, secrets).map_err(|e| Failure::usage(e.to_string()))
 }

@@ -22,11 +22,11 @@ use m1nd_core::gateway::fleet::{Endpoint, Fleet, Http};
 
 pub use server::FleetServer;
 
-use super::credential::{Credential, CredentialError};
+use super::credential::CredentialError;
 use super::error::GatewayError;
 use super::session::{Connected, connect};
 use super::state::Options;
-use super::upstream::Upstream;
+use super::upstream::{HttpSecrets, Upstream};
 use routes::Routes;
 
 /// How to reach a member: its `fleet.toml` endpoint, with relative file
@@ -39,20 +39,13 @@ pub fn upstream_of(endpoint: &Endpoint, fleet_dir: &std::path::Path) -> Result<U
             None => Ok(Upstream::new("", Vec::<String>::new())),
         },
         Endpoint::Http(Http { url, ca_file, bearer_env, bearer_file, header_env }) => {
-            let mut upstream = Upstream::http(url.clone());
-            if let Some(path) = ca_file {
-                upstream = upstream.with_ca_file(fleet_dir.join(path));
-            }
-            if let Some(name) = bearer_env {
-                upstream = upstream.with_credential(Credential::bearer_from_env(std::ffi::OsString::from(name))?);
-            }
-            if let Some(path) = bearer_file {
-                upstream = upstream.with_credential(Credential::bearer_from_file(fleet_dir.join(path))?);
-            }
-            for spec in header_env {
-                upstream = upstream.with_credential(Credential::header_from_env(spec)?);
-            }
-            Ok(upstream)
+            let secrets = HttpSecrets {
+                ca_file: ca_file.as_ref().map(|path| fleet_dir.join(path)),
+                bearer_env: bearer_env.as_ref().map(Into::into),
+                bearer_file: bearer_file.as_ref().map(|path| fleet_dir.join(path)),
+                header_env: header_env.clone(),
+            };
+            Upstream::http_with(url.clone(), secrets)
         }
     }
 }
