@@ -208,7 +208,9 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
     };
     http_runtime()?.block_on(async move {
         let connected = gateway::connect(policy, options, upstream).await.map_err(|e| Failure::usage(e.to_string()))?;
-        let served = http::serve(connected.server.clone(), http).await.map_err(|e| Failure::usage(e.to_string()));
+        let served = http::serve(connected.server.clone(), http, gateway::keep_definitions(connected.server.clone()))
+            .await
+            .map_err(|e| Failure::usage(e.to_string()));
         connected.close().await;
         served
     })

@@ -18,8 +18,8 @@
 //!    older one.
 //!
 //! rmcp's Streamable HTTP server takes a `ServerHandler`, not a `Service`, so
-//! `--http` serves the bare `GatewayServer`, whose `tools/list` still drops
-//! `execution` (see the guide's gateway page).
+//! `--http` serves the bare `GatewayServer` and gives its `tools/list` answers
+//! the same tools in a layer in front of it (`listing_http.rs`).
 
 use std::borrow::Cow;
 
@@ -31,7 +31,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, Service, ServiceExt
 
 use super::error::GatewayError;
 use super::session::{GatewayServer, connect};
-use super::state::Options;
+use super::state::{Options, Served};
 use super::upstream::Upstream;
 
 /// Start the upstream, check its tools, and serve `downstream` until it closes.
@@ -53,6 +53,12 @@ where
     };
     connected.close().await;
     ended
+}
+
+/// What a `tools/list` answer lists, on every transport: each served tool
+/// as the view's JSON, which keeps what rmcp's `Tool` drops.
+pub(super) fn served_tools(served: &Served) -> serde_json::Value {
+    served.tools.iter().map(|tool| tool.json.clone()).collect()
 }
 
 /// [`GatewayServer`] whose `tools/list` keeps what rmcp's `Tool` drops.
@@ -77,8 +83,7 @@ impl Service<RoleServer> for GatewayService {
             ServerResult::ListToolsResult(listed) if lists_tools => {
                 let mut answer = serde_json::to_value(&listed)
                     .map_err(|e| McpError::internal_error(format!("tools/list: {e}"), None))?;
-                let served = self.0.state.served();
-                answer["tools"] = served.tools.iter().map(|t| t.json.clone()).collect();
+                answer["tools"] = served_tools(&self.0.state.served());
                 Ok(ServerResult::CustomResult(CustomResult(answer)))
             }
             answered => Ok(answered),

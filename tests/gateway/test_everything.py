@@ -307,12 +307,6 @@ def start_http(tmp_path: Path) -> tuple[subprocess.Popen[bytes], str]:
     raise RuntimeError("m1nd gateway --http printed no address within 30 s")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="over --http the gateway drops `execution`: rmcp 3.11's Streamable HTTP server serves a "
-    "ServerHandler, whose tools/list answer is made of rmcp's Tool, which has no such field (stdio answers "
-    "with the view's own JSON). Remove this mark when it is forwarded.",
-)
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 async def test_over_http_execution_is_forwarded_as_the_upstream_declares_it(tmp_path: Path, mode: str) -> None:
     direct = await upstream_tools()

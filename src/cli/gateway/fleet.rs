@@ -64,7 +64,9 @@ pub fn run(dir: &Path, args: GatewayArgs) -> Result<(), Failure> {
     };
     http_runtime()?.block_on(async move {
         let connected = connect.await?;
-        let served = http::serve(connected.server.clone(), http).await.map_err(|e| Failure::usage(e.to_string()));
+        let served = http::serve(connected.server.clone(), http, std::convert::identity)
+            .await
+            .map_err(|e| Failure::usage(e.to_string()));
         connected.close().await;
         served
     })

@@ -64,6 +64,7 @@
 pub mod addr;
 mod bad_body;
 pub mod human;
+pub mod peek;
 pub mod security;
 pub mod sessions;
 pub mod slots;
@@ -137,7 +138,7 @@ pub fn run(service: Service, http: HttpOptions) -> Result<(), ServeError> {
         http.allowed_hosts.push(instance.name().to_owned());
         let streams = human::streams::EventStreams::new(http.event_streams);
         let human = human::Human { authority, service: service.clone(), hosts, instance, streams };
-        let app = router(Server::new(service), &http, Some(Arc::new(human)));
+        let app = router(Server::new(service), &http, Some(Arc::new(human)), std::convert::identity);
         tracing::info!("serving MCP on http://{bound}{MCP_PATH}");
         tracing::info!(
             target: human::authority::LOGIN_LINK_TARGET,
@@ -149,13 +150,15 @@ pub fn run(service: Service, http: HttpOptions) -> Result<(), ServeError> {
 
 /// Serve any MCP server handler (the gateway) at `http.addr`, behind the
 /// same checks and limits as `m1nd serve --http`, until the process stops.
-/// It has no human pages: those belong to the m1nd store.
-pub async fn serve<S>(server: S, http: HttpOptions) -> Result<(), ServeError>
+/// It has no human pages: those belong to the m1nd store. `around_mcp` wraps
+/// rmcp's `/mcp` service in the server's own layers, inside every check
+/// (the gateway's `tools/list` answer; `std::convert::identity` for none).
+pub async fn serve<S>(server: S, http: HttpOptions, around_mcp: impl FnOnce(Router) -> Router) -> Result<(), ServeError>
 where
     S: ServerHandler + Clone + Send + Sync + 'static,
 {
     let (listener, bound) = listen(&http).await?;
-    let app = router(server, &http, None);
+    let app = router(server, &http, None, around_mcp);
     tracing::info!("serving MCP on http://{bound}{MCP_PATH}");
     accept(listener, app, slots::Budget::new(http.limits, &[])).await
 }
@@ -172,15 +175,19 @@ async fn listen(http: &HttpOptions) -> Result<(TcpListener, SocketAddr), ServeEr
 /// `/mcp` and what guards it, then the human's pages when there are any
 /// (they carry their own guards: a bearer token is for MCP clients, a person
 /// logs in with a link).
-fn router<S>(server: S, http: &HttpOptions, human: Option<Arc<human::Human>>) -> Router
+fn router<S>(
+    server: S,
+    http: &HttpOptions,
+    human: Option<Arc<human::Human>>,
+    around_mcp: impl FnOnce(Router) -> Router,
+) -> Router
 where
     S: ServerHandler + Clone + Send + Sync + 'static,
 {
     let sessions = Arc::new(sessions::CappedSessions::new(http.sessions));
     let mcp =
         StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&sessions), security::rmcp_config(http));
-    let mut app = Router::new()
-        .route_service(MCP_PATH, mcp)
+    let mut app = around_mcp(Router::new().route_service(MCP_PATH, mcp))
         .layer(axum::middleware::from_fn_with_state(sessions, sessions::refuse_when_full))
         .layer(axum::middleware::from_fn(bad_body::explain));
     if let Some(token) = &http.token {

@@ -46,7 +46,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
@@ -57,10 +56,9 @@ use rmcp::transport::streamable_http_server::session::local::{
     LocalSessionManager, LocalSessionManagerError, SessionConfig,
 };
 use rmcp::transport::streamable_http_server::session::{ServerSseMessage, SessionId, SessionManager};
-use serde::Deserialize;
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
-use super::MAX_BODY_BYTES;
+use super::peek::peek;
 use crate::service::ErrorKind;
 
 mod give_back;
@@ -249,21 +247,16 @@ pub async fn refuse_when_full(State(sessions): State<Arc<CappedSessions>>, reque
     if !may_initialize(request.method(), request.headers()) {
         return next.run(request).await;
     }
-    let (parts, body) = request.into_parts();
-    let Ok(bytes) = axum::body::to_bytes(body, MAX_BODY_BYTES).await else {
-        // rmcp's words for a body over the cap (the only way reading a body fails
-        // short of the client going away, when no answer is read anyway).
-        let text = format!("Payload Too Large: request body exceeds {MAX_BODY_BYTES} bytes");
-        return (StatusCode::PAYLOAD_TOO_LARGE, text).into_response();
+    let (request, peeked) = match peek(request).await {
+        Ok(peeked) => peeked,
+        Err(refused) => return refused,
     };
-    let peek = serde_json::from_slice::<Peek>(&bytes).ok().filter(|peek| peek.method.as_deref() == Some(INITIALIZE));
-    let request = Request::from_parts(parts, Body::from(bytes));
-    let Some(initialize) = peek else {
+    if peeked.method.as_deref() != Some(INITIALIZE) {
         return next.run(request).await;
-    };
+    }
     match Arc::clone(&sessions.slots).try_acquire_owned() {
         Ok(slot) => RESERVED.scope(RefCell::new(Some(slot)), next.run(request)).await,
-        Err(_) => full(initialize.id, sessions.limits),
+        Err(_) => full(peeked.id, sessions.limits),
     }
 }
 
@@ -273,13 +266,6 @@ fn may_initialize(method: &Method, headers: &HeaderMap) -> bool {
     method == Method::POST
         && !headers.contains_key(SESSION_HEADER)
         && headers.get(METHOD_HEADER).is_none_or(|named| named.as_bytes() == INITIALIZE.as_bytes())
-}
-
-/// The two fields that tell an `initialize` and whom to answer.
-#[derive(Deserialize)]
-struct Peek {
-    method: Option<String>,
-    id: Option<RequestId>,
 }
 
 /// What a client is told when every slot is held.

@@ -1,0 +1,133 @@
+//! `tools/list` over `--http` answered in the reviewed definitions' own JSON,
+//! as [`super::GatewayService`] answers it on stdio.
+//!
+//! rmcp's Streamable HTTP server serves a `ServerHandler`, whose `tools/list`
+//! answer is made of rmcp's `Tool`, which has no `execution` field. So
+//! [`keep_definitions`] puts a layer between the transport's checks and
+//! rmcp's `/mcp` service. It promises:
+//!
+//! 1. rmcp decides everything first: the request reaches it byte for byte,
+//!    and every answer that is not a `tools/list` result passes untouched
+//!    (its body is not read or parsed).
+//! 2. Only a POST whose body is a `tools/list` request is watched. In its
+//!    answer (JSON, or the SSE stream of a legacy session), the one message
+//!    that is the result for that request's `id` gets the same `tools` array
+//!    the stdio transport answers ([`super::listing::served_tools`]): each
+//!    served tool as the view's JSON, `execution` exactly as pinned. Every
+//!    other key, and every other message of the stream, is rmcp's.
+//! 3. The tools are those of the view current once rmcp answered (after its
+//!    re-list), never an older one.
+
+use axum::Router;
+use axum::body::{Body, Bytes};
+use axum::extract::{Request, State};
+use axum::http::{HeaderMap, Method, StatusCode, header};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use futures_util::StreamExt;
+use rmcp::model::RequestId;
+use serde_json::Value;
+use sse_stream::SseStream;
+
+use super::listing::served_tools;
+use super::session::GatewayServer;
+use crate::transport::http::peek::peek;
+
+/// The method whose answer is rewritten.
+const TOOLS_LIST: &str = "tools/list";
+
+/// The layer for `transport::http::serve`'s `around_mcp`.
+pub fn keep_definitions(server: GatewayServer) -> impl FnOnce(Router) -> Router {
+    move |mcp| mcp.layer(axum::middleware::from_fn_with_state(server, answer_listing))
+}
+
+/// Middleware: let rmcp answer, then give a `tools/list` result the view's JSON.
+async fn answer_listing(State(server): State<GatewayServer>, request: Request, next: Next) -> Response {
+    if request.method() != Method::POST {
+        return next.run(request).await;
+    }
+    let (request, peeked) = match peek(request).await {
+        Ok(peeked) => peeked,
+        Err(refused) => return refused,
+    };
+    let (true, Some(id)) = (peeked.asks(TOOLS_LIST), peeked.id) else {
+        return next.run(request).await;
+    };
+    let response = next.run(request).await;
+    if !response.status().is_success() {
+        return response;
+    }
+    let listing = Listing { id, tools: move || served_tools(&server.state.served()) };
+    match media_type(response.headers()).as_deref() {
+        Some("application/json") => listing.in_json(response).await,
+        Some("text/event-stream") => listing.in_event_stream(response),
+        _ => response,
+    }
+}
+
+/// The essence of the answer's content type, lower case.
+fn media_type(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(header::CONTENT_TYPE)?.to_str().ok()?;
+    Some(value.split_once(';').map_or(value, |(essence, _)| essence).trim().to_ascii_lowercase())
+}
+
+/// The request being answered, and where its tools come from (read when
+/// the answer is, so they are the view rmcp answered from or a newer one).
+#[derive(Clone)]
+struct Listing<F> {
+    id: RequestId,
+    tools: F,
+}
+
+impl<F: Fn() -> Value + Clone + Send + Sync + 'static> Listing<F> {
+    /// A JSON answer: one message, read whole. Its size is bounded by the
+    /// view it was made from, which the gateway's listing bounds cap.
+    async fn in_json(&self, response: Response) -> Response {
+        let (mut parts, body) = response.into_parts();
+        let bytes = match axum::body::to_bytes(body, usize::MAX).await {
+            Ok(bytes) => bytes,
+            Err(e) => {
+                tracing::warn!("tools/list: reading rmcp's answer failed: {e}");
+                let text = "the gateway could not read its own tools/list answer; list the tools again";
+                return (StatusCode::INTERNAL_SERVER_ERROR, text).into_response();
+            }
+        };
+        let rewritten = self.rewrite(&bytes).map_or(bytes, Bytes::from);
+        parts.headers.remove(header::CONTENT_LENGTH);
+        Response::from_parts(parts, Body::from(rewritten))
+    }
+
+    /// An SSE answer: every event passes in order, the result rewritten.
+    fn in_event_stream(&self, response: Response) -> Response {
+        let (parts, body) = response.into_parts();
+        let listing = self.clone();
+        let events = SseStream::new(body).map(move |event| {
+            event.map(|mut sse| {
+                if let Some(data) = sse.data.as_deref().and_then(|data| listing.rewrite(data.as_bytes())) {
+                    sse.data = Some(data);
+                }
+                Bytes::from(sse)
+            })
+        });
+        Response::from_parts(parts, Body::from_stream(events))
+    }
+
+    /// `message` with the view's tools, when it is the result for this
+    /// request; `None` (keep it as it is) otherwise.
+    fn rewrite(&self, message: &[u8]) -> Option<String> {
+        let mut message: Value = serde_json::from_slice(message).ok()?;
+        let id = serde_json::from_value::<RequestId>(message.get("id")?.clone()).ok()?;
+        if id != self.id {
+            return None;
+        }
+        let tools = message.get_mut("result")?.get_mut("tools")?;
+        if !tools.is_array() {
+            return None;
+        }
+        *tools = (self.tools)();
+        serde_json::to_string(&message).ok()
+    }
+}
+
+#[cfg(test)]
+mod tests;
