@@ -10,6 +10,7 @@
 //!    own rmcp handling first: the same checks of the request, the same
 //!    re-list, the same `resultType`, cache hints and (no) `nextCursor`.
 //! 2. A `tools/list` answer then lists each served tool as the view's JSON
+//!    ([`ListsReviewedTools`]; a fleet's under their served names)
 //!    (m1nd-core's `definition::served`: only the reviewed keys, the
 //!    policy's name and annotations), so `execution` reaches the client
 //!    exactly when the policy pinned it; every other key of the answer is
@@ -55,23 +56,37 @@ where
     ended
 }
 
-/// What a `tools/list` answer lists, on every transport: each served tool
-/// as the view's JSON, which keeps what rmcp's `Tool` drops.
+/// A server whose `tools/list` answer is its reviewed tools' own JSON,
+/// which keeps what rmcp's `Tool` drops: one gateway, or a fleet.
+pub trait ListsReviewedTools {
+    /// The `tools` array of a `tools/list` answer, read from the view
+    /// current now.
+    fn reviewed_tools(&self) -> serde_json::Value;
+}
+
+impl ListsReviewedTools for GatewayServer {
+    fn reviewed_tools(&self) -> serde_json::Value {
+        served_tools(&self.state.served())
+    }
+}
+
+/// Each served tool as the view's JSON.
 pub(super) fn served_tools(served: &Served) -> serde_json::Value {
     served.tools.iter().map(|tool| tool.json.clone()).collect()
 }
 
-/// [`GatewayServer`] whose `tools/list` keeps what rmcp's `Tool` drops.
+/// A gateway's server (one, or a fleet) whose `tools/list` keeps what
+/// rmcp's `Tool` drops.
 #[derive(Clone)]
-pub struct GatewayService(GatewayServer);
+pub struct GatewayService<S = GatewayServer>(S);
 
-impl GatewayService {
-    pub fn new(server: GatewayServer) -> Self {
+impl<S> GatewayService<S> {
+    pub fn new(server: S) -> Self {
         Self(server)
     }
 }
 
-impl Service<RoleServer> for GatewayService {
+impl<S: ServerHandler + ListsReviewedTools + Clone> Service<RoleServer> for GatewayService<S> {
     async fn handle_request(
         &self,
         request: ClientRequest,
@@ -83,7 +98,7 @@ impl Service<RoleServer> for GatewayService {
             ServerResult::ListToolsResult(listed) if lists_tools => {
                 let mut answer = serde_json::to_value(&listed)
                     .map_err(|e| McpError::internal_error(format!("tools/list: {e}"), None))?;
-                answer["tools"] = served_tools(&self.0.state.served());
+                answer["tools"] = self.0.reviewed_tools();
                 Ok(ServerResult::CustomResult(CustomResult(answer)))
             }
             answered => Ok(answered),

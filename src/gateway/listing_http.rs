@@ -12,7 +12,7 @@
 //! 2. Only a POST whose body is a `tools/list` request is watched. In its
 //!    answer (JSON, or the SSE stream of a legacy session), the one message
 //!    that is the result for that request's `id` gets the same `tools` array
-//!    the stdio transport answers ([`super::listing::served_tools`]): each
+//!    the stdio transport answers ([`ListsReviewedTools`]): each
 //!    served tool as the view's JSON, `execution` exactly as pinned. Every
 //!    other key, and every other message of the stream, is rmcp's.
 //! 3. The tools are those of the view current once rmcp answered (after its
@@ -29,20 +29,26 @@ use rmcp::model::RequestId;
 use serde_json::Value;
 use sse_stream::SseStream;
 
-use super::listing::served_tools;
-use super::session::GatewayServer;
+use super::listing::ListsReviewedTools;
 use crate::transport::http::peek::peek;
 
 /// The method whose answer is rewritten.
 const TOOLS_LIST: &str = "tools/list";
 
-/// The layer for `transport::http::serve`'s `around_mcp`.
-pub fn keep_definitions(server: GatewayServer) -> impl FnOnce(Router) -> Router {
-    move |mcp| mcp.layer(axum::middleware::from_fn_with_state(server, answer_listing))
+/// The layer for `transport::http::serve`'s `around_mcp`: one gateway's
+/// server, or a fleet's.
+pub fn keep_definitions<S>(server: S) -> impl FnOnce(Router) -> Router
+where
+    S: ListsReviewedTools + Clone + Send + Sync + 'static,
+{
+    move |mcp| mcp.layer(axum::middleware::from_fn_with_state(server, answer_listing::<S>))
 }
 
 /// Middleware: let rmcp answer, then give a `tools/list` result the view's JSON.
-async fn answer_listing(State(server): State<GatewayServer>, request: Request, next: Next) -> Response {
+async fn answer_listing<S>(State(server): State<S>, request: Request, next: Next) -> Response
+where
+    S: ListsReviewedTools + Clone + Send + Sync + 'static,
+{
     if request.method() != Method::POST {
         return next.run(request).await;
     }
@@ -57,7 +63,7 @@ async fn answer_listing(State(server): State<GatewayServer>, request: Request, n
     if !response.status().is_success() {
         return response;
     }
-    let listing = Listing { id, tools: move || served_tools(&server.state.served()) };
+    let listing = Listing { id, tools: move || server.reviewed_tools() };
     match media_type(response.headers()).as_deref() {
         Some("application/json") => listing.in_json(response).await,
         Some("text/event-stream") => listing.in_event_stream(response),

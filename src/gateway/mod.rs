@@ -62,7 +62,7 @@ pub use credential::{Credential, CredentialError};
 pub use error::GatewayError;
 pub use https::{HttpClientOptions, HttpsError};
 pub use import::{ImportOptions, Report, files};
-pub use listing::{GatewayService, serve};
+pub use listing::{GatewayService, ListsReviewedTools, serve};
 pub use listing_http::keep_definitions;
 pub use name_problem::NameProblem;
 pub use session::{Connected, GatewayServer, connect};

@@ -10,13 +10,15 @@ from __future__ import annotations
 import json
 import os
 import signal
+import subprocess
 import sys
 import time
 import tomllib
 from pathlib import Path
 
 import pytest
-from mcp import Client
+from mcp import Client, ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
 from gateway_harness import (
     HERE,
@@ -141,6 +143,41 @@ async def test_one_endpoint_serves_both_upstreams_each_under_its_own_policy(tmp_
     bare_line = next(line for line in lines if line["name"] == "git_status")
     assert bare_line["decision"] == "refused" and bare_line["code"] == "undeclared", bare_line
     assert bare_line["policy"] == digest.stdout.strip() and "upstream" not in bare_line, bare_line
+
+
+async def listed_directly(command: list[str]) -> dict[str, object]:
+    """An upstream's own tools/list, straight from it: each tool's `execution`, by name."""
+    params = StdioServerParameters(command=command[0], args=command[1:])
+    async with stdio_client(params, errlog=subprocess.DEVNULL) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            return {t.name: t.execution for t in (await session.list_tools()).tools}
+
+
+@pytest.mark.parametrize("transport", ["stdio", "legacy", "2026-07-28"])
+async def test_each_tool_is_listed_with_its_upstream_s_execution_under_its_served_name(
+    tmp_path: Path, transport: str
+) -> None:
+    fleet, _, root = git_and_files(tmp_path)
+    prefixes = {name: entry["prefix"] for name, entry in reviewed_fleet().items()}
+    declared = await listed_directly(filesystem_server(root))
+    assert any(declared.values()), "server-filesystem declares `execution` on its tools"
+    arguments = ["gateway", "--fleet", str(fleet), "--read-only"]
+    if transport == "stdio":
+        async with m1nd_gateway(arguments, log_dir=tmp_path) as gw:
+            tools = (await gw.session.list_tools()).tools
+    else:
+        process, url = start_http([str(m1nd_bin()), *arguments, "--http", "127.0.0.1:0"], tmp_path / "gw.stderr")
+        try:
+            async with Client(url, mode=transport, cache=None) as client:
+                tools = (await client.list_tools()).tools
+        finally:
+            process.terminate()
+            process.wait(timeout=10)
+    files = {t.name.removeprefix(prefixes["files"]): t for t in tools if t.name.startswith(prefixes["files"])}
+    assert any(declared[name] for name in files), "some tool the fleet lists declares `execution`"
+    for name, tool in files.items():
+        assert tool.execution == declared[name], name
 
 
 def children_running(pattern: str) -> list[int]:

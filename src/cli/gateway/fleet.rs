@@ -5,6 +5,7 @@
 use std::path::Path;
 
 use m1nd::gateway::fleet::{self as served, ConnectedFleet};
+use m1nd::gateway::{GatewayService, keep_definitions};
 use m1nd::mcp::attestation::{self, PinError, Pinned};
 use m1nd::transport::http;
 use m1nd_core::gateway::fleet::{Fleet, FleetSources, compile_fleet};
@@ -64,7 +65,7 @@ pub fn run(dir: &Path, args: GatewayArgs) -> Result<(), Failure> {
     };
     http_runtime()?.block_on(async move {
         let connected = connect.await?;
-        let served = http::serve(connected.server.clone(), http, std::convert::identity)
+        let served = http::serve(connected.server.clone(), http, keep_definitions(connected.server.clone()))
             .await
             .map_err(|e| Failure::usage(e.to_string()));
         connected.close().await;
@@ -73,9 +74,7 @@ pub fn run(dir: &Path, args: GatewayArgs) -> Result<(), Failure> {
 }
 
 async fn serve_stdio(connected: &ConnectedFleet) -> Result<(), Failure> {
-    let running = connected
-        .server
-        .clone()
+    let running = GatewayService::new(connected.server.clone())
         .serve(m1nd::transport::stdio::Stdio::new())
         .await
         .map_err(|e| Failure::usage(format!("the downstream MCP session did not start: {e}")))?;

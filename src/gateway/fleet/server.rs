@@ -23,6 +23,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
 use super::super::audit::{self, Audit, Decision};
+use super::super::listing::ListsReviewedTools;
 use super::super::state::State;
 use super::super::surfaces as served;
 use super::Routes;
@@ -324,6 +325,22 @@ impl ServerHandler for FleetServer {
                 serde_json::from_value(reference).map_err(|e| McpError::internal_error(e.to_string(), None))?;
         }
         served::complete(&self.members[member], request, &context).await
+    }
+}
+
+impl ListsReviewedTools for FleetServer {
+    /// Every member's served tools as its view's JSON, under their served
+    /// names, in `fleet.toml` order as `tools/list` lists them.
+    fn reviewed_tools(&self) -> Value {
+        let mut tools = Vec::new();
+        for (member, state) in self.members.iter().enumerate() {
+            for served in state.served().tools.iter() {
+                let mut json = served.json.clone();
+                json["name"] = Value::String(served_name(self.prefix(member), &served.tool.name));
+                tools.push(json);
+            }
+        }
+        Value::Array(tools)
     }
 }
 
