@@ -243,6 +243,59 @@ fn init_demo_then_cockpit_shows_a_living_menu() {
 /// `--log-format json` writes one JSON object per line on stderr, with the
 /// level and the message as fields, but the tray's login link as a text
 /// line for the person; a bad `M1ND_LOG` stops the command.
+/// `m1nd ARGS` in `dir`, with `M1ND_STORE` set to `store` when given.
+fn m1nd_in(dir: &Path, args: &[&str], store: Option<&str>) -> Output {
+    let mut command = Command::new(BIN);
+    server_support::as_a_client_starts_it(&mut command).args(args).current_dir(dir).env_remove("M1ND_READ_ONLY");
+    if let Some(store) = store {
+        command.env("M1ND_STORE", store);
+    }
+    command.output().expect("run m1nd")
+}
+
+#[test]
+fn a_postgres_store_is_refused_without_its_password_and_nothing_is_created() {
+    let dir = temp_dir("pg-location");
+    let secret = "pw-Canary-42";
+    let url = format!("postgres://m1nd:{secret}@127.0.0.1:1/m1nd?sslmode=disable");
+    let runs: [(&[&str], bool); 5] = [
+        (&["init", "--demo", "--store", &url], false),
+        (&["cockpit"], true),
+        (&["serve", "--store", &url], false),
+        (&["serve", "--http", "127.0.0.1:0"], true),
+        (&["store", "check"], true),
+    ];
+    for (args, from_env) in runs {
+        let out = m1nd_in(dir.path(), args, from_env.then_some(url.as_str()));
+        let said = format!("{}{}", stdout(&out), stderr(&out));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {said}");
+        assert!(!said.contains(secret), "{args:?} showed the password: {said}");
+        assert!(said.contains("`postgres://m1nd:***@127.0.0.1:1/m1nd?sslmode=disable`"), "{args:?}: {said}");
+        assert!(said.contains("--store DIR"), "{args:?} says what to do instead: {said}");
+    }
+    let left: Vec<_> = std::fs::read_dir(dir.path()).expect("read dir").collect();
+    assert!(left.is_empty(), "a refused location creates nothing: {left:?}");
+    let help = m1nd_in(dir.path(), &["cockpit", "--help"], Some(&url));
+    assert!(stdout(&help).contains("M1ND_STORE") && !stdout(&help).contains(secret), "{}", stdout(&help));
+}
+
+#[test]
+fn m1nd_store_names_the_store_when_store_is_not_given() {
+    let dir = temp_dir("store-env");
+    let named = dir.path().join("named");
+    let named = named.to_str().expect("utf-8 path");
+    let init = m1nd_in(dir.path(), &["init", "--demo"], Some(named));
+    assert_eq!(init.status.code(), Some(0), "{}", stderr(&init));
+    assert!(Path::new(named).join("state.db").is_file(), "init wrote where M1ND_STORE says");
+    assert!(!dir.path().join(".m1nd").exists(), "and not at the default");
+    let cockpit = m1nd_in(dir.path(), &["cockpit", "--json"], Some(named));
+    assert_eq!(cockpit.status.code(), Some(0), "{}", stderr(&cockpit));
+    let elsewhere = dir.path().join("elsewhere");
+    let flag_wins = m1nd_in(dir.path(), &["cockpit", "--store", elsewhere.to_str().expect("utf-8")], Some(named));
+    assert_eq!(flag_wins.status.code(), Some(2), "--store is taken over M1ND_STORE: {}", stderr(&flag_wins));
+    assert!(stderr(&flag_wins).contains("no store at"), "{}", stderr(&flag_wins));
+}
+
 #[test]
 fn logs_are_text_or_json_lines() {
     use std::io::{BufRead, BufReader};

@@ -37,13 +37,14 @@ pub struct CockpitArgs {
 }
 
 pub fn run(args: CockpitArgs) -> Result<(), Failure> {
-    let options = Options { readers: 1, ..Options::new(&args.store.store).read_only(true) };
+    let dir = args.store.dir()?;
+    let options = Options { readers: 1, ..Options::new(dir).read_only(true) };
     let service = Service::start(options).map_err(|e| Failure::usage(e.to_string()))?;
     let request = Request { select: args.reference, seen_store_version: args.seen_store_version };
     let view = service.view_blocking(request).map_err(|e| match e {
         ServiceError::Store(StoreError::NotFound { .. }) => Failure::usage(format!(
             "no store at {}; create one with `{}` (a sample state) or `{}` (empty)",
-            args.store.store.display(),
+            dir.display(),
             invocation::m1nd("init --demo"),
             invocation::m1nd("init")
         )),
@@ -58,7 +59,7 @@ pub fn run(args: CockpitArgs) -> Result<(), Failure> {
         let charset = if args.ascii { Charset::Ascii } else { Charset::Unicode };
         emit(&text::render(&view, charset))?;
         // On stderr: stdout stays the card MCP answers, byte for byte.
-        if let Some(note) = view.door_link.as_deref().and_then(|link| door_note(link, &args.store.store)) {
+        if let Some(note) = view.door_link.as_deref().and_then(|link| door_note(link, dir)) {
             eprintln!("note: {note}");
         }
         Ok(())

@@ -20,17 +20,18 @@ pub struct InitArgs {
 }
 
 pub fn run(args: InitArgs) -> Result<(), Failure> {
+    let dir = args.store.dir()?;
     let created = if args.demo {
-        Store::demo_state().and_then(|state| Store::create(&args.store.store, &state, args.max_bytes.max_bytes))
+        Store::demo_state().and_then(|state| Store::create(dir, &state, args.max_bytes.max_bytes))
     } else {
-        Store::create(&args.store.store, &State::empty(), args.max_bytes.max_bytes)
+        Store::create(dir, &State::empty(), args.max_bytes.max_bytes)
     };
     let store = created.map_err(store_failure)?;
     let version = store.version().map_err(|e: StoreError| Failure::usage(e.to_string()))?;
     let kind = if args.demo { "demo" } else { "empty" };
     let mut text = format!("created {kind} store {} (store_version {version})", store.path().display());
     if args.demo {
-        let store = shell_word(&args.store.store.to_string_lossy());
+        let store = shell_word(&dir.to_string_lossy());
         text.push_str(&format!("\nnext: {}", invocation::m1nd(&format!("cockpit --store {store}"))));
     }
     emit(&text)

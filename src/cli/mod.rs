@@ -13,7 +13,6 @@ mod revision;
 mod serve;
 mod store;
 
-use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
@@ -86,12 +85,25 @@ enum PolicyCommand {
     Diff(policy::DiffArgs),
 }
 
-/// The store directory option shared by several commands.
+/// The store option shared by several commands.
 #[derive(Debug, Args)]
 struct StoreArg {
-    /// The store directory.
-    #[arg(long, value_name = "DIR", default_value = m1nd::store::DEFAULT_DIR)]
-    store: PathBuf,
+    /// The store directory. A `postgres://` URL is recognised and refused: this build keeps its
+    /// store in a directory.
+    // The variable's value is never shown in `--help`: a URL may hold a password.
+    #[arg(long, value_name = "DIR", env = STORE_ENV, hide_env_values = true, default_value = m1nd::store::DEFAULT_DIR)]
+    store: m1nd::store::Location,
+}
+
+/// The variable that names the store when `--store` is not given.
+pub const STORE_ENV: &str = "M1ND_STORE";
+
+impl StoreArg {
+    /// The store directory, or a usage error (exit 2) for a location this
+    /// build cannot use, shown without its password.
+    fn dir(&self) -> Result<&std::path::Path, Failure> {
+        self.store.dir().map_err(|e| Failure::usage(e.to_string()))
+    }
 }
 
 /// The size limit a new store declares.

@@ -219,7 +219,7 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
     }
     let from_env = read_only_from_env(std::env::var_os(READ_ONLY_ENV))?;
     let event_streams = args.event_streams()?;
-    let options = args.load.options(args.store.store, args.read_only || from_env)?;
+    let options = args.load.options(args.store.dir()?.to_path_buf(), args.read_only || from_env)?;
     let http = args.http.options()?;
     // Opened last of the checks, so a refused start leaves no new file behind.
     let options = Options { audit: args.audit.open()?, ..options };

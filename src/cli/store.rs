@@ -28,7 +28,7 @@ pub struct ImportArgs {
 }
 
 pub fn import(args: ImportArgs) -> Result<(), Failure> {
-    let store = Store::import(&args.store.store, &args.file, args.max_bytes.max_bytes).map_err(store_failure)?;
+    let store = Store::import(args.store.dir()?, &args.file, args.max_bytes.max_bytes).map_err(store_failure)?;
     let snapshot = store.snapshot().map_err(|e| Failure::usage(e.to_string()))?;
     let counts = snapshot.counts().map_err(|e| Failure::usage(e.to_string()))?;
     emit(&format!(
@@ -56,11 +56,11 @@ pub struct CheckArgs {
 
 /// The command that adds checksums to the store in `dir`, as the user would type it.
 fn add_checksums_command(store: &StoreArg) -> String {
-    invocation::m1nd(&format!("store add-checksums --store {}", shell_word(&store.store.to_string_lossy())))
+    invocation::m1nd(&format!("store add-checksums --store {}", shell_word(&store.store.to_string())))
 }
 
 pub fn check(args: CheckArgs) -> Result<(), Failure> {
-    let report = m1nd::store::check(&args.store.store).map_err(|e| match e {
+    let report = m1nd::store::check(args.store.dir()?).map_err(|e| match e {
         StoreError::Corrupt { .. } => Failure::refused(format!("damaged: {e}")),
         other => Failure::usage(other.to_string()),
     })?;
@@ -109,7 +109,7 @@ pub struct AddChecksumsArgs {
 }
 
 pub fn add_checksums(args: AddChecksumsArgs) -> Result<(), Failure> {
-    let mut store = Store::open(&args.store.store).map_err(store_failure)?;
+    let mut store = Store::open(args.store.dir()?).map_err(store_failure)?;
     match store.add_checksums().map_err(store_failure)? {
         Checksums::AlreadyThere => {
             emit(&format!("{} already has page checksums; nothing changed", store.path().display()))
@@ -117,7 +117,7 @@ pub fn add_checksums(args: AddChecksumsArgs) -> Result<(), Failure> {
         Checksums::Added { pages } => emit(&format!(
             "added a checksum to each of the {pages} pages of {} (store_version unchanged); `{}` checks them",
             store.path().display(),
-            invocation::m1nd(&format!("store check --store {}", shell_word(&args.store.store.to_string_lossy())))
+            invocation::m1nd(&format!("store check --store {}", shell_word(&args.store.store.to_string())))
         )),
     }
 }
@@ -132,7 +132,7 @@ pub struct SetMaxBytesArgs {
 }
 
 pub fn set_max_bytes(args: SetMaxBytesArgs) -> Result<(), Failure> {
-    let mut store = Store::open(&args.store.store).map_err(store_failure)?;
+    let mut store = Store::open(args.store.dir()?).map_err(store_failure)?;
     let version = store.set_max_bytes(args.max_bytes).map_err(store_failure)?;
     emit(&format!(
         "{} now declares a size cap of {} bytes (store_version {version}); servers started before apply it when \
@@ -152,7 +152,7 @@ pub struct BackupArgs {
 }
 
 pub fn backup(args: BackupArgs) -> Result<(), Failure> {
-    let store = Store::open(&args.store.store).map_err(store_failure)?;
+    let store = Store::open(args.store.dir()?).map_err(store_failure)?;
     let report = store.backup(&args.file).map_err(store_failure)?;
     let checksums = if report.has_checksums() { "with a checksum on every page" } else { "without page checksums" };
     emit(&format!(

@@ -27,9 +27,11 @@ pub use tempfile::TempDir;
 /// Start the binary as a client or a shell does, by its path, not as
 /// `cargo run` does: without the `CARGO` variable `cargo test` passes on,
 /// so the commands it suggests are spelled with that path
-/// (`m1nd::invocation`).
+/// (`m1nd::invocation`). Without `M1ND_STORE` either: every test names its
+/// store, and a variable set in the shell that runs the tests must not
+/// move it.
 pub fn as_a_client_starts_it(command: &mut Command) -> &mut Command {
-    command.env_remove("CARGO")
+    command.env_remove("CARGO").env_remove("M1ND_STORE")
 }
 
 /// A fresh directory named after the test, removed on drop.
