@@ -104,36 +104,36 @@ impl fmt::Debug for PostgresUrl {
     }
 }
 
-/// `url` with every `password=` parameter and the password of its user
-/// part replaced by [`HIDDEN`]. Parameters go first, so an `@` inside one
-/// is gone before the user part is looked for; the user part ends at the
-/// last `@`, so a password holding `/`, `?` or `@` is hidden whole, and an
-/// `@` later in the URL only hides more.
+/// `url` with its passwords replaced by [`HIDDEN`]. Two spans may hold
+/// one, and each is taken as wide as it could be, so that an odd password
+/// (holding `@`, `:`, `&`, `/`, `?` or `password=`) only hides more:
+///
+/// - the user part's password: from the first `:` after the scheme to the
+///   last `@`;
+/// - a `password=` parameter: from its value to the end of the URL (an
+///   unencoded `&` inside it could otherwise end it early).
 fn redacted(url: &str) -> String {
-    let url = hide_password_parameters(url);
-    let (scheme, rest) = url.split_once("://").unwrap_or(("", &url));
-    match rest.rsplit_once('@') {
-        Some((user, hosts)) => match user.split_once(':') {
-            Some((name, _password)) => format!("{scheme}://{name}:{HIDDEN}@{hosts}"),
-            None => format!("{scheme}://{rest}"),
-        },
-        None => format!("{scheme}://{rest}"),
-    }
-}
-
-/// Every `password=` (any case) hidden up to the next `&` or the end.
-fn hide_password_parameters(url: &str) -> String {
     const KEY: &str = "password=";
-    let mut shown = String::with_capacity(url.len());
-    let mut rest = url;
-    while let Some(at) = rest.to_ascii_lowercase().find(KEY) {
-        let value = at + KEY.len();
-        shown.push_str(&rest[..value]);
-        shown.push_str(HIDDEN);
-        rest = &rest[value..];
-        rest = &rest[rest.find('&').unwrap_or(rest.len())..];
+    let mut hidden = vec![false; url.len()];
+    let start = url.find("://").map_or(0, |at| at + "://".len());
+    if let Some(at) = url.rfind('@').filter(|&at| at >= start)
+        && let Some(colon) = url[start..at].find(':')
+    {
+        hidden[start + colon + 1..at].fill(true);
     }
-    shown.push_str(rest);
+    if let Some(at) = url.to_ascii_lowercase().find(KEY) {
+        hidden[at + KEY.len()..].fill(true);
+    }
+    let mut shown = String::with_capacity(url.len());
+    let mut in_hidden = false;
+    for (at, c) in url.char_indices() {
+        match (hidden[at], in_hidden) {
+            (true, false) => shown.push_str(HIDDEN),
+            (false, _) => shown.push(c),
+            (true, true) => {}
+        }
+        in_hidden = hidden[at];
+    }
     shown
 }
 
@@ -187,6 +187,39 @@ mod tests {
         let shown = location(&format!("postgres://m1nd:{CANARY}@db.example:5432/m1nd?sslmode=require")).to_string();
         assert_eq!(shown, "postgres://m1nd:***@db.example:5432/m1nd?sslmode=require");
         assert_eq!(location("postgres://m1nd@h/db").to_string(), "postgres://m1nd@h/db", "no password, nothing hidden");
+        assert_eq!(location("postgres://h:5432/db").to_string(), "postgres://h:5432/db", "a port is not a password");
+        assert_eq!(
+            location("postgres://m1nd@h/db?password=a&b=c").to_string(),
+            "postgres://m1nd@h/db?password=***",
+            "a password parameter hides the rest of the URL"
+        );
+    }
+
+    proptest::proptest! {
+        /// Whatever a password holds, and wherever the URL puts it, it is
+        /// not in what is shown.
+        #[test]
+        fn a_password_of_any_characters_is_never_shown(
+            user in "[a-z][a-z0-9_]{0,8}",
+            password in "[ -~]{6,24}",
+            hosts in "[a-z0-9.,:-]{1,20}",
+            tail in "(/[a-z0-9_]{0,8})?",
+            in_query in proptest::bool::ANY,
+            scheme in proptest::sample::select(vec!["postgres", "postgresql", "POSTGRES"]),
+        ) {
+            // A password that is part of the rest of the URL cannot be told apart from it.
+            proptest::prop_assume!(![&user, &hosts, &tail].iter().any(|part| part.contains(password.as_str())));
+            let url = if in_query {
+                format!("{scheme}://{user}@{hosts}{tail}?sslmode=disable&password={password}")
+            } else {
+                format!("{scheme}://{user}:{password}@{hosts}{tail}")
+            };
+            let location = location(&url);
+            proptest::prop_assert!(matches!(location, Location::Postgres(_)));
+            for shown in [location.to_string(), format!("{location:?}")] {
+                proptest::prop_assert!(!shown.contains(password.as_str()), "{} shows {}", shown, password);
+            }
+        }
     }
 
     #[test]
