@@ -208,9 +208,13 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
     };
     http_runtime()?.block_on(async move {
         let connected = gateway::connect(policy, options, upstream).await.map_err(|e| Failure::usage(e.to_string()))?;
-        let served = http::serve(connected.server.clone(), http, gateway::keep_definitions(connected.server.clone()))
-            .await
-            .map_err(|e| Failure::usage(e.to_string()));
+        let served = http::serve(
+            connected.server.clone(),
+            http,
+            http::reviewed_tools::keep_definitions(connected.server.clone()),
+        )
+        .await
+        .map_err(|e| Failure::usage(e.to_string()));
         connected.close().await;
         served
     })

@@ -20,7 +20,7 @@
 //!
 //! rmcp's Streamable HTTP server takes a `ServerHandler`, not a `Service`, so
 //! `--http` serves the bare `GatewayServer` and gives its `tools/list` answers
-//! the same tools in a layer in front of it (`listing_http.rs`).
+//! the same tools in a layer in front of it (`transport::http::reviewed_tools`).
 
 use std::borrow::Cow;
 

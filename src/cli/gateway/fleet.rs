@@ -4,8 +4,8 @@
 
 use std::path::Path;
 
+use m1nd::gateway::GatewayService;
 use m1nd::gateway::fleet::{self as served, ConnectedFleet};
-use m1nd::gateway::{GatewayService, keep_definitions};
 use m1nd::mcp::attestation::{self, PinError, Pinned};
 use m1nd::transport::http;
 use m1nd_core::gateway::fleet::{Fleet, FleetSources, compile_fleet};
@@ -65,9 +65,13 @@ pub fn run(dir: &Path, args: GatewayArgs) -> Result<(), Failure> {
     };
     http_runtime()?.block_on(async move {
         let connected = connect.await?;
-        let served = http::serve(connected.server.clone(), http, keep_definitions(connected.server.clone()))
-            .await
-            .map_err(|e| Failure::usage(e.to_string()));
+        let served = http::serve(
+            connected.server.clone(),
+            http,
+            http::reviewed_tools::keep_definitions(connected.server.clone()),
+        )
+        .await
+        .map_err(|e| Failure::usage(e.to_string()));
         connected.close().await;
         served
     })

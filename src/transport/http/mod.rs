@@ -65,6 +65,7 @@ pub mod addr;
 mod bad_body;
 pub mod human;
 pub mod peek;
+pub mod reviewed_tools;
 pub mod security;
 pub mod sessions;
 pub mod slots;

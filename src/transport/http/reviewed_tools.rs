@@ -1,5 +1,6 @@
-//! `tools/list` over `--http` answered in the reviewed definitions' own JSON,
-//! as [`super::GatewayService`] answers it on stdio.
+//! The gateway's `tools/list` over `--http`, answered in the reviewed
+//! definitions' own JSON, as [`GatewayService`](crate::gateway::GatewayService)
+//! answers it on stdio.
 //!
 //! rmcp's Streamable HTTP server serves a `ServerHandler`, whose `tools/list`
 //! answer is made of rmcp's `Tool`, which has no `execution` field. So
@@ -29,8 +30,8 @@ use rmcp::model::RequestId;
 use serde_json::Value;
 use sse_stream::SseStream;
 
-use super::listing::ListsReviewedTools;
-use crate::transport::http::peek::peek;
+use super::peek::peek;
+use crate::gateway::ListsReviewedTools;
 
 /// The method whose answer is rewritten.
 const TOOLS_LIST: &str = "tools/list";
