@@ -41,6 +41,7 @@ pub mod import_surfaces;
 mod listing;
 mod name_problem;
 pub mod plan;
+mod progress;
 pub mod readable;
 pub mod reviewed;
 mod session;

@@ -106,7 +106,8 @@ impl ServerHandler for GatewayServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let spelled = request.name.clone();
-        Ok(self.state.call(request, &audit::session(&context), &spelled).await.into())
+        let asker = context.meta.get_progress_token().map(|asked| (context.peer.clone(), asked));
+        Ok(self.state.call(request, &audit::session(&context), &spelled, asker).await.into())
     }
 
     // Prompts, resources and completion: see surfaces.rs.
@@ -210,7 +211,12 @@ pub async fn connect(
     tracing::info!("{}", announce(state.mode, gateway.mode, state.options.read_only));
     let changed = Arc::new(Notify::new());
     let (updated, updates) = tokio::sync::mpsc::channel(served_surfaces::UPDATES_QUEUED);
-    let client = upstream.connect(Listener { changed: Arc::clone(&changed), updated }, &state.declared).await?;
+    let client = upstream
+        .connect(
+            Listener { changed: Arc::clone(&changed), updated, progress: Arc::clone(&state.progress) },
+            &state.declared,
+        )
+        .await?;
     let peer = client.peer().clone();
     if let Ok(mut slot) = state.upstream.lock() {
         *slot = Some(peer.clone());

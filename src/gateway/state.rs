@@ -22,11 +22,12 @@ use m1nd_core::SessionMode;
 use m1nd_core::gateway::surfaces::{Kind, Listed, SurfaceView};
 use m1nd_core::gateway::{self, Gateway, View};
 use m1nd_core::guard::Guard;
-use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ResultType, Tool};
+use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ProgressToken, ResultType, Tool};
 use rmcp::{Peer, RoleClient, RoleServer};
 
 use super::audit::{self, Audit, Decision};
 use super::declared::Declared;
+use super::progress::{ProgressRoutes, call_reporting_progress};
 use super::shadow::Shadow;
 use super::subscriptions::Subscriptions;
 use super::upstream::{LIST_BOUNDS, Wanted, list, list_surfaces};
@@ -116,6 +117,9 @@ pub(super) struct State {
     pub(super) upstream: Mutex<Option<Peer<RoleClient>>>,
     /// What the upstream's listings declare that rmcp's `Tool` drops.
     pub(super) declared: Arc<Declared>,
+    /// Where the upstream's progress notifications go: each to the client
+    /// whose call is in flight under its token.
+    pub(super) progress: Arc<ProgressRoutes>,
     /// Held by the one re-list in flight, so an older listing never replaces
     /// a newer view. Never taken on the call path.
     pub(super) relisting: tokio::sync::Mutex<()>,
@@ -138,6 +142,7 @@ impl State {
             view: RwLock::new(Arc::new(Served::default())),
             upstream: Mutex::new(None),
             declared: Arc::new(Declared::new(LIST_BOUNDS.tools)),
+            progress: Arc::default(),
             relisting: tokio::sync::Mutex::new(()),
             downstream: Mutex::new(Vec::new()),
             subscriptions: Subscriptions::default(),
@@ -222,7 +227,16 @@ impl State {
     /// Check and forward one call. `spelled` is the name as the client wrote
     /// it, for the audit trail: `request.name` itself, or behind a fleet, the
     /// prefixed name the fleet resolved to `request.name`.
-    pub(super) async fn call(&self, request: CallToolRequestParams, session: &str, spelled: &str) -> CallToolResult {
+    /// Decide a call and, if allowed, forward it. `asker` is the client and
+    /// the progress token its request carried, if any: the upstream's
+    /// progress on this call goes back to it (see `progress.rs`).
+    pub(super) async fn call(
+        &self,
+        request: CallToolRequestParams,
+        session: &str,
+        spelled: &str,
+        asker: Option<(Peer<RoleServer>, ProgressToken)>,
+    ) -> CallToolResult {
         let served = self.served();
         let checked =
             gateway::check(self.gateway, &self.guard, &served.view, &request.name, request.arguments.as_ref());
@@ -265,7 +279,13 @@ impl State {
         let params = CallToolRequestParams::new(forward.upstream.clone()).with_arguments(forward.arguments.clone());
         let timeout = self.options.call_timeout;
         let started = std::time::Instant::now();
-        let answered = tokio::time::timeout(timeout, peer.call_tool(params)).await;
+        let call = async {
+            match asker {
+                Some((client, asked)) => call_reporting_progress(&self.progress, &peer, params, client, asked).await,
+                None => peer.call_tool(params).await,
+            }
+        };
+        let answered = tokio::time::timeout(timeout, call).await;
         let latency_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
         let result = match answered {
             // An upstream of an older protocol leaves `resultType` out; a

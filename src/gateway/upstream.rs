@@ -11,7 +11,7 @@ use m1nd_core::gateway::Gateway;
 use m1nd_core::gateway::surfaces::Listed;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, Implementation, PaginatedRequestParams,
-    ResourceUpdatedNotificationParam, Tool,
+    ProgressNotificationParam, ResourceUpdatedNotificationParam, Tool,
 };
 #[allow(
     deprecated,
@@ -27,6 +27,7 @@ use super::credential::Credential;
 use super::declared::Declared;
 use super::error::GatewayError;
 use super::https::{self, HttpClientOptions};
+use super::progress::ProgressRoutes;
 
 /// Where the upstream server is.
 #[derive(Clone, Debug)]
@@ -347,6 +348,8 @@ pub(super) struct Listener {
     /// (an update says only "read it again", so a storm loses nothing a
     /// client needs, and the gateway's memory stays bounded).
     pub updated: mpsc::Sender<String>,
+    /// Progress of the calls in flight, each back to the client that asked.
+    pub progress: Arc<ProgressRoutes>,
 }
 
 /// The words of every refusal of an upstream's request to a client.
@@ -383,6 +386,10 @@ impl ClientHandler for Listener {
         _context: NotificationContext<RoleClient>,
     ) {
         let _ = self.updated.try_send(params.uri);
+    }
+
+    async fn on_progress(&self, params: ProgressNotificationParam, _context: NotificationContext<RoleClient>) {
+        self.progress.forward(params);
     }
 
     #[allow(deprecated, reason = "refusing a deprecated request still names its types")]

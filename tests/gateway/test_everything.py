@@ -349,3 +349,49 @@ async def test_over_http_reads_answer_writes_are_refused_and_surfaces_follow_the
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+LONG_RUN = "trigger-long-running-operation"
+STEPS = 3
+
+
+async def test_a_call_s_progress_reaches_the_client_that_asked_over_stdio(tmp_path: Path) -> None:
+    assert LONG_RUN in READS
+    heard: list[tuple[float, float | None]] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        heard.append((progress, total))
+
+    async with gateway(POLICIES / "everything", everything_server(), log_dir=tmp_path, env=environment()) as gw:
+        arguments = {"duration": 0.3, "steps": STEPS}
+        done = await gw.session.call_tool(LONG_RUN, arguments, progress_callback=on_progress)
+        assert not done.is_error, text_of(done)
+        quiet = await gw.session.call_tool(LONG_RUN, arguments)
+        assert not quiet.is_error, text_of(quiet)
+    assert [progress for progress, _ in heard] == [float(n) for n in range(1, STEPS + 1)], heard
+    assert all(total == STEPS for _, total in heard), heard
+
+
+async def test_over_http_each_session_hears_only_its_own_call_s_progress(tmp_path: Path) -> None:
+    """Two legacy sessions call at once; each client picks its own progress token (the SDK uses the
+    request id, so both pick the same one), and each hears its own call's steps exactly once."""
+    process, url = start_http(tmp_path)
+    heard: dict[str, list[float]] = {"a": [], "b": []}
+
+    async def call(who: str, steps: int) -> None:
+        async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+            heard[who].append(progress)
+
+        async with Client(url, mode="legacy", cache=None) as c:
+            done = await c.call_tool(LONG_RUN, {"duration": 0.4, "steps": steps}, progress_callback=on_progress)
+            assert not done.is_error, text_of(done)
+
+    try:
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(call, "a", STEPS)
+            tg.start_soon(call, "b", STEPS + 1)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+    assert heard["a"] == [float(n) for n in range(1, STEPS + 1)], heard
+    assert heard["b"] == [float(n) for n in range(1, STEPS + 2)], heard
