@@ -21,11 +21,12 @@
 //!    of the first: rmcp gets the listing the tap heard. `tools/list` is safe and idempotent, so
 //!    asking twice changes nothing upstream; it costs a JSON-answering
 //!    upstream one more request per page (an SSE-answering one none).
-//! 4. If that second answer cannot be heard (an error, another status or
-//!    content type, a body past the bound or one that does not parse), the
-//!    first answer stands, recorded as declaring none of the dropped keys:
-//!    a listing not heard never inherits an earlier one's keys. Its tools
-//!    then differ from pins that hold `execution`, and are hidden.
+//! 4. If that second answer is not a listing the tap could hear (a failed
+//!    request, another status or content type, a body past the bound or one
+//!    that does not parse, a JSON-RPC error), the first answer stands,
+//!    recorded as declaring none of the dropped keys: a listing not heard
+//!    never inherits an earlier one's keys. Its tools then differ from pins
+//!    that hold `execution`, and are hidden.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -216,8 +217,11 @@ impl HttpTap {
         let session = response.headers().get(HEADER_SESSION_ID).and_then(|v| v.to_str().ok()).map(str::to_owned);
         let body = bounded_body(response, max_body).await?;
         self.declared.hear(&body);
-        let parsed = serde_json::from_slice::<ServerJsonRpcMessage>(&body).ok()?;
-        Some(StreamableHttpPostResponse::Json(parsed, session))
+        // A JSON-RPC error the second time does not replace a listing.
+        match serde_json::from_slice::<ServerJsonRpcMessage>(&body).ok()? {
+            parsed @ ServerJsonRpcMessage::Response(_) => Some(StreamableHttpPostResponse::Json(parsed, session)),
+            _ => None,
+        }
     }
 
     /// A listing rmcp parsed that the tap could not hear: its tools declare
@@ -461,23 +465,30 @@ mod tests {
 
     #[tokio::test]
     async fn a_listing_that_cannot_be_heard_again_declares_nothing_rather_than_the_last_keys() {
-        let upstream = Upstream::answering(vec![
-            ("200 OK", "application/json", listing()),
+        let refused = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "busy"}}).to_string();
+        for (status, content_type, second) in [
             ("500 Internal Server Error", "text/plain", "busy".to_owned()),
-        ])
-        .await;
-        let (tap, declared) = tap(&upstream.url);
-        declared.hear(listing().as_bytes());
-        assert!(execution_of_start_job(&declared).is_some(), "an earlier listing's keys");
-        let answer = tokio::time::timeout(
-            WITHIN,
-            tap.post_message(upstream.url.as_str().into(), tools_list(), None, None, HashMap::new()),
-        )
-        .await
-        .unwrap()
-        .unwrap();
-        assert_eq!(listed_names(&answer), ["start-job", "plain"], "rmcp's own answer stands");
-        assert_eq!(upstream.seen().len(), 2);
-        assert_eq!(execution_of_start_job(&declared), None);
+            ("200 OK", "text/html", listing()),
+            ("200 OK", "application/json", refused),
+        ] {
+            let upstream = Upstream::answering(vec![
+                ("200 OK", "application/json", listing()),
+                (status, content_type, second.clone()),
+            ])
+            .await;
+            let (tap, declared) = tap(&upstream.url);
+            declared.hear(listing().as_bytes());
+            assert!(execution_of_start_job(&declared).is_some(), "an earlier listing's keys");
+            let answer = tokio::time::timeout(
+                WITHIN,
+                tap.post_message(upstream.url.as_str().into(), tools_list(), None, None, HashMap::new()),
+            )
+            .await
+            .unwrap()
+            .unwrap();
+            assert_eq!(listed_names(&answer), ["start-job", "plain"], "rmcp's own answer stands: {second}");
+            assert_eq!(upstream.seen().len(), 2);
+            assert_eq!(execution_of_start_job(&declared), None, "{status} {content_type} {second}");
+        }
     }
 }
