@@ -1,19 +1,22 @@
 //! What an upstream's `tools/list` declares that rmcp's `Tool` has no field
-//! for (today `execution`), heard on the raw bytes of a stdio upstream so that
+//! for (today `execution`), heard on the raw messages of the upstream so that
 //! the gateway's view, its pins and `policy import` see the tool the upstream
-//! wrote, not rmcp's reading of it.
+//! wrote, not rmcp's reading of it. A stdio upstream is heard here, through
+//! [`Tap`]; a Streamable HTTP one through `http_tap.rs`, by the same
+//! rule ([`Declared::hear`]).
 //!
-//! The contract:
+//! The contract (points 1 and 2 are the stdio tap's):
 //!
 //! 1. [`Tap`] passes every byte through unchanged and in order: rmcp reads
 //!    exactly what the upstream wrote. It only watches.
 //! 2. It inspects each complete newline-delimited line no longer than
 //!    rmcp's own bound (`DEFAULT_MAX_LINE_LENGTH`, which rmcp drops anyway);
 //!    a longer line is not inspected, and its bytes are not kept.
-//! 3. A line that is a response whose `result` holds a `tools` array records,
-//!    for every entry with a string `name`, the [`DROPPED`] keys it has —
-//!    or that it has none, so a later listing without `execution` clears an
-//!    earlier one. The line is read off the pipe before rmcp can deliver the
+//! 3. A message (a stdio line, an SSE event's data, an HTTP response body)
+//!    that is a response whose `result` holds a `tools` array records, for
+//!    every entry with a string `name`, the [`DROPPED`] keys it has — or
+//!    that it has none, so a later listing without `execution` clears an
+//!    earlier one. Each message is heard before rmcp can deliver the
 //!    response it holds, so a listing's keys are recorded before its
 //!    `list_tools` returns.
 //! 4. Memory is bounded: at most twice as many tools as a listing may hold
@@ -56,8 +59,22 @@ impl Declared {
         Self { heard: Mutex::default(), remembered: tools.saturating_mul(2) }
     }
 
+    /// Hear one whole message as the upstream wrote it (a stdio line, an
+    /// SSE event's data, an HTTP response body): if it is a response whose
+    /// `result` holds a `tools` array, record that page (see the module's
+    /// contract, point 3). The one rule for every tap.
+    pub(super) fn hear(&self, message: &[u8]) {
+        // Most messages are not listings: skip them without parsing.
+        if !message.windows(TOOLS.len()).any(|w| w == TOOLS) {
+            return;
+        }
+        if let Ok(response) = serde_json::from_slice::<Response>(message) {
+            self.record(&response.result.tools);
+        }
+    }
+
     /// Record one page of a listing.
-    fn record(&self, tools: &[Value]) {
+    pub(super) fn record(&self, tools: &[Value]) {
         let Ok(mut heard) = self.heard.lock() else { return };
         for tool in tools {
             let Some(name) = tool.get("name").and_then(Value::as_str) else { continue };
@@ -163,13 +180,7 @@ impl Lines {
     }
 
     fn inspect(&self) {
-        // Most lines are not listings: skip them without parsing.
-        if !self.line.windows(TOOLS.len()).any(|w| w == TOOLS) {
-            return;
-        }
-        if let Ok(response) = serde_json::from_slice::<Response>(&self.line) {
-            self.declared.record(&response.result.tools);
-        }
+        self.declared.hear(&self.line);
     }
 }
 

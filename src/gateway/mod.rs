@@ -35,6 +35,8 @@ mod declared;
 mod error;
 pub mod fleet;
 mod free_text;
+#[cfg(feature = "http-upstream")]
+mod http_tap;
 mod https;
 mod import;
 pub mod import_surfaces;

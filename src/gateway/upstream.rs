@@ -26,6 +26,8 @@ use super::child::Child;
 use super::credential::Credential;
 use super::declared::Declared;
 use super::error::GatewayError;
+#[cfg(feature = "http-upstream")]
+use super::http_tap::HttpTap;
 use super::https::{self, HttpClientOptions};
 use super::progress::ProgressRoutes;
 
@@ -119,8 +121,8 @@ impl Upstream {
     }
 
     /// Start (or reach) the upstream and complete the MCP handshake. What
-    /// its listings declare that rmcp's `Tool` drops goes to `declared` (a
-    /// stdio upstream only; see `declared.rs`).
+    /// its listings declare that rmcp's `Tool` drops goes to `declared`
+    /// (see `declared.rs`, and `http_tap.rs` for an HTTP upstream).
     pub(super) async fn connect<H: ClientHandler>(
         &self,
         handler: H,
@@ -144,14 +146,10 @@ impl Upstream {
                 use rmcp::service::{ClientLifecycleMode, ClientServiceExt};
                 use rmcp::transport::StreamableHttpClientTransport;
                 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
-                // Nothing reaches `declared` from here: rmcp's HTTP client
-                // parses a JSON response before the gateway could read it, so
-                // an HTTP upstream's `execution` is dropped (see the guide's
-                // gateway page; tapping it would mean re-implementing rmcp's
-                // `StreamableHttpClient` for reqwest).
                 // The credential lives in the client's headers, never in
-                // rmcp's config, whose Debug would print it.
-                let client = https::client(url, &self.describe(), client)?;
+                // rmcp's config, whose Debug would print it. Its listings are
+                // heard through `HttpTap`, as a child's stdout through `Tap`.
+                let client = HttpTap::new(https::client(url, &self.describe(), client)?, Arc::clone(declared));
                 let config = StreamableHttpClientTransportConfig::with_uri(url.as_str());
                 let transport = StreamableHttpClientTransport::with_client(client, config);
                 let lifecycle = ClientLifecycleMode::Auto {

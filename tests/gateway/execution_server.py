@@ -5,7 +5,10 @@ official MCP Python SDK's low-level server, over stdio or (`http`) Streamable HT
 - `plain` declares no `execution`.
 
 Both hint `readOnlyHint: true`, so `policy import --read-only-from-hints` denies neither. Over HTTP
-it binds 127.0.0.1 on a free port and prints `listening on http://127.0.0.1:PORT/mcp` to stderr.
+it binds 127.0.0.1 on a free port and prints `listening on http://127.0.0.1:PORT/mcp` to stderr; it
+answers each POST with an SSE stream (`http`, the SDK's default) or a JSON body (`http-json`). It
+speaks 2025-11-25 only, as a server from before 2026-07-28 does (its `server/discover` is "method not
+found"): 2026-07-28 has no `execution`, and the SDK leaves it out of a listing in that version.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import anyio
 import mcp_types as types
 from mcp.server.lowlevel.server import Server
 from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
 
 EMPTY = {"type": "object", "properties": {}}
 READ = types.ToolAnnotations(read_only_hint=True)
@@ -35,6 +39,10 @@ async def call_tool(ctx, params) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=f"ran {params.name}")])
 
 
+async def no_discover(ctx, params) -> types.DiscoverResult:
+    raise MCPError(types.METHOD_NOT_FOUND, "Method not found")
+
+
 server = Server("execution", on_list_tools=list_tools, on_call_tool=call_tool)
 
 
@@ -43,19 +51,20 @@ async def stdio() -> None:
         await server.run(read, write, server.create_initialization_options())
 
 
-def http() -> None:
+def http(json_response: bool) -> None:
     import uvicorn
 
+    server.add_request_handler("server/discover", types.RequestParams, no_discover)
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.bind(("127.0.0.1", 0))
     sock.listen()
     print(f"listening on http://127.0.0.1:{sock.getsockname()[1]}/mcp", file=sys.stderr, flush=True)
-    config = uvicorn.Config(server.streamable_http_app(host="127.0.0.1"), log_level="warning")
+    config = uvicorn.Config(server.streamable_http_app(host="127.0.0.1", json_response=json_response), log_level="warning")
     anyio.run(uvicorn.Server(config).serve, [sock])
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] == ["http"]:
-        http()
+    if sys.argv[1:] in (["http"], ["http-json"]):
+        http(json_response=sys.argv[1] == "http-json")
     else:
         anyio.run(stdio)

@@ -1,9 +1,7 @@
 """A tool's `execution` (task support) through `m1nd gateway`, in front of execution_server.py: a tool
-that declares it and one that does not. `policy import` pins it as part of the definition, and the
-gateway lists it to a stdio client exactly as the upstream declares it (absent stays absent).
-
-A Streamable HTTP upstream's `execution` is still dropped (rmcp parses the response before the gateway
-could read it): that test is marked `xfail` (strict) until it is kept."""
+that declares it and one that does not, over stdio and over Streamable HTTP (answering with SSE
+streams and with JSON bodies). `policy import` pins it as part of the definition, and the gateway lists
+it to a stdio client exactly as the upstream declares it (absent stays absent)."""
 
 from __future__ import annotations
 
@@ -53,15 +51,13 @@ async def test_a_stdio_upstream_s_execution_is_pinned_and_listed_as_declared(tmp
     assert await listed_execution(policy_dir, SERVER, tmp_path, []) == DECLARED
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a Streamable HTTP upstream's `execution` is dropped: rmcp 3.11's HTTP client parses each "
-    "response into its Tool (no such field) before the gateway could read it. Remove this mark when it is kept.",
-)
-async def test_a_streamable_http_upstream_s_execution_is_pinned_and_listed_as_declared(tmp_path: Path) -> None:
+@pytest.mark.parametrize("answers", ["http", "http-json"], ids=["sse", "json"])
+async def test_a_streamable_http_upstream_s_execution_is_pinned_and_listed_as_declared(
+    tmp_path: Path, answers: str
+) -> None:
     stderr_path = tmp_path / "upstream.stderr"
     with open(stderr_path, "wb") as errlog:
-        upstream = subprocess.Popen([*SERVER, "http"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog)
+        upstream = subprocess.Popen([*SERVER, answers], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog)
     try:
         deadline = time.monotonic() + 30
         while not (found := LISTENING.search(stderr_path.read_text(errors="replace"))):

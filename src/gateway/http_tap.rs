@@ -1,0 +1,494 @@
+//! A Streamable HTTP upstream's listings, heard as the upstream wrote them:
+//! the HTTP counterpart of the stdio [`super::declared::Tap`], so that what
+//! rmcp's `Tool` drops (today `execution`) reaches the gateway's view, its
+//! pins and `policy import` over HTTP too.
+//!
+//! [`HttpTap`] is rmcp's `StreamableHttpClient` for reqwest with ears:
+//!
+//! 1. Every request goes out through rmcp's own reqwest client, with the
+//!    headers, size bounds and error handling it gives it (the one
+//!    exception is point 3's second asking); the tap changes no byte of a
+//!    request or of an answer.
+//! 2. Every event of every SSE stream — a POST's answer, the GET stream, a
+//!    resumed stream — is heard ([`Declared::hear`], the stdio tap's rule,
+//!    one event's data for one line) after rmcp's client has bounded and
+//!    framed it and before rmcp parses it, so a listing's keys are recorded
+//!    before its `list_tools` returns.
+//! 3. A `tools/list` answered with a JSON body comes back from rmcp already
+//!    parsed, the dropped keys gone. That request is then sent once more,
+//!    as rmcp sent it (same body, same headers, rmcp's JSON body bound), and
+//!    a 2xx JSON answer is heard, then parsed as rmcp parses one, in place
+//!    of the first: rmcp gets the listing the tap heard. `tools/list` is safe and idempotent, so
+//!    asking twice changes nothing upstream; it costs a JSON-answering
+//!    upstream one more request per page (an SSE-answering one none).
+//! 4. If that second answer is not a listing the tap could hear (a failed
+//!    request, another status or content type, a body past the bound or one
+//!    that does not parse, a JSON-RPC error), the first answer stands,
+//!    recorded as declaring none of the dropped keys: a listing not heard
+//!    never inherits an earlier one's keys. Its tools then differ from pins
+//!    that hold `execution`, and are hidden.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use futures_util::{StreamExt, TryStreamExt};
+use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
+use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcResponse, ServerJsonRpcMessage, ServerResult};
+use rmcp::transport::common::client_side_sse::BoxedSseResponse;
+use rmcp::transport::common::http_header::{EVENT_STREAM_MIME_TYPE, HEADER_SESSION_ID, JSON_MIME_TYPE};
+use rmcp::transport::streamable_http_client::{
+    StreamableHttpClient, StreamableHttpError, StreamableHttpPostResponse, StreamableHttpResponseLimits,
+};
+
+use super::declared::Declared;
+
+type Answer = Result<StreamableHttpPostResponse, StreamableHttpError<reqwest::Error>>;
+
+/// rmcp's reqwest client, whose answers `declared` hears: see the module's contract.
+#[derive(Clone, Debug)]
+pub(super) struct HttpTap {
+    client: reqwest::Client,
+    declared: Arc<Declared>,
+}
+
+impl HttpTap {
+    pub(super) fn new(client: reqwest::Client, declared: Arc<Declared>) -> Self {
+        Self { client, declared }
+    }
+
+    /// `stream`, each event's data heard on its way through.
+    fn heard(&self, stream: BoxedSseResponse) -> BoxedSseResponse {
+        let declared = Arc::clone(&self.declared);
+        stream
+            .inspect_ok(move |event| {
+                if let Some(data) = &event.data {
+                    declared.hear(data.as_bytes());
+                }
+            })
+            .boxed()
+    }
+}
+
+/// A POST as rmcp sent it, kept to send again.
+struct Post {
+    uri: Arc<str>,
+    message: ClientJsonRpcMessage,
+    session_id: Option<Arc<str>>,
+    auth_token: Option<String>,
+    custom_headers: HashMap<HeaderName, HeaderValue>,
+}
+
+impl StreamableHttpClient for HttpTap {
+    type Error = reqwest::Error;
+
+    async fn post_message(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_token: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Answer {
+        let limits = StreamableHttpResponseLimits::default();
+        self.post_message_with_response_limits(uri, message, session_id, auth_token, custom_headers, limits).await
+    }
+
+    async fn post_message_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_token: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Answer {
+        let mut limits = StreamableHttpResponseLimits::default();
+        limits.max_sse_event_size = max_sse_event_size;
+        self.post_message_with_response_limits(uri, message, session_id, auth_token, custom_headers, limits).await
+    }
+
+    /// What rmcp's transport calls for every POST.
+    async fn post_message_with_response_limits(
+        &self,
+        uri: Arc<str>,
+        message: ClientJsonRpcMessage,
+        session_id: Option<Arc<str>>,
+        auth_token: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        limits: StreamableHttpResponseLimits,
+    ) -> Answer {
+        let listing = is_tools_list(&message).then(|| Post {
+            uri: Arc::clone(&uri),
+            message: message.clone(),
+            session_id: session_id.clone(),
+            auth_token: auth_token.clone(),
+            custom_headers: custom_headers.clone(),
+        });
+        let answer = self
+            .client
+            .post_message_with_response_limits(uri, message, session_id, auth_token, custom_headers, limits)
+            .await?;
+        Ok(match (answer, listing) {
+            (StreamableHttpPostResponse::Sse(stream, session), _) => {
+                StreamableHttpPostResponse::Sse(self.heard(stream), session)
+            }
+            (StreamableHttpPostResponse::Json(ServerJsonRpcMessage::Response(first), session), Some(listing)) => {
+                self.ask_again(&listing, limits.max_json_response_size).await.unwrap_or_else(|| {
+                    self.heard_nothing(&first);
+                    StreamableHttpPostResponse::Json(ServerJsonRpcMessage::Response(first), session)
+                })
+            }
+            (answer, _) => answer,
+        })
+    }
+
+    async fn delete_session(
+        &self,
+        uri: Arc<str>,
+        session_id: Arc<str>,
+        auth_token: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<(), StreamableHttpError<Self::Error>> {
+        self.client.delete_session(uri, session_id, auth_token, custom_headers).await
+    }
+
+    async fn get_stream(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_token: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+    ) -> Result<BoxedSseResponse, StreamableHttpError<Self::Error>> {
+        let stream = self.client.get_stream(uri, session_id, last_event_id, auth_token, custom_headers).await?;
+        Ok(self.heard(stream))
+    }
+
+    async fn get_stream_with_max_sse_event_size(
+        &self,
+        uri: Arc<str>,
+        session_id: Option<Arc<str>>,
+        last_event_id: Option<String>,
+        auth_token: Option<String>,
+        custom_headers: HashMap<HeaderName, HeaderValue>,
+        max_sse_event_size: usize,
+    ) -> Result<BoxedSseResponse, StreamableHttpError<Self::Error>> {
+        let stream = self
+            .client
+            .get_stream_with_max_sse_event_size(
+                uri,
+                session_id,
+                last_event_id,
+                auth_token,
+                custom_headers,
+                max_sse_event_size,
+            )
+            .await?;
+        Ok(self.heard(stream))
+    }
+}
+
+impl HttpTap {
+    /// `listing` sent again as rmcp's reqwest client sends a POST, its 2xx
+    /// JSON answer heard and parsed: point 3 of the module's contract.
+    /// `None` when there is no such answer within `max_body` bytes.
+    async fn ask_again(&self, listing: &Post, max_body: usize) -> Option<StreamableHttpPostResponse> {
+        let mut request =
+            self.client.post(listing.uri.as_ref()).header(ACCEPT, [EVENT_STREAM_MIME_TYPE, JSON_MIME_TYPE].join(", "));
+        if let Some(token) = &listing.auth_token {
+            request = request.bearer_auth(token);
+        }
+        for (name, value) in &listing.custom_headers {
+            request = request.header(name, value);
+        }
+        if let Some(session_id) = &listing.session_id {
+            request = request.header(HEADER_SESSION_ID, session_id.as_ref());
+        }
+        let response = request.json(&listing.message).send().await.ok()?;
+        let status = response.status();
+        let json = response.headers().get(CONTENT_TYPE).is_some_and(|value| is_media_type(value, JSON_MIME_TYPE));
+        if !status.is_success()
+            || status == reqwest::StatusCode::ACCEPTED
+            || status == reqwest::StatusCode::NO_CONTENT
+            || !json
+        {
+            return None;
+        }
+        let session = response.headers().get(HEADER_SESSION_ID).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let body = bounded_body(response, max_body).await?;
+        self.declared.hear(&body);
+        // A JSON-RPC error the second time does not replace a listing.
+        match serde_json::from_slice::<ServerJsonRpcMessage>(&body).ok()? {
+            parsed @ ServerJsonRpcMessage::Response(_) => Some(StreamableHttpPostResponse::Json(parsed, session)),
+            _ => None,
+        }
+    }
+
+    /// A listing rmcp parsed that the tap could not hear: its tools declare
+    /// none of the dropped keys (point 4).
+    fn heard_nothing(&self, answer: &JsonRpcResponse<ServerResult>) {
+        if let ServerResult::ListToolsResult(page) = &answer.result {
+            let tools: Vec<serde_json::Value> =
+                page.tools.iter().filter_map(|t| serde_json::to_value(t).ok()).collect();
+            self.declared.record(&tools);
+        }
+    }
+}
+
+fn is_tools_list(message: &ClientJsonRpcMessage) -> bool {
+    matches!(message, ClientJsonRpcMessage::Request(r) if matches!(r.request, ClientRequest::ListToolsRequest(_)))
+}
+
+/// A `Content-Type` of `expected`, parameters and case aside.
+fn is_media_type(value: &HeaderValue, expected: &str) -> bool {
+    let essence = value.as_bytes().split(|b| *b == b';').next().unwrap_or_default();
+    std::str::from_utf8(essence).is_ok_and(|essence| essence.trim().eq_ignore_ascii_case(expected))
+}
+
+/// The whole body of `response`, if it is no longer than `max` bytes
+/// (rmcp's own bound on a JSON answer: a longer one it refuses too).
+async fn bounded_body(mut response: reqwest::Response, max: usize) -> Option<Vec<u8>> {
+    if response.content_length().is_some_and(|length| length > max as u64) {
+        return None;
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.ok()? {
+        if chunk.len() > max - body.len() {
+            return None;
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Some(body)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use rmcp::model::{ListToolsRequest, PingRequest, RequestId};
+    use serde_json::{Value, json};
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    use tokio::net::TcpListener;
+
+    use super::*;
+    use crate::gateway::https::{HttpClientOptions, client};
+
+    /// How long one test may take, the upstream included.
+    const WITHIN: Duration = Duration::from_secs(20);
+
+    /// A listing as an upstream writes it: `start-job` declares `execution`.
+    fn listing() -> String {
+        json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [
+            {"name": "start-job", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}},
+            {"name": "plain", "inputSchema": {"type": "object"}},
+        ]}})
+        .to_string()
+    }
+
+    /// One request as the upstream read it: its header lines, lowercased, and its body.
+    #[derive(Debug, PartialEq)]
+    struct Seen {
+        headers: Vec<String>,
+        body: Vec<u8>,
+    }
+
+    /// An upstream on loopback that answers its first connections, one
+    /// request each, with `answers` (status line, content type, body) in
+    /// order, and keeps what each request was.
+    struct Upstream {
+        url: String,
+        seen: Arc<std::sync::Mutex<Vec<Seen>>>,
+        task: tokio::task::JoinHandle<()>,
+    }
+
+    impl Upstream {
+        async fn answering(answers: Vec<(&'static str, &'static str, String)>) -> Self {
+            let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+            let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+            let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+            let kept = Arc::clone(&seen);
+            let task = tokio::spawn(async move {
+                for (status, content_type, body) in answers {
+                    let Ok((mut stream, _)) = listener.accept().await else { return };
+                    let Some(request) = read_request(&mut stream).await else { return };
+                    kept.lock().unwrap().push(request);
+                    let head = format!(
+                        "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: \
+                         close\r\n\r\n",
+                        body.len()
+                    );
+                    let _ = stream.write_all(format!("{head}{body}").as_bytes()).await;
+                    let _ = stream.shutdown().await;
+                }
+            });
+            Self { url, seen, task }
+        }
+
+        fn seen(&self) -> std::sync::MutexGuard<'_, Vec<Seen>> {
+            self.seen.lock().unwrap()
+        }
+    }
+
+    impl Drop for Upstream {
+        fn drop(&mut self) {
+            self.task.abort();
+        }
+    }
+
+    /// One HTTP/1.1 request with a `Content-Length` body, at most 64 KiB.
+    async fn read_request(stream: &mut tokio::net::TcpStream) -> Option<Seen> {
+        let mut bytes = Vec::new();
+        let mut chunk = [0u8; 4096];
+        let end = loop {
+            if let Some(end) = bytes.windows(4).position(|w| w == b"\r\n\r\n") {
+                break end;
+            }
+            let read = stream.read(&mut chunk).await.ok().filter(|n| *n > 0 && bytes.len() < 65_536)?;
+            bytes.extend_from_slice(&chunk[..read]);
+        };
+        let head = String::from_utf8_lossy(&bytes[..end]).to_lowercase();
+        let headers: Vec<String> = head.lines().skip(1).map(str::to_owned).collect();
+        let length: usize = headers
+            .iter()
+            .find_map(|h| h.strip_prefix("content-length:"))
+            .and_then(|n| n.trim().parse().ok())
+            .unwrap_or(0);
+        let mut body = bytes[end + 4..].to_vec();
+        while body.len() < length.min(65_536) {
+            let read = stream.read(&mut chunk).await.ok().filter(|n| *n > 0)?;
+            body.extend_from_slice(&chunk[..read]);
+        }
+        Some(Seen { headers, body })
+    }
+
+    fn tap(url: &str) -> (HttpTap, Arc<Declared>) {
+        let declared = Arc::new(Declared::new(8));
+        (HttpTap::new(client(url, url, &HttpClientOptions::default()).unwrap(), Arc::clone(&declared)), declared)
+    }
+
+    fn tools_list() -> ClientJsonRpcMessage {
+        ClientJsonRpcMessage::request(
+            ClientRequest::ListToolsRequest(ListToolsRequest::default()),
+            RequestId::Number(1),
+        )
+    }
+
+    /// What the gateway lists for `start-job` once rmcp's reading is restored.
+    fn execution_of_start_job(declared: &Declared) -> Option<Value> {
+        let mut tools = [json!({"name": "start-job"}), json!({"name": "plain"})];
+        declared.restore(&mut tools);
+        assert_eq!(tools[1], json!({"name": "plain"}), "`plain` declares no execution");
+        tools[0].get("execution").cloned()
+    }
+
+    /// The tool names of a listing answered as JSON.
+    fn listed_names(answer: &StreamableHttpPostResponse) -> Vec<String> {
+        match answer {
+            StreamableHttpPostResponse::Json(ServerJsonRpcMessage::Response(response), _) => match &response.result {
+                ServerResult::ListToolsResult(page) => page.tools.iter().map(|t| t.name.to_string()).collect(),
+                other => panic!("not a listing: {other:?}"),
+            },
+            other => panic!("not a JSON response: {other:?}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_listing_answered_as_json_is_asked_again_as_rmcp_asked_and_the_heard_one_is_answered() {
+        let json = "application/json; charset=utf-8";
+        let upstream = Upstream::answering(vec![("200 OK", json, listing()), ("200 OK", json, listing())]).await;
+        let (tap, declared) = tap(&upstream.url);
+        let custom = HashMap::from([(HeaderName::from_static("x-tenant"), HeaderValue::from_static("t-1"))]);
+        let answer = tokio::time::timeout(
+            WITHIN,
+            tap.post_message(
+                upstream.url.as_str().into(),
+                tools_list(),
+                Some("s-1".into()),
+                Some("tok".into()),
+                custom,
+            ),
+        )
+        .await
+        .unwrap()
+        .unwrap();
+        assert_eq!(listed_names(&answer), ["start-job", "plain"]);
+        assert_eq!(execution_of_start_job(&declared), Some(json!({"taskSupport": "optional"})));
+        let seen = upstream.seen();
+        assert_eq!(seen.len(), 2, "asked once by rmcp and once by the tap");
+        assert_eq!(seen[0], seen[1], "the second asking is the first, header for header and byte for byte");
+        for header in ["authorization: bearer tok", "x-tenant: t-1", "mcp-session-id: s-1"] {
+            assert!(seen[1].headers.iter().any(|h| h == header), "{header} in {:?}", seen[1].headers);
+        }
+    }
+
+    #[tokio::test]
+    async fn an_sse_answer_is_heard_event_by_event_and_passed_through_unchanged() {
+        let progress = json!({"jsonrpc": "2.0", "method": "notifications/message",
+            "params": {"level": "info", "data": {"tools": [{"name": "start-job", "execution": "not a listing"}]}}})
+        .to_string();
+        let events = format!("event: message\ndata: {progress}\n\nevent: message\ndata: {}\n\n", listing());
+        let upstream = Upstream::answering(vec![("200 OK", "text/event-stream", events)]).await;
+        let (tap, declared) = tap(&upstream.url);
+        let answer = tokio::time::timeout(WITHIN, async {
+            let answer =
+                tap.post_message(upstream.url.as_str().into(), tools_list(), None, None, HashMap::new()).await.unwrap();
+            let StreamableHttpPostResponse::Sse(stream, _) = answer else { panic!("not an SSE answer: {answer:?}") };
+            stream.map(|event| event.unwrap().data).collect::<Vec<_>>().await
+        })
+        .await
+        .unwrap();
+        assert_eq!(answer, [Some(progress), Some(listing())]);
+        assert_eq!(execution_of_start_job(&declared), Some(json!({"taskSupport": "optional"})));
+        assert_eq!(upstream.seen().len(), 1, "an SSE answer is heard on its way: no second asking");
+    }
+
+    #[tokio::test]
+    async fn a_request_that_is_not_a_listing_is_sent_once_and_answered_untouched() {
+        let pong = json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [{"name": "start-job", "execution": 1}]}});
+        let upstream = Upstream::answering(vec![("200 OK", "application/json", pong.to_string())]).await;
+        let (tap, declared) = tap(&upstream.url);
+        let ping =
+            ClientJsonRpcMessage::request(ClientRequest::PingRequest(PingRequest::default()), RequestId::Number(1));
+        let answer = tokio::time::timeout(
+            WITHIN,
+            tap.post_message(upstream.url.as_str().into(), ping, None, None, HashMap::new()),
+        )
+        .await
+        .unwrap()
+        .unwrap();
+        let StreamableHttpPostResponse::Json(message, _) = answer else { panic!("not a JSON answer: {answer:?}") };
+        let parsed: ServerJsonRpcMessage = serde_json::from_value(pong).unwrap();
+        assert_eq!(serde_json::to_value(message).unwrap(), serde_json::to_value(parsed).unwrap());
+        assert_eq!(upstream.seen().len(), 1);
+        assert_eq!(execution_of_start_job(&declared), None, "only a tools/list answer is asked again");
+    }
+
+    #[tokio::test]
+    async fn a_listing_that_cannot_be_heard_again_declares_nothing_rather_than_the_last_keys() {
+        let refused = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "busy"}}).to_string();
+        for (status, content_type, second) in [
+            ("500 Internal Server Error", "text/plain", "busy".to_owned()),
+            ("200 OK", "text/html", listing()),
+            ("200 OK", "application/json", refused),
+        ] {
+            let upstream = Upstream::answering(vec![
+                ("200 OK", "application/json", listing()),
+                (status, content_type, second.clone()),
+            ])
+            .await;
+            let (tap, declared) = tap(&upstream.url);
+            declared.hear(listing().as_bytes());
+            assert!(execution_of_start_job(&declared).is_some(), "an earlier listing's keys");
+            let answer = tokio::time::timeout(
+                WITHIN,
+                tap.post_message(upstream.url.as_str().into(), tools_list(), None, None, HashMap::new()),
+            )
+            .await
+            .unwrap()
+            .unwrap();
+            assert_eq!(listed_names(&answer), ["start-job", "plain"], "rmcp's own answer stands: {second}");
+            assert_eq!(upstream.seen().len(), 2);
+            assert_eq!(execution_of_start_job(&declared), None, "{status} {content_type} {second}");
+        }
+    }
+}
