@@ -19,7 +19,7 @@ use super::error::StoreError;
 use super::state::Counts;
 use super::tray::{Act, ActRefused, Acted, Judged};
 use super::writes::{PersistAction, PersistOutcome, agent_of, check_expected, memory_id, record_presence};
-use super::{Store, clock, state, tally, tray};
+use super::{Store, clock, sql, state, tally, tray};
 
 /// One write waiting for its turn.
 #[derive(Clone, Debug)]
@@ -90,10 +90,7 @@ impl Change {
                 let agent = agent_of(agent.as_deref());
                 (|| {
                     let id = memory_id(conn, version)?;
-                    conn.prepare_cached(
-                        "INSERT INTO memories (id, claim, source, at, agent_id) VALUES (?1, ?2, ?3, ?4, ?5)",
-                    )?
-                    .execute(rusqlite::params![
+                    conn.prepare_cached(sql::INSERT_MEMORY)?.execute(rusqlite::params![
                         id,
                         claim,
                         source.trim(),
@@ -111,7 +108,7 @@ impl Change {
                 check_expected(*expected, actual)?;
                 let version = frame.next(actual)?;
                 (|| {
-                    conn.execute("UPDATE store SET checkpoints = checkpoints + 1 WHERE one = 1", [])?;
+                    conn.execute(sql::ADD_CHECKPOINT, [])?;
                     agent_of(agent.as_deref()).map_or(Ok(()), |a| record_presence(conn, a, "persist"))
                 })()
                 .map_err(|e| frame.fail(e))?;
@@ -229,7 +226,7 @@ impl Refusal {
 /// How much of each kind the store holds, inside the write transaction.
 fn counts_in(conn: &Connection) -> rusqlite::Result<Counts> {
     let tallies = tally::Tallies::read(conn)?;
-    let checkpoints: i64 = conn.query_row("SELECT checkpoints FROM store WHERE one = 1", [], |r| r.get(0))?;
+    let checkpoints: i64 = conn.query_row(sql::CHECKPOINTS, [], |r| r.get(0))?;
     Ok(Counts::from_tallies(&tallies, u64::try_from(checkpoints).unwrap_or(0)))
 }
 

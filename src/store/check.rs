@@ -22,8 +22,8 @@ use rusqlite::{Connection, OpenFlags};
 
 use super::checksum::{self, RESERVED_BYTES, RESERVED_BYTES_OFFSET};
 use super::error::StoreError;
-use super::file;
 use super::{BUSY_TIMEOUT, connect};
+use super::{file, sql};
 
 /// SQLite never writes the page holding this offset (its lock bytes).
 const PENDING_BYTE: u64 = 0x4000_0000;
@@ -105,7 +105,7 @@ pub fn check_file(path: &Path) -> Result<Report, StoreError> {
     let owners = if damaged.is_empty() { BTreeMap::new() } else { owners(&conn) };
     report.damaged = damaged.into_iter().map(|page| DamagedPage { page, owner: owners.get(&page).cloned() }).collect();
     if locked {
-        let _ = conn.execute_batch("COMMIT");
+        let _ = conn.execute_batch(sql::COMMIT);
     }
     Ok(report)
 }
@@ -123,11 +123,11 @@ fn read_header(path: &Path) -> Result<[u8; 100], StoreError> {
 /// Begin a read transaction and read the schema, which takes SQLite's
 /// shared lock. `false` when page 1 fails its checksum.
 fn hold_shared_lock(conn: &Connection, path: &Path) -> Result<bool, StoreError> {
-    conn.execute_batch("BEGIN").map_err(|e| StoreError::sql(path, "read", &e))?;
-    match conn.query_row("SELECT count(*) FROM sqlite_schema", [], |r| r.get::<_, i64>(0)) {
+    conn.execute_batch(sql::BEGIN).map_err(|e| StoreError::sql(path, "read", &e))?;
+    match conn.query_row(sql::SCHEMA_OBJECTS, [], |r| r.get::<_, i64>(0)) {
         Ok(_) => Ok(true),
         Err(e) if checksum::is_checksum_fault(&e) => {
-            let _ = conn.execute_batch("ROLLBACK");
+            let _ = conn.execute_batch(sql::ROLLBACK);
             Ok(false)
         }
         Err(e) => Err(StoreError::sql(path, "read", &e)),
@@ -146,7 +146,7 @@ fn scan(path: &Path, page_size: u32, checksums: bool) -> Result<(u64, Vec<u64>),
     // statement on the store's connection would read its schema from page 1,
     // which may be the damaged one.
     let verifier = Connection::open_in_memory().map_err(|e| StoreError::sql(path, "check", &e))?;
-    let mut verify = verifier.prepare(checksum::VERIFY_PAGE).map_err(|e| StoreError::sql(path, "check", &e))?;
+    let mut verify = verifier.prepare(sql::VERIFY_PAGE).map_err(|e| StoreError::sql(path, "check", &e))?;
     let mut buf = vec![0u8; page_size as usize];
     let mut damaged = Vec::new();
     for page in 1..=pages {
@@ -186,7 +186,7 @@ fn integrity(conn: &Connection, path: &Path) -> Result<Vec<String>, StoreError> 
 /// (best effort: a b-tree too damaged to walk names none).
 fn owners(conn: &Connection) -> BTreeMap<u64, String> {
     let walk = || -> rusqlite::Result<BTreeMap<u64, String>> {
-        let mut stmt = conn.prepare("SELECT pageno, name FROM dbstat")?;
+        let mut stmt = conn.prepare(sql::PAGE_OWNERS)?;
         let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
         let mut map = BTreeMap::new();
         // Stop at the first page the walk cannot read.

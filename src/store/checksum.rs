@@ -78,8 +78,3 @@ pub fn reserve(conn: &Connection) -> rusqlite::Result<()> {
 pub fn is_checksum_fault(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.extended_code == ffi::SQLITE_IOERR_DATA)
 }
-
-/// Whether a whole page (bound as `?1`, as on disk) matches its checksum:
-/// 1, 0, or NULL for a blob that is not a page. Asked of the shim's own
-/// `verify_checksum()`, so there is one implementation of the checksum.
-pub const VERIFY_PAGE: &str = "SELECT verify_checksum(?1)";

@@ -26,7 +26,7 @@ fn sealed(mut page: Vec<u8>) -> Vec<u8> {
 }
 
 fn verify(conn: &Connection, blob: &rusqlite::types::Value) -> Option<i64> {
-    conn.query_row(checksum::VERIFY_PAGE, [blob], |r| r.get(0)).expect("verify_checksum")
+    conn.query_row(super::sql::VERIFY_PAGE, [blob], |r| r.get(0)).expect("verify_checksum")
 }
 
 #[test]

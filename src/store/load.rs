@@ -7,57 +7,59 @@
 use rusqlite::{Connection, params};
 
 use super::state::{BlockStatus, Phase, State};
-use super::tally;
+use super::{sql, tally};
 
 /// Insert everything `state` holds into an empty store, with its
 /// `store_version` and checkpoint count, and record `max_bytes`.
 pub fn load(conn: &Connection, state: &State, max_bytes: u64) -> rusqlite::Result<()> {
-    conn.execute(
-        "INSERT INTO store (one, store_version, checkpoints, max_bytes) VALUES (1, ?1, ?2, ?3)",
-        params![clamp(state.store_version), clamp(state.checkpoints), clamp(max_bytes)],
-    )?;
+    conn.execute(sql::INSERT_STORE, params![clamp(state.store_version), clamp(state.checkpoints), clamp(max_bytes)])?;
     for m in &state.missions {
-        conn.prepare_cached("INSERT INTO missions (id, title, phase, agent, board) VALUES (?1, ?2, ?3, ?4, ?5)")?
-            .execute(params![m.id, m.title, m.phase.as_str(), m.agent, board(m.phase)])?;
+        conn.prepare_cached(sql::LOAD_MISSION)?.execute(params![
+            m.id,
+            m.title,
+            m.phase.as_str(),
+            m.agent,
+            board(m.phase)
+        ])?;
         tally::add(conn, tally::MISSIONS, 1)?;
         tally::add(conn, &tally::phase(m.phase), 1)?;
     }
     for b in &state.blocks {
-        conn.prepare_cached(
-            "INSERT INTO blocks (id, title, status, receipt, hash, node, urgency) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )?
-        .execute(params![b.id, b.title, b.status.as_str(), b.receipt, b.hash, b.node, urgency(b.status)])?;
+        conn.prepare_cached(sql::LOAD_BLOCK)?.execute(params![
+            b.id,
+            b.title,
+            b.status.as_str(),
+            b.receipt,
+            b.hash,
+            b.node,
+            urgency(b.status)
+        ])?;
         tally::add(conn, &tally::status(b.status), 1)?;
     }
     for m in &state.memories {
-        conn.prepare_cached("INSERT INTO memories (id, claim, source, at) VALUES (?1, ?2, ?3, ?4)")?
-            .execute(params![m.id, m.claim, m.source, m.at])?;
+        conn.prepare_cached(sql::LOAD_MEMORY)?.execute(params![m.id, m.claim, m.source, m.at])?;
         tally::add(conn, tally::MEMORIES, 1)?;
     }
     for a in &state.alerts {
-        conn.prepare_cached("INSERT INTO alerts (id, level, text, node, severity) VALUES (?1, ?2, ?3, ?4, ?5)")?
-            .execute(params![a.id, a.level, a.text, a.node, severity(&a.level)])?;
+        conn.prepare_cached(sql::LOAD_ALERT)?.execute(params![a.id, a.level, a.text, a.node, severity(&a.level)])?;
         tally::add(conn, tally::ALERTS, 1)?;
     }
     for m in &state.modules {
         // Validation guarantees scores parse; an unparsable one sorts first
         // and counts as low rather than hiding a bad module.
         let score = m.score_value().unwrap_or(0.0);
-        conn.prepare_cached("INSERT INTO modules (id, score, defects, score_value) VALUES (?1, ?2, ?3, ?4)")?
-            .execute(params![m.id, m.score, m.defects, score])?;
+        conn.prepare_cached(sql::LOAD_MODULE)?.execute(params![m.id, m.score, m.defects, score])?;
         tally::add(conn, tally::MODULES, 1)?;
         if score < tally::LOW_TRUST {
             tally::add(conn, tally::LOW_MODULES, 1)?;
         }
     }
     for d in &state.drift {
-        conn.prepare_cached("INSERT INTO drift (id, evidence, cause) VALUES (?1, ?2, ?3)")?
-            .execute(params![d.id, d.evidence, d.cause])?;
+        conn.prepare_cached(sql::LOAD_DRIFT)?.execute(params![d.id, d.evidence, d.cause])?;
         tally::add(conn, tally::DRIFT, 1)?;
     }
     for p in &state.presences {
-        conn.prepare_cached("INSERT INTO presences (id, doing, since, last_seen) VALUES (?1, ?2, ?3, ?3)")?
-            .execute(params![p.id, p.doing, p.since])?;
+        conn.prepare_cached(sql::LOAD_PRESENCE)?.execute(params![p.id, p.doing, p.since])?;
         tally::add(conn, tally::PRESENCES, 1)?;
     }
     Ok(())

@@ -95,6 +95,7 @@ mod mark;
 pub mod reads;
 mod room;
 mod schema;
+mod sql;
 mod state;
 mod tally;
 #[cfg(test)]
@@ -333,7 +334,7 @@ impl Store {
     }
 
     fn declared_max_bytes(&self) -> Result<u64, StoreError> {
-        let row = self.conn.query_row("SELECT max_bytes FROM store WHERE one = 1", [], |r| r.get::<_, i64>(0));
+        let row = self.conn.query_row(sql::MAX_BYTES, [], |r| r.get::<_, i64>(0));
         match row {
             Ok(n) => Ok(u64::try_from(n).unwrap_or(DEFAULT_MAX_BYTES)),
             Err(rusqlite::Error::QueryReturnedNoRows) => {

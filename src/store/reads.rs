@@ -25,12 +25,13 @@ use super::error::StoreError;
 use super::file::FileId;
 use super::state::{BlockStatus, Counts, Phase};
 use super::verbs::{self, Read};
-use super::{Store, tally};
+use super::{Store, sql, tally};
 
-mod listings;
 mod search;
 
-pub use listings::LISTED;
+/// The most items a reading lists: the limit written into every listing's
+/// SQL (`sql::listed!`), read from the same text.
+pub const LISTED: usize = sql::decimal(sql::listed!());
 
 /// What identifies the state a snapshot sees: the file and its version.
 /// Every write by the store bumps the version in the same transaction, so
@@ -62,7 +63,7 @@ impl Store {
         let arriving = super::turnstile::Arriving::new();
         let tx = self.conn.unchecked_transaction().map_err(fail)?;
         let version: i64 = tx
-            .prepare_cached("SELECT store_version FROM store WHERE one = 1")
+            .prepare_cached(sql::STORE_VERSION)
             .and_then(|mut s| s.query_row([], |r| r.get(0)))
             .map_err(|e| match e {
                 rusqlite::Error::QueryReturnedNoRows => {
@@ -94,10 +95,7 @@ impl Snapshot<'_> {
 
     /// How much of each kind the store holds.
     pub fn counts(&self) -> Result<Counts, StoreError> {
-        let checkpoints: i64 = self
-            .tx
-            .query_row("SELECT checkpoints FROM store WHERE one = 1", [], |r| r.get(0))
-            .map_err(|e| self.error(e))?;
+        let checkpoints: i64 = self.tx.query_row(sql::CHECKPOINTS, [], |r| r.get(0)).map_err(|e| self.error(e))?;
         let tallies = self.tallies().map_err(|e| self.error(e))?;
         Ok(Counts::from_tallies(tallies, u64::try_from(checkpoints).unwrap_or(0)))
     }
@@ -216,13 +214,13 @@ fn admits(read: Read, arguments: &[(&str, &str)]) -> Result<(), StoreError> {
 /// A state-only read's listing: its query and the item fields of its columns.
 fn listing(read: Read) -> Option<(&'static str, &'static [&'static str])> {
     Some(match read {
-        Read::Blocks => (listings::BLOCKS, &["id", "title", "status", "receipt", "hash", "node"]),
-        Read::Orient => (listings::MISSIONS, &["id", "title", "phase", "agent"]),
-        Read::Doctor => (listings::ALERTS, &["id", "level", "text", "node"]),
-        Read::Trust => (listings::MODULES, &["id", "score", "defects"]),
-        Read::Memories => (listings::MEMORIES, &["id", "claim", "source", "at"]),
-        Read::Drift => (listings::DRIFT, &["id", "evidence", "cause"]),
-        Read::Presences => (listings::PRESENCES, &["id", "doing", "since"]),
+        Read::Blocks => (sql::LIST_BLOCKS, &["id", "title", "status", "receipt", "hash", "node"]),
+        Read::Orient => (sql::LIST_MISSIONS, &["id", "title", "phase", "agent"]),
+        Read::Doctor => (sql::LIST_ALERTS, &["id", "level", "text", "node"]),
+        Read::Trust => (sql::LIST_MODULES, &["id", "score", "defects"]),
+        Read::Memories => (sql::LIST_MEMORIES, &["id", "claim", "source", "at"]),
+        Read::Drift => (sql::LIST_DRIFT, &["id", "evidence", "cause"]),
+        Read::Presences => (sql::LIST_PRESENCES, &["id", "doing", "since"]),
         Read::North | Read::Impact | Read::Why | Read::Trace => return None,
     })
 }

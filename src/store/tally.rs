@@ -7,6 +7,7 @@
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::sql;
 use super::state::{BlockStatus, Counts, Phase};
 
 /// Below this a module's trust is low.
@@ -32,24 +33,15 @@ pub fn status(status: BlockStatus) -> String {
 
 /// Add `delta` to the count `name`.
 pub fn add(conn: &Connection, name: &str, delta: i64) -> rusqlite::Result<()> {
-    conn.prepare_cached("INSERT INTO tallies (name, n) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET n = n + ?2")?
-        .execute(params![name, delta])
-        .map(drop)
+    conn.prepare_cached(sql::TALLY_ADD)?.execute(params![name, delta]).map(drop)
 }
-
-/// The one lookup of a count.
-pub const GET: &str = "SELECT n FROM tallies WHERE name = ?1";
-
-/// Every count at once, by name: the table holds a few dozen rows, so one
-/// scan costs less than a handful of lookups.
-pub const ALL: &str = "SELECT name, n FROM tallies ORDER BY name";
 
 /// Every count, read in one statement.
 pub struct Tallies(Vec<(String, u64)>);
 
 impl Tallies {
     pub fn read(conn: &Connection) -> rusqlite::Result<Self> {
-        let mut statement = conn.prepare_cached(ALL)?;
+        let mut statement = conn.prepare_cached(sql::TALLIES)?;
         let rows =
             statement.query_map([], |r| Ok((r.get::<_, String>(0)?, u64::try_from(r.get::<_, i64>(1)?).unwrap_or(0))));
         Ok(Self(rows?.collect::<rusqlite::Result<_>>()?))
@@ -81,6 +73,6 @@ impl Counts {
 
 /// The count `name` (0 if nothing was ever counted).
 pub fn get(conn: &Connection, name: &str) -> rusqlite::Result<u64> {
-    let n: Option<i64> = conn.prepare_cached(GET)?.query_row([name], |r| r.get(0)).optional()?;
+    let n: Option<i64> = conn.prepare_cached(sql::TALLY)?.query_row([name], |r| r.get(0)).optional()?;
     Ok(n.map_or(0, |n| u64::try_from(n).unwrap_or(0)))
 }

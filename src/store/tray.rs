@@ -19,33 +19,19 @@
 //! nothing can come between the judgement and the commit. So two people
 //! acting at once get one act and one "already".
 
-use std::sync::LazyLock;
-
 use m1nd_core::sanitize::{cap, display};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
 use super::error::StoreError;
 use super::state::{BlockStatus, Phase};
 use super::writes::Frame;
-use super::{Store, clock, tally};
+use super::{Store, clock, sql, tally};
 
-/// How many waiting missions and candidate blocks the tray lists.
-pub const TRAY_LISTED: usize = 50;
-
-/// The tray's listings, with every value written into the SQL: a bound
-/// `LIMIT ?` or a bound value compared with an indexed column makes the
-/// bundled SQLite (built with STAT4) prepare the statement again on every
-/// run (see `reads/listings.rs`).
-static WAITING_MISSIONS: LazyLock<String> = LazyLock::new(|| {
-    format!("SELECT id, title, agent FROM missions WHERE board = 0 ORDER BY board, seq LIMIT {TRAY_LISTED}")
-});
-static CANDIDATE_BLOCKS: LazyLock<String> = LazyLock::new(|| {
-    format!(
-        "SELECT id, title, receipt, hash, node FROM blocks WHERE urgency = 1 AND status = '{}' \
-         ORDER BY urgency, seq LIMIT {TRAY_LISTED}",
-        BlockStatus::Candidate.as_str()
-    )
-});
+/// How many waiting missions and candidate blocks the tray lists: the limit
+/// written into the tray's listings (`sql::tray_listed!`), read from the
+/// same text. Like the reads', their every value is in the SQL, so each is
+/// prepared once per connection (see the module doc of `sql.rs`).
+pub const TRAY_LISTED: usize = sql::decimal(sql::tray_listed!());
 
 /// A receipt hash: 64 lowercase hex digits.
 pub const RECEIPT_HASH_LEN: usize = 64;
@@ -216,7 +202,7 @@ impl Store {
         let tx = self.conn.unchecked_transaction().map_err(fail)?;
         let store_version = current_version(&tx).map_err(fail)?;
         let missions = tx
-            .prepare_cached(&WAITING_MISSIONS)
+            .prepare_cached(sql::WAITING_MISSIONS)
             .and_then(|mut s| {
                 s.query_map([], |r| {
                     let (id, title, agent): (String, String, String) = (r.get(0)?, r.get(1)?, r.get(2)?);
@@ -230,7 +216,7 @@ impl Store {
             .map_err(fail)?;
         let candidate = BlockStatus::Candidate.as_str();
         let candidates = tx
-            .prepare_cached(&CANDIDATE_BLOCKS)
+            .prepare_cached(sql::CANDIDATE_BLOCKS)
             .and_then(|mut s| {
                 s.query_map([], |r| {
                     let mut block = CandidateBlock {
@@ -271,7 +257,7 @@ pub(super) fn judge_in(
         return Err(ActRefused::Unknown { act });
     };
     let earlier: Option<(String, i64, String)> = conn
-        .prepare_cached("SELECT receipt_hash, store_version, at FROM human_acts WHERE act = ?1 AND target = ?2")
+        .prepare_cached(sql::EARLIER_ACT)
         .and_then(|mut s| s.query_row([act.as_str(), target], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).optional())
         .map_err(fail)?;
     if let Some((hash, store_version, at)) = earlier {
@@ -298,7 +284,7 @@ fn read_target(tx: &Connection, act: Act, id: &str) -> rusqlite::Result<Option<T
     match act {
         Act::Stamp => {
             let row: Option<(String, String, String)> = tx
-                .prepare_cached("SELECT title, phase, agent FROM missions WHERE id = ?1")?
+                .prepare_cached(sql::MISSION_RECORD)?
                 .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
                 .optional()?;
             Ok(row.map(|(title, phase, agent)| {
@@ -309,7 +295,7 @@ fn read_target(tx: &Connection, act: Act, id: &str) -> rusqlite::Result<Option<T
         }
         Act::Ratify => {
             let row: Option<(CandidateBlock, String)> = tx
-                .prepare_cached("SELECT title, receipt, hash, node, status FROM blocks WHERE id = ?1")?
+                .prepare_cached(sql::BLOCK_RECORD)?
                 .query_row([id], |r| {
                     let block = CandidateBlock {
                         id: id.to_owned(),
@@ -341,41 +327,30 @@ pub(super) fn apply(
     seen: u64,
     version: u64,
 ) -> rusqlite::Result<()> {
-    let (sql, from, to) = match act {
-        Act::Stamp => (
-            "UPDATE missions SET phase = ?2, board = NULL WHERE id = ?1 AND phase = ?3",
-            tally::phase(Phase::MergeWait),
-            tally::phase(Phase::Landed),
-        ),
-        Act::Ratify => (
-            "UPDATE blocks SET status = ?2, urgency = 2 WHERE id = ?1 AND status = ?3",
-            tally::status(BlockStatus::Candidate),
-            tally::status(BlockStatus::Fresh),
-        ),
+    let (statement, from, to) = match act {
+        Act::Stamp => (sql::STAMP_MISSION, tally::phase(Phase::MergeWait), tally::phase(Phase::Landed)),
+        Act::Ratify => (sql::RATIFY_BLOCK, tally::status(BlockStatus::Candidate), tally::status(BlockStatus::Fresh)),
     };
     let (to_state, from_state) = match act {
         Act::Stamp => (Phase::Landed.as_str(), Phase::MergeWait.as_str()),
         Act::Ratify => (BlockStatus::Fresh.as_str(), BlockStatus::Candidate.as_str()),
     };
-    if tx.prepare_cached(sql)?.execute(params![id, to_state, from_state])? != 1 {
+    if tx.prepare_cached(statement)?.execute(params![id, to_state, from_state])? != 1 {
         // The judgement and the commit saw the same version, so this cannot
         // happen; if it did, roll back rather than record an act that did nothing.
         return Err(rusqlite::Error::QueryReturnedNoRows);
     }
     // `tally::add` inserts before it updates, and the table's CHECK refuses a
     // negative insert, so a count that falls is updated in place.
-    tx.prepare_cached("UPDATE tallies SET n = n - 1 WHERE name = ?1")?.execute([from])?;
+    tx.prepare_cached(sql::TALLY_DROP)?.execute([from])?;
     tally::add(tx, &to, 1)?;
-    tx.prepare_cached(
-        "INSERT INTO human_acts (act, target, receipt_hash, seen_version, store_version, at) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-    )?
-    .execute(params![act.as_str(), id, receipt, seen as i64, version as i64, clock::now_utc()])
-    .map(drop)
+    tx.prepare_cached(sql::INSERT_ACT)?
+        .execute(params![act.as_str(), id, receipt, seen as i64, version as i64, clock::now_utc()])
+        .map(drop)
 }
 
 fn current_version(tx: &Transaction<'_>) -> rusqlite::Result<u64> {
-    let v: i64 = tx.prepare_cached("SELECT store_version FROM store WHERE one = 1")?.query_row([], |r| r.get(0))?;
+    let v: i64 = tx.prepare_cached(sql::STORE_VERSION)?.query_row([], |r| r.get(0))?;
     Ok(u64::try_from(v).unwrap_or(0))
 }
 
@@ -393,7 +368,7 @@ mod tests {
             store.tray().expect("tray");
             store.memorize(&format!("round {round}"), "test", None, None).expect("write");
         }
-        for sql in [&*WAITING_MISSIONS, &*CANDIDATE_BLOCKS] {
+        for sql in [sql::WAITING_MISSIONS, sql::CANDIDATE_BLOCKS] {
             let statement = store.conn.prepare_cached(sql).expect("cached");
             assert_eq!(statement.get_status(rusqlite::StatementStatus::RePrepare), 0, "re-prepared: {sql}");
         }

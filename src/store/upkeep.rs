@@ -27,7 +27,7 @@ use super::error::StoreError;
 use rusqlite::OpenFlags;
 use rusqlite::backup::{Backup, StepResult};
 
-use super::{MIN_MAX_BYTES, Store, check, configure, connect, discard, place_new, sync_dir};
+use super::{MIN_MAX_BYTES, Store, check, configure, connect, discard, place_new, sql, sync_dir};
 
 /// What [`Store::add_checksums`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -64,7 +64,7 @@ impl Store {
         // at the commit, in page order, page 1 first (the rewrite holds the
         // store in memory meanwhile).
         self.conn.pragma_update(None, "cache_spill", false).map_err(fail)?;
-        let vacuumed = self.conn.execute_batch("VACUUM").map_err(fail);
+        let vacuumed = self.conn.execute_batch(sql::VACUUM).map_err(fail);
         self.conn.pragma_update(None, "cache_spill", true).map_err(fail)?;
         vacuumed?;
         self.still_at_path()?;
@@ -97,8 +97,7 @@ impl Store {
         let cap = i64::try_from(max_bytes).map_err(|_| {
             StoreError::BadArgument(format!("a size cap of {max_bytes} bytes is past what SQLite holds"))
         })?;
-        let version = self
-            .commit(None, None, |tx, _| tx.execute("UPDATE store SET max_bytes = ?1 WHERE one = 1", [cap]).map(drop))?;
+        let version = self.commit(None, None, |tx, _| tx.execute(sql::SET_MAX_BYTES, [cap]).map(drop))?;
         self.max_bytes = max_bytes;
         self.limit_pages()?;
         Ok(version)
@@ -153,7 +152,7 @@ impl Store {
             checksum::reserve(&dest).map_err(fail)?;
         }
         dest.pragma_update(None, "journal_mode", "DELETE").map_err(fail)?;
-        dest.execute_batch("CREATE TABLE m1nd_backup (x); DROP TABLE m1nd_backup;").map_err(fail)?;
+        dest.execute_batch(sql::WRITE_PAGE_ONE).map_err(fail)?;
         {
             let copy = Backup::new(&self.conn, &mut dest).map_err(fail)?;
             match copy.step(-1).map_err(fail)? {

@@ -38,7 +38,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, 
 use super::clock;
 use super::error::StoreError;
 use super::state::{self, Counts, MAX_SOURCE_CHARS};
-use super::{Store, file, tally};
+use super::{Store, file, sql, tally};
 
 /// What `persist` was asked to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -106,8 +106,7 @@ impl Store {
         let agent = agent_of(agent);
         self.commit(expected_store_version, agent.map(|a| (a, "memorize")), |tx, version| {
             let id = memory_id(tx, version)?;
-            tx.prepare_cached("INSERT INTO memories (id, claim, source, at, agent_id) VALUES (?1, ?2, ?3, ?4, ?5)")?
-                .execute(params![id, claim, source, clock::now_utc(), agent])?;
+            tx.prepare_cached(sql::INSERT_MEMORY)?.execute(params![id, claim, source, clock::now_utc(), agent])?;
             tally::add(tx, tally::MEMORIES, 1)
         })
     }
@@ -127,7 +126,7 @@ impl Store {
         let committed = if wrote {
             let agent = agent_of(agent);
             Some(self.commit(expected_store_version, agent.map(|a| (a, "persist")), |tx, _| {
-                tx.execute("UPDATE store SET checkpoints = checkpoints + 1 WHERE one = 1", []).map(drop)
+                tx.execute(sql::ADD_CHECKPOINT, []).map(drop)
             })?)
         } else {
             None
@@ -224,9 +223,7 @@ impl Frame {
 
     /// `store_version` as the transaction sees it.
     pub(super) fn version(&self, conn: &Connection) -> Result<u64, StoreError> {
-        let actual: i64 = conn
-            .query_row("SELECT store_version FROM store WHERE one = 1", [], |r| r.get(0))
-            .map_err(|e| self.fail(e))?;
+        let actual: i64 = conn.query_row(sql::STORE_VERSION, [], |r| r.get(0)).map_err(|e| self.fail(e))?;
         u64::try_from(actual).map_err(|_| StoreError::corrupt(&self.path, "store_version < 0"))
     }
 
@@ -240,9 +237,7 @@ impl Frame {
 
     /// Move `store_version` to `version`.
     pub(super) fn bump(&self, conn: &Connection, version: u64) -> Result<(), StoreError> {
-        conn.execute("UPDATE store SET store_version = ?1 WHERE one = 1", [version as i64])
-            .map(drop)
-            .map_err(|e| self.fail(e))
+        conn.execute(sql::SET_STORE_VERSION, [version as i64]).map(drop).map_err(|e| self.fail(e))
     }
 }
 
@@ -273,17 +268,9 @@ pub(super) fn agent_of(agent: Option<&str>) -> Option<&str> {
 /// Insert or refresh `agent`'s presence: first seen (`since`) stays, what it
 /// did and when it was last seen move.
 pub(super) fn record_presence(tx: &Connection, agent: &str, doing: &str) -> rusqlite::Result<()> {
-    let known = tx
-        .prepare_cached("SELECT 1 FROM presences WHERE id = ?1")?
-        .query_row([agent], |_| Ok(()))
-        .optional()?
-        .is_some();
+    let known = tx.prepare_cached(sql::PRESENCE_KNOWN)?.query_row([agent], |_| Ok(())).optional()?.is_some();
     let now = clock::now_utc();
-    tx.prepare_cached(
-        "INSERT INTO presences (id, doing, since, last_seen) VALUES (?1, ?2, ?3, ?3) \
-         ON CONFLICT (id) DO UPDATE SET doing = excluded.doing, last_seen = excluded.last_seen",
-    )?
-    .execute(params![agent, doing, now])?;
+    tx.prepare_cached(sql::UPSERT_PRESENCE)?.execute(params![agent, doing, now])?;
     if known { Ok(()) } else { tally::add(tx, tally::PRESENCES, 1) }
 }
 
@@ -298,7 +285,7 @@ pub(super) fn check_expected(expected: Option<u64>, actual: u64) -> Result<(), S
 /// suffix in the unlikely case an imported id already took it.
 pub(super) fn memory_id(tx: &Connection, version: u64) -> rusqlite::Result<String> {
     let base = format!("mem_{version:08x}");
-    let mut taken = tx.prepare_cached("SELECT 1 FROM memories WHERE id = ?1")?;
+    let mut taken = tx.prepare_cached(sql::MEMORY_ID_TAKEN)?;
     let mut is_taken = |id: &str| taken.query_row([id], |_| Ok(())).optional().map(|row| row.is_some());
     if !is_taken(&base)? {
         return Ok(base);

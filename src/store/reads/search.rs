@@ -8,7 +8,7 @@ use rusqlite::OptionalExtension;
 
 use m1nd_core::runtime::{Item, Reading};
 
-use super::listings::listed;
+use super::super::sql;
 use super::{LISTED, Snapshot, count};
 
 impl Snapshot<'_> {
@@ -21,17 +21,17 @@ impl Snapshot<'_> {
 
     pub(super) fn impact(&self, node: &str) -> rusqlite::Result<Reading> {
         let mut hits: Vec<(String, &str)> = Vec::new();
-        for (id, at) in self.pairs("SELECT id, node FROM blocks ORDER BY seq")? {
+        for (id, at) in self.pairs(sql::BLOCK_NODES)? {
             if mentions(&at, node) || id == node {
                 hits.push((id, "block"));
             }
         }
-        for (id, _) in self.pairs("SELECT id, id FROM modules ORDER BY seq")? {
+        for (id, _) in self.pairs(sql::MODULE_IDS)? {
             if mentions(&id, node) {
                 hits.push((id, "module"));
             }
         }
-        for (id, cause) in self.pairs("SELECT id, cause FROM drift ORDER BY seq")? {
+        for (id, cause) in self.pairs(sql::DRIFT_CAUSES)? {
             if mentions(&id, node) {
                 hits.push((id, "drift"));
             } else if mentions(&cause, node) {
@@ -44,9 +44,7 @@ impl Snapshot<'_> {
     }
 
     pub(super) fn why(&self, source: &str, target: &str) -> rusqlite::Result<Reading> {
-        let sql = "SELECT id, evidence FROM drift WHERE (id = ?1 AND cause = ?2) OR (id = ?2 AND cause = ?1) \
-                   ORDER BY seq LIMIT 1";
-        let mut statement = self.tx.prepare_cached(sql)?;
+        let mut statement = self.tx.prepare_cached(sql::DRIFT_LINK)?;
         let mut rows = statement.query([source, target])?;
         let link = match rows.next()? {
             Some(row) => {
@@ -73,7 +71,7 @@ impl Snapshot<'_> {
     /// of the words every alert shares.
     pub(super) fn trace(&self, error_text: &str) -> rusqlite::Result<Reading> {
         let sought = sought_words(error_text);
-        let mut frequency = self.tx.prepare_cached("SELECT doc FROM alert_vocab WHERE term = ?1")?;
+        let mut frequency = self.tx.prepare_cached(sql::WORD_ALERTS)?;
         let mut found = Vec::with_capacity(sought.len());
         for word in sought {
             let alerts: Option<i64> = frequency.query_row([&word], |r| r.get(0)).optional()?;
@@ -87,11 +85,8 @@ impl Snapshot<'_> {
         let Some(query) = match_query(&rarest) else {
             return Ok(Reading::listing(None).with("matches", 0));
         };
-        let matches: i64 = self
-            .tx
-            .prepare_cached("SELECT count(*) FROM alert_words WHERE alert_words MATCH ?1")?
-            .query_row([&query], |r| r.get(0))?;
-        let mut statement = self.tx.prepare_cached(TRACE)?;
+        let matches: i64 = self.tx.prepare_cached(sql::MATCH_COUNT)?.query_row([&query], |r| r.get(0))?;
+        let mut statement = self.tx.prepare_cached(sql::TRACE)?;
         let rows = statement.query_map([&query], |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)))?;
         let hits = rows.collect::<rusqlite::Result<Vec<_>>>()?;
         let items = hits.iter().map(|(id, node)| Item::new([("id", id.as_str()), ("node", node)]));
@@ -104,13 +99,6 @@ pub const MAX_TRACE_WORDS: usize = 64;
 
 /// The most of those words `trace` matches alerts on: the rarest ones.
 pub const MATCHED_WORDS: usize = 8;
-
-/// The best-matching alerts (FTS5's bm25 rank, then the oldest first).
-const TRACE: &str = concat!(
-    "SELECT a.id, a.node FROM alert_words JOIN alerts a ON a.seq = alert_words.rowid ",
-    "WHERE alert_words MATCH ?1 ORDER BY alert_words.rank, a.seq LIMIT ",
-    listed!()
-);
 
 /// The first [`MAX_TRACE_WORDS`] distinct words of `text`.
 fn sought_words(text: &str) -> Vec<String> {

@@ -170,7 +170,7 @@ fn listing_statements_are_never_prepared_again() {
         drop(snapshot);
         store.memorize(&format!("round {round}"), "test", None, None).expect("write");
     }
-    for sql in listings::ALL.into_iter().chain([tally::ALL, "SELECT store_version FROM store WHERE one = 1"]) {
+    for sql in sql::LISTINGS.into_iter().chain([sql::TALLIES, sql::STORE_VERSION]) {
         let statement = store.conn.prepare_cached(sql).expect("cached");
         assert_eq!(statement.get_status(rusqlite::StatementStatus::RePrepare), 0, "re-prepared: {sql}");
         assert!(statement.get_status(rusqlite::StatementStatus::Run) >= 3, "not run from the cache: {sql}");
@@ -184,7 +184,7 @@ fn listing_statements_are_never_prepared_again() {
 fn the_root_reads_counts_and_a_drill_reads_one_listing() {
     let (_dir, store) = demo();
     let runs = |store: &Store| -> Vec<i32> {
-        listings::ALL
+        sql::LISTINGS
             .iter()
             .map(|sql| store.conn.prepare_cached(sql).expect("prepare").get_status(rusqlite::StatementStatus::Run))
             .collect()
@@ -195,7 +195,7 @@ fn the_root_reads_counts_and_a_drill_reads_one_listing() {
         m1nd_core::runtime::cockpit(&crate::COCKPIT, &snapshot, &request).expect("composes")
     };
     let root = compose(None);
-    assert_eq!(runs(&store), vec![0; listings::ALL.len()], "the root ran a listing");
+    assert_eq!(runs(&store), vec![0; sql::LISTINGS.len()], "the root ran a listing");
     assert!(root.entries.iter().any(|e| e.text.as_str().starts_with("map: 11 ratified")), "{root:?}");
     let map = crate::COCKPIT.slots.iter().find(|s| s.facet.key() == "map").expect("a map slot");
     let drilled = compose(Some(&map.n.to_string()));
@@ -389,13 +389,13 @@ fn each_listing_is_in_the_order_its_facet_says() {
         other => panic!("no SQL order is known for `{other}`: name it here, beside the listing's"),
     };
     for (facet, sql) in [
-        (Facet::Map, listings::BLOCKS),
-        (Facet::Missions, listings::MISSIONS),
-        (Facet::Health, listings::ALERTS),
-        (Facet::Trust, listings::MODULES),
-        (Facet::Memories, listings::MEMORIES),
-        (Facet::Drift, listings::DRIFT),
-        (Facet::Presences, listings::PRESENCES),
+        (Facet::Map, sql::LIST_BLOCKS),
+        (Facet::Missions, sql::LIST_MISSIONS),
+        (Facet::Health, sql::LIST_ALERTS),
+        (Facet::Trust, sql::LIST_MODULES),
+        (Facet::Memories, sql::LIST_MEMORIES),
+        (Facet::Drift, sql::LIST_DRIFT),
+        (Facet::Presences, sql::LIST_PRESENCES),
     ] {
         let order = facet.items().expect("facet lists items").order;
         assert!(sql.contains(&format!("{} LIMIT", sql_order(order))), "{}: `{order}` but {sql}", facet.key());

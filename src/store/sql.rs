@@ -1,0 +1,298 @@
+//! Every statement the store runs, each written once, grouped by what it
+//! serves.
+//!
+//! 1. **One text per statement.** The rest of the store names these
+//!    constants; a test (`sql/tests.rs`) fails on a string literal that starts a
+//!    statement anywhere else under `src/store/` (see its doc for the rule
+//!    and what it exempts). A second backend then has one list to read, and
+//!    a statement changed here is changed for every caller.
+//! 2. **SQLite's `?N` placeholders**, numbered, so a value bound once can be
+//!    used twice (`TALLY_ADD`, `UPSERT_PRESENCE`).
+//! 3. **What stays elsewhere, and why.** The schema's history
+//!    (`CREATE TABLE`, triggers, the FTS5 index) is in `schema.rs`, as
+//!    frozen migration steps. `PRAGMA`s are SQLite's per-connection settings
+//!    and checks, not statements over the store's tables: they stay where
+//!    they are set (`connection.rs`, `schema.rs`, `check.rs`, `upkeep.rs`,
+//!    `create.rs`), mostly through rusqlite's `pragma_update`.
+//! 4. **Values that decide a plan are written into the text.** A bound
+//!    `LIMIT ?` looks harmless, but the bundled SQLite is built with STAT4,
+//!    and a statement whose plan a bound value could change (a LIMIT's can,
+//!    and so can a value compared with an indexed column) is prepared again
+//!    on every run. `prepare_cached` then keeps a statement that costs a
+//!    fresh prepare each time, which was most of a freshly composed cockpit.
+//!    With the limits ([`listed!`], [`tray_listed!`]) and the tray's filters
+//!    in the text, each listing is prepared once per connection and only
+//!    reset after that; tests count SQLite's re-prepares to hold it so.
+
+// ---------------------------------------------------------------------------
+// Limits written into the text
+// ---------------------------------------------------------------------------
+
+/// The most items a reading lists, as SQL text: the largest collection law
+/// M008 admits, so every collection the policy can declare is filled.
+macro_rules! listed {
+    () => {
+        "20"
+    };
+}
+pub(super) use listed;
+
+/// How many waiting missions and candidate blocks the tray lists, as SQL text.
+macro_rules! tray_listed {
+    () => {
+        "50"
+    };
+}
+pub(super) use tray_listed;
+
+/// A decimal literal's value, at compile time: turns [`listed!`] and
+/// [`tray_listed!`] into the numbers the Rust side compares with.
+pub(super) const fn decimal(text: &str) -> usize {
+    let bytes = text.as_bytes();
+    let mut value = 0;
+    let mut i = 0;
+    while i < bytes.len() {
+        assert!(bytes[i].is_ascii_digit(), "a limit is written in decimal digits");
+        value = value * 10 + (bytes[i] - b'0') as usize;
+        i += 1;
+    }
+    value
+}
+
+// ---------------------------------------------------------------------------
+// The `store` row: version, checkpoints, size cap
+// ---------------------------------------------------------------------------
+
+/// The store's version: read by every snapshot, the tray and every write
+/// frame (inside its transaction, before the version check).
+pub(super) const STORE_VERSION: &str = "SELECT store_version FROM store WHERE one = 1";
+
+/// How many checkpoints `persist` has recorded, for the counts.
+pub(super) const CHECKPOINTS: &str = "SELECT checkpoints FROM store WHERE one = 1";
+
+/// The size cap the store declares, read when it is opened.
+pub(super) const MAX_BYTES: &str = "SELECT max_bytes FROM store WHERE one = 1";
+
+/// The one `store` row of a new store: version, checkpoints and size cap.
+pub(super) const INSERT_STORE: &str =
+    "INSERT INTO store (one, store_version, checkpoints, max_bytes) VALUES (1, ?1, ?2, ?3)";
+
+/// Move the version (`?1`): once per change that lands.
+pub(super) const SET_STORE_VERSION: &str = "UPDATE store SET store_version = ?1 WHERE one = 1";
+
+/// `persist save` / `persist checkpoint`: one more checkpoint.
+pub(super) const ADD_CHECKPOINT: &str = "UPDATE store SET checkpoints = checkpoints + 1 WHERE one = 1";
+
+/// `m1nd store set-max-bytes`: the new cap (`?1`).
+pub(super) const SET_MAX_BYTES: &str = "UPDATE store SET max_bytes = ?1 WHERE one = 1";
+
+// ---------------------------------------------------------------------------
+// Tallies: the counts kept beside the rows they count (tally.rs)
+// ---------------------------------------------------------------------------
+
+/// The one lookup of a count (`?1` its name).
+pub(super) const TALLY: &str = "SELECT n FROM tallies WHERE name = ?1";
+
+/// Every count at once, by name: the table holds a few dozen rows, so one
+/// scan costs less than a handful of lookups. Ordered by name, as
+/// `Tallies::get` binary-searches it.
+pub(super) const TALLIES: &str = "SELECT name, n FROM tallies ORDER BY name";
+
+/// Add `?2` to the count `?1`, which is created when first counted.
+pub(super) const TALLY_ADD: &str =
+    "INSERT INTO tallies (name, n) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET n = n + ?2";
+
+/// Take one from the count `?1`, in place: the table's CHECK refuses a
+/// negative insert, so [`TALLY_ADD`] cannot lower a count.
+pub(super) const TALLY_DROP: &str = "UPDATE tallies SET n = n - 1 WHERE name = ?1";
+
+// ---------------------------------------------------------------------------
+// The cockpit's listings: the first `listed!()` rows of an index (reads.rs)
+// ---------------------------------------------------------------------------
+
+/// `blocks`: most urgent first (stale, candidate, fresh).
+pub(super) const LIST_BLOCKS: &str =
+    concat!("SELECT id, title, status, receipt, hash, node FROM blocks ORDER BY urgency, seq LIMIT ", listed!());
+
+/// `orient`: the mission board, missions waiting for the human first.
+pub(super) const LIST_MISSIONS: &str = concat!(
+    "SELECT id, title, phase, agent FROM missions WHERE board IS NOT NULL ORDER BY board, seq LIMIT ",
+    listed!()
+);
+
+/// `doctor`: the most severe alerts first.
+pub(super) const LIST_ALERTS: &str =
+    concat!("SELECT id, level, text, node FROM alerts ORDER BY severity, seq LIMIT ", listed!());
+
+/// `trust`: the least trusted modules first.
+pub(super) const LIST_MODULES: &str =
+    concat!("SELECT id, score, defects FROM modules ORDER BY score_value, seq LIMIT ", listed!());
+
+/// `boot_memory`: the newest memories first.
+pub(super) const LIST_MEMORIES: &str =
+    concat!("SELECT id, claim, source, at FROM memories ORDER BY seq DESC LIMIT ", listed!());
+
+/// `drift`: in the order it was recorded.
+pub(super) const LIST_DRIFT: &str = concat!("SELECT id, evidence, cause FROM drift ORDER BY seq LIMIT ", listed!());
+
+/// `presences`: the agents seen most recently first.
+pub(super) const LIST_PRESENCES: &str =
+    concat!("SELECT id, doing, since FROM presences ORDER BY last_seen DESC, seq LIMIT ", listed!());
+
+/// Every listing, for the tests that count prepares and runs.
+#[cfg(test)]
+pub(super) const LISTINGS: [&str; 7] =
+    [LIST_BLOCKS, LIST_MISSIONS, LIST_ALERTS, LIST_MODULES, LIST_MEMORIES, LIST_DRIFT, LIST_PRESENCES];
+
+// ---------------------------------------------------------------------------
+// The reads that take an argument: `impact`, `why`, `trace` (reads/search.rs)
+// ---------------------------------------------------------------------------
+
+/// `impact`: every block and the node it is about, in insertion order.
+pub(super) const BLOCK_NODES: &str = "SELECT id, node FROM blocks ORDER BY seq";
+
+/// `impact`: every module's id (twice, as the pairs the search walks).
+pub(super) const MODULE_IDS: &str = "SELECT id, id FROM modules ORDER BY seq";
+
+/// `impact`: every drifted node and its cause.
+pub(super) const DRIFT_CAUSES: &str = "SELECT id, cause FROM drift ORDER BY seq";
+
+/// `why`: the first drift between `?1` and `?2`, either way round.
+pub(super) const DRIFT_LINK: &str = "SELECT id, evidence FROM drift \
+     WHERE (id = ?1 AND cause = ?2) OR (id = ?2 AND cause = ?1) ORDER BY seq LIMIT 1";
+
+/// `trace`: how many alerts hold the word `?1` (FTS5's vocabulary table).
+pub(super) const WORD_ALERTS: &str = "SELECT doc FROM alert_vocab WHERE term = ?1";
+
+/// `trace`: how many alerts match the FTS5 query `?1`.
+pub(super) const MATCH_COUNT: &str = "SELECT count(*) FROM alert_words WHERE alert_words MATCH ?1";
+
+/// `trace`: the best-matching alerts for the FTS5 query `?1` (FTS5's bm25
+/// rank, then the oldest first).
+pub(super) const TRACE: &str = concat!(
+    "SELECT a.id, a.node FROM alert_words JOIN alerts a ON a.seq = alert_words.rowid ",
+    "WHERE alert_words MATCH ?1 ORDER BY alert_words.rank, a.seq LIMIT ",
+    listed!()
+);
+
+// ---------------------------------------------------------------------------
+// Agents' writes: memories and presences (writes.rs, batch.rs)
+// ---------------------------------------------------------------------------
+
+/// `memorize`: one memory, with the agent that wrote it (or NULL).
+pub(super) const INSERT_MEMORY: &str =
+    "INSERT INTO memories (id, claim, source, at, agent_id) VALUES (?1, ?2, ?3, ?4, ?5)";
+
+/// Whether a memory id is taken (a new id is made from the version; an
+/// imported one may have it already).
+pub(super) const MEMORY_ID_TAKEN: &str = "SELECT 1 FROM memories WHERE id = ?1";
+
+/// Whether the agent `?1` was seen before (its first sighting is counted).
+pub(super) const PRESENCE_KNOWN: &str = "SELECT 1 FROM presences WHERE id = ?1";
+
+/// The agent `?1` did `?2` at `?3`: first seen (`since`) stays, what it did
+/// and when it was last seen move.
+pub(super) const UPSERT_PRESENCE: &str = "INSERT INTO presences (id, doing, since, last_seen) VALUES (?1, ?2, ?3, ?3) \
+     ON CONFLICT (id) DO UPDATE SET doing = excluded.doing, last_seen = excluded.last_seen";
+
+// ---------------------------------------------------------------------------
+// The tray: what waits for the human, and the human's acts (tray.rs)
+// ---------------------------------------------------------------------------
+
+/// Missions waiting for a stamp: board 0 is `merge_wait` (`load::board`).
+pub(super) const WAITING_MISSIONS: &str =
+    concat!("SELECT id, title, agent FROM missions WHERE board = 0 ORDER BY board, seq LIMIT ", tray_listed!());
+
+/// Candidate blocks waiting for ratification: urgency 1 is `candidate`
+/// (`load::urgency`); the status is written out too, and a test ties it to
+/// `BlockStatus::Candidate`.
+pub(super) const CANDIDATE_BLOCKS: &str = concat!(
+    "SELECT id, title, receipt, hash, node FROM blocks WHERE urgency = 1 AND status = 'candidate' ",
+    "ORDER BY urgency, seq LIMIT ",
+    tray_listed!()
+);
+
+/// An earlier act `?1` on the target `?2`: the receipt it landed on, its
+/// version and time.
+pub(super) const EARLIER_ACT: &str =
+    "SELECT receipt_hash, store_version, at FROM human_acts WHERE act = ?1 AND target = ?2";
+
+/// A mission's record as the stamp judges it (`?1` its id).
+pub(super) const MISSION_RECORD: &str = "SELECT title, phase, agent FROM missions WHERE id = ?1";
+
+/// A block's record as the ratification judges it (`?1` its id).
+pub(super) const BLOCK_RECORD: &str = "SELECT title, receipt, hash, node, status FROM blocks WHERE id = ?1";
+
+/// A stamp: mission `?1` moves from phase `?3` to `?2` and leaves the board.
+pub(super) const STAMP_MISSION: &str = "UPDATE missions SET phase = ?2, board = NULL WHERE id = ?1 AND phase = ?3";
+
+/// A ratification: block `?1` moves from status `?3` to `?2` (urgency 2, fresh).
+pub(super) const RATIFY_BLOCK: &str = "UPDATE blocks SET status = ?2, urgency = 2 WHERE id = ?1 AND status = ?3";
+
+/// The act kept: act, target, receipt hash, the version the human saw, the
+/// version it landed at, and when.
+pub(super) const INSERT_ACT: &str = "INSERT INTO human_acts (act, target, receipt_hash, seen_version, store_version, at) \
+     VALUES (?1, ?2, ?3, ?4, ?5, ?6)";
+
+// ---------------------------------------------------------------------------
+// The loader: a `State` into a new store's tables (load.rs)
+// ---------------------------------------------------------------------------
+
+/// A mission, with its place on the board (`load::board`).
+pub(super) const LOAD_MISSION: &str =
+    "INSERT INTO missions (id, title, phase, agent, board) VALUES (?1, ?2, ?3, ?4, ?5)";
+
+/// A block, with its urgency (`load::urgency`).
+pub(super) const LOAD_BLOCK: &str =
+    "INSERT INTO blocks (id, title, status, receipt, hash, node, urgency) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)";
+
+/// A memory as exported (no agent id: `state.json` does not carry one).
+pub(super) const LOAD_MEMORY: &str = "INSERT INTO memories (id, claim, source, at) VALUES (?1, ?2, ?3, ?4)";
+
+/// An alert, with its severity rank (`load::severity`).
+pub(super) const LOAD_ALERT: &str = "INSERT INTO alerts (id, level, text, node, severity) VALUES (?1, ?2, ?3, ?4, ?5)";
+
+/// A module, with its score as a number to order by.
+pub(super) const LOAD_MODULE: &str = "INSERT INTO modules (id, score, defects, score_value) VALUES (?1, ?2, ?3, ?4)";
+
+/// A drift record.
+pub(super) const LOAD_DRIFT: &str = "INSERT INTO drift (id, evidence, cause) VALUES (?1, ?2, ?3)";
+
+/// A presence, last seen when it was first seen.
+pub(super) const LOAD_PRESENCE: &str = "INSERT INTO presences (id, doing, since, last_seen) VALUES (?1, ?2, ?3, ?3)";
+
+// ---------------------------------------------------------------------------
+// SQLite's own file: checking and rewriting it (check.rs, checksum.rs, upkeep.rs)
+// ---------------------------------------------------------------------------
+
+/// `store check`: a read transaction, begun by hand on a read-only
+/// connection whose first read ([`SCHEMA_OBJECTS`]) takes the shared lock.
+pub(super) const BEGIN: &str = "BEGIN";
+
+/// `store check`: the end of its read transaction.
+pub(super) const COMMIT: &str = "COMMIT";
+
+/// `store check`: the read transaction given up when page 1 is damaged.
+pub(super) const ROLLBACK: &str = "ROLLBACK";
+
+/// `store check`: reads the schema, which takes SQLite's shared lock.
+pub(super) const SCHEMA_OBJECTS: &str = "SELECT count(*) FROM sqlite_schema";
+
+/// `store check`: which table or index owns each page (SQLite's `dbstat`).
+pub(super) const PAGE_OWNERS: &str = "SELECT pageno, name FROM dbstat";
+
+/// Whether a whole page (bound as `?1`, as on disk) matches its checksum:
+/// 1, 0, or NULL for a blob that is not a page. Asked of the checksum
+/// shim's own `verify_checksum()`, so there is one implementation of the
+/// checksum.
+pub(super) const VERIFY_PAGE: &str = "SELECT verify_checksum(?1)";
+
+/// `store add-checksums`: rewrite every page with the new reserve.
+pub(super) const VACUUM: &str = "VACUUM";
+
+/// `store backup`: one commit that writes page 1 (and so the checksum
+/// layout) before the copy writes any other page, leaving no table behind.
+pub(super) const WRITE_PAGE_ONE: &str = "CREATE TABLE m1nd_backup (x); DROP TABLE m1nd_backup;";
+
+#[cfg(test)]
+mod tests;
