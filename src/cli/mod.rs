@@ -91,7 +91,15 @@ struct StoreArg {
     /// The store directory. A `postgres://` URL is recognised and refused: this build keeps its
     /// store in a directory.
     // The variable's value is never shown in `--help`: a URL may hold a password.
-    #[arg(long, value_name = "DIR", env = STORE_ENV, hide_env_values = true, default_value = m1nd::store::DEFAULT_DIR)]
+    // Read as an OS string, so that a directory whose name is not UTF-8 still works.
+    #[arg(
+        long,
+        value_name = "DIR",
+        env = STORE_ENV,
+        hide_env_values = true,
+        default_value = m1nd::store::DEFAULT_DIR,
+        value_parser = clap::builder::TypedValueParser::map(clap::builder::OsStringValueParser::new(), m1nd::store::Location::from)
+    )]
     store: m1nd::store::Location,
 }
 

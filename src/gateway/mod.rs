@@ -29,6 +29,7 @@
 
 pub mod apply;
 mod audit;
+mod call_upstream;
 mod child;
 mod credential;
 mod declared;

@@ -6,17 +6,21 @@
 //! a token of its own, unique on the connection. The promises:
 //!
 //! 1. A call whose request carries a progress token is forwarded by
-//!    [`call_reporting_progress`], which records where the progress on
+//!    `call_upstream.rs`, which records where the progress on
 //!    rmcp's token goes as soon as the request is queued, in a [`Ticket`]
 //!    that lives as long as the call. (Progress the upstream sends before
 //!    that, in the instant between queueing and recording, is dropped.)
 //! 2. A `notifications/progress` from the upstream reaches the client whose
-//!    call holds its token, carrying that client's own token, in the order
-//!    the upstream sent it, and before the call's answer: rmcp hands each
-//!    notification to a task of its own, so the progress the upstream sent
-//!    just before answering may still be on its way when the answer
-//!    arrives; the answer waits until no progress has come for [`QUIET`]
-//!    (at most [`SETTLE`]) and what came has been sent.
+//!    call holds its token, carrying that client's own token, always going
+//!    forward, and before the call's answer. rmcp hands each notification to
+//!    a task of its own, and on a runtime of several threads two of them may
+//!    run in either order: one that does not go past the progress already
+//!    passed on is dropped, so the client never sees progress go back (MCP
+//!    requires it to increase). And the progress the upstream sent just
+//!    before answering may still be on its way when the answer arrives: the
+//!    answer waits until no progress has come for [`QUIET`] (at most
+//!    [`SETTLE`]) and what came has been sent (at most [`DRAIN`]; what is
+//!    left then is dropped, never sent after the answer).
 //! 3. A token no call in flight holds (a late, a made up or another
 //!    session's) reaches no one.
 //! 4. Memory and work are bounded: at most [`MAX_ROUTES`] calls have
@@ -34,12 +38,8 @@ use std::future::Future;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use rmcp::model::{
-    CallToolRequest, CallToolRequestParams, CallToolResult, CancelledNotificationParam, ClientRequest,
-    ProgressNotificationParam, ProgressToken, RequestId, ServerResult,
-};
-use rmcp::service::{PeerRequestOptions, ServiceError};
-use rmcp::{Peer, RoleClient, RoleServer};
+use rmcp::model::{ProgressNotificationParam, ProgressToken};
+use rmcp::{Peer, RoleServer};
 use tokio::sync::{Notify, mpsc};
 use tokio::task::JoinHandle;
 
@@ -56,7 +56,7 @@ pub(super) const QUIET: Duration = Duration::from_millis(5);
 pub(super) const SETTLE: Duration = Duration::from_millis(50);
 
 /// The longest an answer waits for its call's progress to be sent to the client.
-const DRAIN: Duration = Duration::from_secs(1);
+pub(super) const DRAIN: Duration = Duration::from_secs(1);
 
 /// Where the progress of each call in flight goes, by the token rmcp sent.
 #[derive(Debug, Default)]
@@ -69,6 +69,9 @@ struct Route {
     queue: mpsc::Sender<ProgressNotificationParam>,
     /// Woken by each notification routed here.
     arrived: Arc<Notify>,
+    /// The progress last passed on: a notification that does not go past
+    /// it is dropped (see promise 2).
+    last: Option<f64>,
 }
 
 /// One call's route; dropping it closes the route, [`Ticket::settle`]
@@ -119,17 +122,22 @@ impl ProgressRoutes {
             }
         });
         let arrived = Arc::new(Notify::new());
-        routes.insert(sent.clone(), Route { queue, arrived: Arc::clone(&arrived) });
+        routes.insert(sent.clone(), Route { queue, arrived: Arc::clone(&arrived), last: None });
         Some(Ticket { routes: Arc::clone(self), token: sent, arrived, sender: Some(sender) })
     }
 
     /// Pass the upstream's `progress` on to the call that holds its token.
     pub(super) fn forward(&self, progress: ProgressNotificationParam) {
-        let routes = self.routes.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(route) = routes.get(&progress.progress_token) {
-            let _ = route.queue.try_send(progress);
-            route.arrived.notify_one();
+        let mut routes = self.routes.lock().unwrap_or_else(|p| p.into_inner());
+        let Some(route) = routes.get_mut(&progress.progress_token) else {
+            return;
+        };
+        route.arrived.notify_one();
+        if route.last.is_some_and(|last| progress.progress <= last) {
+            return;
         }
+        route.last = Some(progress.progress);
+        let _ = route.queue.try_send(progress);
     }
 
     /// How many calls have progress routed now.
@@ -149,8 +157,11 @@ impl Ticket {
         })
         .await;
         self.close();
-        if let Some(sender) = self.sender.take() {
-            let _ = tokio::time::timeout(DRAIN, sender).await;
+        if let Some(mut sender) = self.sender.take()
+            && tokio::time::timeout(DRAIN, &mut sender).await.is_err()
+        {
+            // Progress sent after the answer would only mislead: stop.
+            sender.abort();
         }
     }
 
@@ -162,50 +173,6 @@ impl Ticket {
 impl Drop for Ticket {
     fn drop(&mut self) {
         self.close();
-    }
-}
-
-/// Forward `params` upstream and route the upstream's progress on it to
-/// `client`, under the `asked` token, until the answer comes. The answer is
-/// what `peer.call_tool` would give; a call abandoned before its answer
-/// (the gateway's time limit) is cancelled upstream, as rmcp cancels one.
-pub(super) async fn call_reporting_progress(
-    routes: &Arc<ProgressRoutes>,
-    peer: &Peer<RoleClient>,
-    params: CallToolRequestParams,
-    client: Peer<RoleServer>,
-    asked: ProgressToken,
-) -> Result<CallToolResult, ServiceError> {
-    let request = ClientRequest::CallToolRequest(CallToolRequest::new(params));
-    let handle = peer.send_request_with_option(request, PeerRequestOptions::no_options()).await?;
-    let route = routes.open(client, asked, handle.progress_token.clone());
-    let mut abandoned = Abandoned { peer: peer.clone(), id: Some(handle.id.clone()) };
-    let answered = handle.await_response().await;
-    abandoned.id = None;
-    if let Some(route) = route {
-        route.settle().await;
-    }
-    match answered? {
-        ServerResult::CallToolResult(result) => Ok(result),
-        _ => Err(ServiceError::UnexpectedResponse),
-    }
-}
-
-/// Cancels its request upstream when dropped while still armed.
-struct Abandoned {
-    peer: Peer<RoleClient>,
-    id: Option<RequestId>,
-}
-
-impl Drop for Abandoned {
-    fn drop(&mut self) {
-        if let Some(id) = self.id.take() {
-            let peer = self.peer.clone();
-            let reason = "the gateway stopped waiting for the answer".to_owned();
-            tokio::spawn(async move {
-                peer.notify_cancelled(CancelledNotificationParam::new(Some(id), Some(reason))).await
-            });
-        }
     }
 }
 

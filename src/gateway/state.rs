@@ -26,8 +26,9 @@ use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ProgressT
 use rmcp::{Peer, RoleClient, RoleServer};
 
 use super::audit::{self, Audit, Decision};
+use super::call_upstream::call_upstream;
 use super::declared::Declared;
-use super::progress::{ProgressRoutes, call_reporting_progress};
+use super::progress::ProgressRoutes;
 use super::shadow::Shadow;
 use super::subscriptions::Subscriptions;
 use super::upstream::{LIST_BOUNDS, Wanted, list, list_surfaces};
@@ -279,13 +280,7 @@ impl State {
         let params = CallToolRequestParams::new(forward.upstream.clone()).with_arguments(forward.arguments.clone());
         let timeout = self.options.call_timeout;
         let started = std::time::Instant::now();
-        let call = async {
-            match asker {
-                Some((client, asked)) => call_reporting_progress(&self.progress, &peer, params, client, asked).await,
-                None => peer.call_tool(params).await,
-            }
-        };
-        let answered = tokio::time::timeout(timeout, call).await;
+        let answered = call_upstream(&self.progress, &peer, params, asker, timeout).await;
         let latency_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
         let result = match answered {
             // An upstream of an older protocol leaves `resultType` out; a

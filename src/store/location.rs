@@ -58,13 +58,47 @@ impl Location {
 impl FromStr for Location {
     type Err = std::convert::Infallible;
 
-    /// A `postgres://` or `postgresql://` URL (any case) is a database;
-    /// anything else is a directory path, taken as written.
+    /// A `postgres://` or `postgresql://` URL (any case, after any leading
+    /// space), or a libpq keyword string (`host=db user=m1nd ...`), is a
+    /// database; anything else is a directory path, taken as written. A
+    /// keyword string is recognised so that it is refused and shown
+    /// redacted, never created as a directory whose name holds a password.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        let trimmed = s.trim_start();
         let is_url = POSTGRES_SCHEMES
             .iter()
-            .any(|scheme| s.get(..scheme.len()).is_some_and(|head| head.eq_ignore_ascii_case(scheme)));
-        Ok(if is_url { Location::Postgres(PostgresUrl(s.to_owned())) } else { Location::Dir(PathBuf::from(s)) })
+            .any(|scheme| trimmed.get(..scheme.len()).is_some_and(|head| head.eq_ignore_ascii_case(scheme)));
+        Ok(if is_url || is_keyword_string(s) {
+            Location::Postgres(PostgresUrl(s.to_owned()))
+        } else {
+            Location::Dir(PathBuf::from(s))
+        })
+    }
+}
+
+/// The libpq keywords that make a string a connection string, not a path.
+const KEYWORDS: [&str; 8] = ["host", "hostaddr", "port", "dbname", "user", "password", "passfile", "sslmode"];
+
+/// Whether `s` holds `KEYWORD=` for one of [`KEYWORDS`], at its start or
+/// after a space (libpq's `keyword = value` form allows spaces around `=`).
+fn is_keyword_string(s: &str) -> bool {
+    let words: Vec<&str> = s.split_whitespace().collect();
+    words.iter().enumerate().any(|(at, word)| {
+        let (key, then_equals) = match word.split_once('=') {
+            Some((key, _)) => (key, true),
+            None => (*word, words.get(at + 1).is_some_and(|next| next.starts_with('='))),
+        };
+        then_equals && KEYWORDS.iter().any(|k| key.eq_ignore_ascii_case(k))
+    })
+}
+
+/// A path that is not UTF-8 is a directory (a URL is always UTF-8).
+impl From<std::ffi::OsString> for Location {
+    fn from(s: std::ffi::OsString) -> Self {
+        match s.into_string() {
+            Ok(s) => s.parse().unwrap_or_else(|never| match never {}),
+            Err(path) => Location::Dir(PathBuf::from(path)),
+        }
     }
 }
 
@@ -110,10 +144,11 @@ impl fmt::Debug for PostgresUrl {
 ///
 /// - the user part's password: from the first `:` after the scheme to the
 ///   last `@`;
-/// - a `password=` parameter: from its value to the end of the URL (an
+/// - a `password=` parameter (or keyword, with spaces around `=`, its name
+///   percent-encoded or not): from its value to the end of the URL (an
 ///   unencoded `&` inside it could otherwise end it early).
 fn redacted(url: &str) -> String {
-    const KEY: &str = "password=";
+    const KEY: &str = "password";
     let mut hidden = vec![false; url.len()];
     let start = url.find("://").map_or(0, |at| at + "://".len());
     if let Some(at) = url.rfind('@').filter(|&at| at >= start)
@@ -121,8 +156,27 @@ fn redacted(url: &str) -> String {
     {
         hidden[start + colon + 1..at].fill(true);
     }
-    if let Some(at) = url.to_ascii_lowercase().find(KEY) {
-        hidden[at + KEY.len()..].fill(true);
+    // `password=`, `password = ` (a keyword string), any case: the rest is hidden.
+    let lower = url.to_ascii_lowercase();
+    for (at, _) in lower.match_indices(KEY) {
+        let after = &lower[at + KEY.len()..];
+        if let Some(equals) = after.trim_start().strip_prefix('=') {
+            hidden[url.len() - equals.len()..].fill(true);
+            break;
+        }
+    }
+    // A parameter name may be percent-encoded (`%70assword=`), as libpq decodes names.
+    if let Some(query) = url.find('?') {
+        let mut start = query + 1;
+        for parameter in url[query + 1..].split('&') {
+            if let Some((key, _)) = parameter.split_once('=')
+                && percent_decoded(key).eq_ignore_ascii_case("password")
+            {
+                hidden[start + key.len() + 1..].fill(true);
+                break;
+            }
+            start += parameter.len() + 1;
+        }
     }
     let mut shown = String::with_capacity(url.len());
     let mut in_hidden = false;
@@ -135,6 +189,27 @@ fn redacted(url: &str) -> String {
         in_hidden = hidden[at];
     }
     shown
+}
+
+/// `text` with each `%XX` decoded (anything else kept), for comparing a name.
+fn percent_decoded(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    while at < bytes.len() {
+        let hex = bytes.get(at + 1..at + 3).and_then(|h| std::str::from_utf8(h).ok());
+        match (bytes[at], hex.and_then(|h| u8::from_str_radix(h, 16).ok())) {
+            (b'%', Some(byte)) => {
+                out.push(byte);
+                at += 3;
+            }
+            (byte, _) => {
+                out.push(byte);
+                at += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 #[cfg(test)]
@@ -154,6 +229,30 @@ mod tests {
         assert_eq!(location("postgres/dir"), Location::Dir(PathBuf::from("postgres/dir")));
         assert_eq!(location(".m1nd").dir(), Ok(Path::new(".m1nd")));
         assert_eq!(location("./a b").to_string(), "./a b");
+    }
+
+    #[test]
+    fn a_keyword_string_or_a_url_after_spaces_is_a_database_and_shown_without_its_password() {
+        for s in [
+            format!("host=db user=m1nd password={CANARY}"),
+            format!("dbname = m1nd password = {CANARY}"),
+            format!("  postgres://m1nd:{CANARY}@h/db"),
+            format!("postgres://m1nd@h/db?%70assword={CANARY}"),
+        ] {
+            let location = location(&s);
+            assert!(matches!(location, Location::Postgres(_)), "{s}");
+            assert!(!location.to_string().contains("Canary"), "{location}");
+        }
+        for dir in ["hosts", "my=dir", "a b", "user"] {
+            assert!(matches!(location(dir), Location::Dir(_)), "{dir}");
+        }
+    }
+
+    #[test]
+    fn a_path_that_is_not_utf8_is_a_directory() {
+        use std::os::unix::ffi::OsStringExt;
+        let raw = std::ffi::OsString::from_vec(vec![b'd', 0xff, b'r']);
+        assert_eq!(Location::from(raw.clone()), Location::Dir(PathBuf::from(raw)));
     }
 
     #[test]

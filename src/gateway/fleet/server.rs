@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 
 use super::super::audit::{self, Audit, Decision};
 use super::super::listing::ListsReviewedTools;
-use super::super::state::State;
+use super::super::state::{ServedTool, State};
 use super::super::surfaces as served;
 use super::Routes;
 use crate::mcp::attestation;
@@ -333,29 +333,34 @@ impl ListsReviewedTools for FleetServer {
     /// Every member's served tools as its view's JSON, under their served
     /// names, in `fleet.toml` order as `tools/list` lists them.
     fn reviewed_tools(&self) -> Value {
-        let mut tools = Vec::new();
-        for (member, state) in self.members.iter().enumerate() {
-            for served in state.served().tools.iter() {
-                let mut json = served.json.clone();
-                json["name"] = Value::String(served_name(self.prefix(member), &served.tool.name));
-                tools.push(json);
-            }
-        }
-        Value::Array(tools)
+        self.each_served(|tool, name| {
+            let mut json = tool.json.clone();
+            json["name"] = Value::String(name);
+            json
+        })
+        .into()
     }
 }
 
 impl FleetServer {
     /// Every member's served tools, under their served names.
     fn merged_tools(&self) -> Vec<Tool> {
-        let mut tools = Vec::new();
+        self.each_served(|tool, name| {
+            let mut tool = tool.tool.clone();
+            tool.name = name.into();
+            tool
+        })
+    }
+
+    /// `make` of each member's served tool and its served name, in
+    /// `fleet.toml` order: the one walk both listings take.
+    fn each_served<T>(&self, mut make: impl FnMut(&ServedTool, String) -> T) -> Vec<T> {
+        let mut made = Vec::new();
         for (member, state) in self.members.iter().enumerate() {
             for served in state.served().tools.iter() {
-                let mut tool = served.tool.clone();
-                tool.name = served_name(self.prefix(member), &tool.name).into();
-                tools.push(tool);
+                made.push(make(served, served_name(self.prefix(member), &served.tool.name)));
             }
         }
-        tools
+        made
     }
 }

@@ -75,22 +75,43 @@ async fn routes_and_queues_are_bounded() {
     assert!(routes.open_to(token("over"), sent_as(over), |_| async { true }).is_none(), "past the cap no route");
     drop(tickets);
     assert_eq!(routes.open_routes(), 0);
-    // A client that never takes its progress: the queue fills and the rest is dropped, without waiting.
-    let (stuck, _never) = tokio::sync::oneshot::channel::<()>();
-    let stuck = Arc::new(tokio::sync::Mutex::new(Some(stuck)));
+    // A client that takes its progress only when let: the queue fills and the rest is dropped, at once.
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let (seen, mut heard) = mpsc::unbounded_channel();
+    let held = Arc::clone(&gate);
     let _ticket = routes
-        .open_to(token("slow"), sent_as(0), move |_| {
-            let stuck = Arc::clone(&stuck);
+        .open_to(token("slow"), sent_as(0), move |p| {
+            let (held, seen) = (Arc::clone(&held), seen.clone());
             async move {
-                let _held = stuck.lock().await;
-                std::future::pending::<bool>().await
+                held.acquire().await.expect("open").forget();
+                seen.send(p).is_ok()
             }
         })
         .expect("a route");
-    for step in 0..(QUEUED * 4) {
+    for step in 1..=(QUEUED * 4) {
         routes.forward(progress(sent_as(0), step as f64));
     }
-    assert_eq!(routes.open_routes(), 1, "forwarding returned at once, with the route still open");
+    gate.add_permits(QUEUED * 4);
+    let mut delivered = 0;
+    while next(&mut heard).await.is_some() {
+        delivered += 1;
+    }
+    // The queue holds QUEUED; one more may be in the sender's hands when the rest arrive.
+    assert!((QUEUED..=QUEUED + 1).contains(&delivered), "{delivered} delivered of {}", QUEUED * 4);
+}
+
+#[tokio::test]
+async fn progress_never_goes_back_whatever_order_it_is_handled_in() {
+    let routes = Arc::new(ProgressRoutes::default());
+    let (_ticket, mut heard) = open(&routes, "p", 1);
+    for step in [1.0, 3.0, 2.0, 3.0, 4.0] {
+        routes.forward(progress(sent_as(1), step));
+    }
+    let mut passed = Vec::new();
+    while let Some(p) = next(&mut heard).await {
+        passed.push(p.progress);
+    }
+    assert_eq!(passed, [1.0, 3.0, 4.0], "2 came after 3, and 3 again: both dropped");
 }
 
 #[tokio::test]

@@ -69,6 +69,7 @@ pub mod reviewed_tools;
 pub mod security;
 pub mod sessions;
 pub mod slots;
+pub mod sse_events;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

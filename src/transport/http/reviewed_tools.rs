@@ -15,7 +15,13 @@
 //!    that is the result for that request's `id` gets the same `tools` array
 //!    the stdio transport answers ([`ListsReviewedTools`]): each
 //!    served tool as the view's JSON, `execution` exactly as pinned. Every
-//!    other key, and every other message of the stream, is rmcp's.
+//!    other key is rmcp's, and every other byte of the stream (other
+//!    events, comments, keep-alives) passes as rmcp wrote it
+//!    (`sse_events.rs`).
+//!
+//! Not watched: a legacy session's stream resumed with `GET` and
+//! `Last-Event-ID`, which replays a `tools/list` result as rmcp wrote it
+//! (without `execution`); listing again gives the reviewed tools.
 //! 3. The tools are those of the view current once rmcp answered (after its
 //!    re-list), never an older one.
 
@@ -25,12 +31,11 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use futures_util::StreamExt;
 use rmcp::model::RequestId;
 use serde_json::Value;
-use sse_stream::SseStream;
 
 use super::peek::peek;
+use super::sse_events::{event_data, rewrite_one_event, with_data};
 use crate::gateway::ListsReviewedTools;
 
 /// The method whose answer is rewritten.
@@ -104,17 +109,14 @@ impl<F: Fn() -> Value + Clone + Send + Sync + 'static> Listing<F> {
         Response::from_parts(parts, Body::from(rewritten))
     }
 
-    /// An SSE answer: every event passes in order, the result rewritten.
+    /// An SSE answer: every byte passes in order (comments and keep-alives
+    /// too), except the event that is the result, whose data is rewritten.
     fn in_event_stream(&self, response: Response) -> Response {
         let (parts, body) = response.into_parts();
         let listing = self.clone();
-        let events = SseStream::new(body).map(move |event| {
-            event.map(|mut sse| {
-                if let Some(data) = sse.data.as_deref().and_then(|data| listing.rewrite(data.as_bytes())) {
-                    sse.data = Some(data);
-                }
-                Bytes::from(sse)
-            })
+        let events = rewrite_one_event(body.into_data_stream(), move |event| {
+            let data = listing.rewrite(event_data(event)?.as_bytes())?;
+            with_data(event, &data)
         });
         Response::from_parts(parts, Body::from_stream(events))
     }
