@@ -16,24 +16,32 @@
 //!    before its `list_tools` returns.
 //! 3. A `tools/list` answered with a JSON body comes back from rmcp already
 //!    parsed, the dropped keys gone. That request is then sent once more,
-//!    as rmcp sent it (same body, same headers, rmcp's JSON body bound), and
-//!    a 2xx JSON answer is heard, then parsed as rmcp parses one, in place
-//!    of the first: rmcp gets the listing the tap heard. `tools/list` is safe and idempotent, so
-//!    asking twice changes nothing upstream; it costs a JSON-answering
-//!    upstream one more request per page (an SSE-answering one none).
-//! 4. If that second answer is not a listing the tap could hear (a failed
-//!    request, another status or content type, a body past the bound or one
-//!    that does not parse, a JSON-RPC error), the first answer stands,
-//!    recorded as declaring none of the dropped keys: a listing not heard
-//!    never inherits an earlier one's keys. Its tools then differ from pins
-//!    that hold `execution`, and are hidden.
+//!    as rmcp sent it (same params, same headers, rmcp's JSON body bound)
+//!    but under a JSON-RPC id of the tap's own (`m1nd-tap-<n>`, a string,
+//!    so it is never one of rmcp's numeric ids: MCP forbids reusing an id
+//!    within a session). A 2xx JSON answer that is a response carrying that
+//!    id and holding a tools listing is heard, given rmcp's id back, and
+//!    answered in place of the first: rmcp gets the listing the tap heard.
+//!    `tools/list` is safe and idempotent, so asking twice changes nothing
+//!    upstream; it costs a JSON-answering upstream one more request per
+//!    page (an SSE-answering one none).
+//! 4. If that second answer is not that listing (a failed request, another
+//!    status or content type, a body past the bound or one that does not
+//!    parse, a JSON-RPC error, another id, another kind of result), it is
+//!    not heard and the first answer stands, recorded as declaring none of
+//!    the dropped keys: a listing not heard never inherits an earlier one's
+//!    keys. Its tools then differ from pins that hold `execution`, and are
+//!    hidden until a listing is heard again.
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use futures_util::{StreamExt, TryStreamExt};
 use reqwest::header::{ACCEPT, CONTENT_TYPE, HeaderName, HeaderValue};
-use rmcp::model::{ClientJsonRpcMessage, ClientRequest, JsonRpcResponse, ServerJsonRpcMessage, ServerResult};
+use rmcp::model::{
+    ClientJsonRpcMessage, ClientRequest, JsonRpcRequest, JsonRpcResponse, RequestId, ServerJsonRpcMessage, ServerResult,
+};
 use rmcp::transport::common::client_side_sse::BoxedSseResponse;
 use rmcp::transport::common::http_header::{EVENT_STREAM_MIME_TYPE, HEADER_SESSION_ID, JSON_MIME_TYPE};
 use rmcp::transport::streamable_http_client::{
@@ -69,10 +77,10 @@ impl HttpTap {
     }
 }
 
-/// A POST as rmcp sent it, kept to send again.
+/// A `tools/list` POST as rmcp sent it, kept to send again.
 struct Post {
     uri: Arc<str>,
-    message: ClientJsonRpcMessage,
+    request: JsonRpcRequest<ClientRequest>,
     session_id: Option<Arc<str>>,
     auth_token: Option<String>,
     custom_headers: HashMap<HeaderName, HeaderValue>,
@@ -117,9 +125,9 @@ impl StreamableHttpClient for HttpTap {
         custom_headers: HashMap<HeaderName, HeaderValue>,
         limits: StreamableHttpResponseLimits,
     ) -> Answer {
-        let listing = is_tools_list(&message).then(|| Post {
+        let listing = tools_list_request(&message).map(|request| Post {
             uri: Arc::clone(&uri),
-            message: message.clone(),
+            request: request.clone(),
             session_id: session_id.clone(),
             auth_token: auth_token.clone(),
             custom_headers: custom_headers.clone(),
@@ -189,10 +197,13 @@ impl StreamableHttpClient for HttpTap {
 }
 
 impl HttpTap {
-    /// `listing` sent again as rmcp's reqwest client sends a POST, its 2xx
-    /// JSON answer heard and parsed: point 3 of the module's contract.
-    /// `None` when there is no such answer within `max_body` bytes.
+    /// `listing` sent again under an id of the tap's own, as rmcp's reqwest
+    /// client sends a POST, its 2xx JSON answer heard and given rmcp's id
+    /// back: point 3 of the module's contract. `None`, nothing heard, when
+    /// there is no such answer within `max_body` bytes (point 4).
     async fn ask_again(&self, listing: &Post, max_body: usize) -> Option<StreamableHttpPostResponse> {
+        let own_id = own_request_id();
+        let asked = ClientJsonRpcMessage::Request(JsonRpcRequest { id: own_id.clone(), ..listing.request.clone() });
         let mut request =
             self.client.post(listing.uri.as_ref()).header(ACCEPT, [EVENT_STREAM_MIME_TYPE, JSON_MIME_TYPE].join(", "));
         if let Some(token) = &listing.auth_token {
@@ -204,7 +215,7 @@ impl HttpTap {
         if let Some(session_id) = &listing.session_id {
             request = request.header(HEADER_SESSION_ID, session_id.as_ref());
         }
-        let response = request.json(&listing.message).send().await.ok()?;
+        let response = request.json(&asked).send().await.ok()?;
         let status = response.status();
         let json = response.headers().get(CONTENT_TYPE).is_some_and(|value| is_media_type(value, JSON_MIME_TYPE));
         if !status.is_success()
@@ -216,12 +227,16 @@ impl HttpTap {
         }
         let session = response.headers().get(HEADER_SESSION_ID).and_then(|v| v.to_str().ok()).map(str::to_owned);
         let body = bounded_body(response, max_body).await?;
-        self.declared.hear(&body);
-        // A JSON-RPC error the second time does not replace a listing.
-        match serde_json::from_slice::<ServerJsonRpcMessage>(&body).ok()? {
-            parsed @ ServerJsonRpcMessage::Response(_) => Some(StreamableHttpPostResponse::Json(parsed, session)),
-            _ => None,
+        // Only the answer to this asking replaces rmcp's: a JSON-RPC error
+        // would drop a good listing, another result would answer `list_tools`
+        // with no listing, and another id would send it to another request.
+        let ServerJsonRpcMessage::Response(mut answer) = serde_json::from_slice(&body).ok()? else { return None };
+        if answer.id != own_id || !matches!(answer.result, ServerResult::ListToolsResult(_)) {
+            return None;
         }
+        self.declared.hear(&body);
+        answer.id = listing.request.id.clone();
+        Some(StreamableHttpPostResponse::Json(ServerJsonRpcMessage::Response(answer), session))
     }
 
     /// A listing rmcp parsed that the tap could not hear: its tools declare
@@ -235,8 +250,19 @@ impl HttpTap {
     }
 }
 
-fn is_tools_list(message: &ClientJsonRpcMessage) -> bool {
-    matches!(message, ClientJsonRpcMessage::Request(r) if matches!(r.request, ClientRequest::ListToolsRequest(_)))
+/// `message` if it is a `tools/list` request.
+fn tools_list_request(message: &ClientJsonRpcMessage) -> Option<&JsonRpcRequest<ClientRequest>> {
+    match message {
+        ClientJsonRpcMessage::Request(r) if matches!(r.request, ClientRequest::ListToolsRequest(_)) => Some(r),
+        _ => None,
+    }
+}
+
+/// A JSON-RPC id for one second asking: a string, so it is never one of
+/// rmcp's numeric ids, and counted, so the process never uses one twice.
+fn own_request_id() -> RequestId {
+    static ASKED: AtomicU64 = AtomicU64::new(0);
+    RequestId::String(format!("m1nd-tap-{}", ASKED.fetch_add(1, Ordering::Relaxed) + 1).into())
 }
 
 /// A `Content-Type` of `expected`, parameters and case aside.
@@ -276,13 +302,27 @@ mod tests {
     /// How long one test may take, the upstream included.
     const WITHIN: Duration = Duration::from_secs(20);
 
+    /// Written as an answer's id, the upstream puts there the id of the request it answers.
+    const ECHOED_ID: &str = "\"@request-id\"";
+
+    /// A response as an upstream writes it: `id` (JSON text) and a listing of `tools`.
+    fn answer(id: &str, tools: Value) -> String {
+        format!(r#"{{"jsonrpc": "2.0", "id": {id}, "result": {{"tools": {tools}}}}}"#)
+    }
+
+    /// A listing page answering `id`: `start-job`, described as `description`,
+    /// declares `execution` when `declares` does; `plain` never does.
+    fn page(id: &str, description: &str, declares: bool) -> String {
+        let mut start_job = json!({"name": "start-job", "description": description, "inputSchema": {"type": "object"}});
+        if declares {
+            start_job["execution"] = json!({"taskSupport": "optional"});
+        }
+        answer(id, json!([start_job, {"name": "plain", "inputSchema": {"type": "object"}}]))
+    }
+
     /// A listing as an upstream writes it: `start-job` declares `execution`.
     fn listing() -> String {
-        json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": [
-            {"name": "start-job", "inputSchema": {"type": "object"}, "execution": {"taskSupport": "optional"}},
-            {"name": "plain", "inputSchema": {"type": "object"}},
-        ]}})
-        .to_string()
+        page("1", "starts a job", true)
     }
 
     /// One request as the upstream read it: its header lines, lowercased, and its body.
@@ -311,6 +351,8 @@ mod tests {
                 for (status, content_type, body) in answers {
                     let Ok((mut stream, _)) = listener.accept().await else { return };
                     let Some(request) = read_request(&mut stream).await else { return };
+                    let id = serde_json::from_slice::<Value>(&request.body).ok().map(|body| body["id"].clone());
+                    let body = body.replace(ECHOED_ID, &id.unwrap_or_default().to_string());
                     kept.lock().unwrap().push(request);
                     let head = format!(
                         "HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\nConnection: \
@@ -373,51 +415,116 @@ mod tests {
         )
     }
 
-    /// What the gateway lists for `start-job` once rmcp's reading is restored.
-    fn execution_of_start_job(declared: &Declared) -> Option<Value> {
-        let mut tools = [json!({"name": "start-job"}), json!({"name": "plain"})];
+    /// The `execution` the gateway lists for each of `names` once rmcp's reading is restored.
+    fn executions<const N: usize>(declared: &Declared, names: [&str; N]) -> [Option<Value>; N] {
+        let mut tools = names.map(|name| json!({"name": name}));
         declared.restore(&mut tools);
-        assert_eq!(tools[1], json!({"name": "plain"}), "`plain` declares no execution");
-        tools[0].get("execution").cloned()
+        tools.map(|tool| tool.get("execution").cloned())
     }
 
-    /// The tool names of a listing answered as JSON.
-    fn listed_names(answer: &StreamableHttpPostResponse) -> Vec<String> {
+    /// What the gateway lists for `start-job` once rmcp's reading is restored.
+    fn execution_of_start_job(declared: &Declared) -> Option<Value> {
+        let [start_job, plain] = executions(declared, ["start-job", "plain"]);
+        assert_eq!(plain, None, "`plain` declares no execution");
+        start_job
+    }
+
+    /// The id of a listing answered as JSON, and its tools as `name: description`.
+    fn listed(answer: &StreamableHttpPostResponse) -> (RequestId, Vec<String>) {
         match answer {
             StreamableHttpPostResponse::Json(ServerJsonRpcMessage::Response(response), _) => match &response.result {
-                ServerResult::ListToolsResult(page) => page.tools.iter().map(|t| t.name.to_string()).collect(),
+                ServerResult::ListToolsResult(page) => {
+                    let tool =
+                        |t: &rmcp::model::Tool| format!("{}: {}", t.name, t.description.as_deref().unwrap_or(""));
+                    (response.id.clone(), page.tools.iter().map(tool).collect())
+                }
                 other => panic!("not a listing: {other:?}"),
             },
             other => panic!("not a JSON response: {other:?}"),
         }
     }
 
+    /// rmcp's own reading of `page("1", "first asking", false)`: the first answer, standing.
+    fn first_answer() -> (RequestId, Vec<String>) {
+        (RequestId::Number(1), vec!["start-job: first asking".to_owned(), "plain: ".to_owned()])
+    }
+
     #[tokio::test]
-    async fn a_listing_answered_as_json_is_asked_again_as_rmcp_asked_and_the_heard_one_is_answered() {
+    async fn a_listing_answered_as_json_is_asked_again_under_an_id_of_its_own_and_the_heard_one_is_answered() {
         let json = "application/json; charset=utf-8";
-        let upstream = Upstream::answering(vec![("200 OK", json, listing()), ("200 OK", json, listing())]).await;
+        let first = ("200 OK", json, page("1", "first asking", false));
+        let second = ("200 OK", json, page(ECHOED_ID, "second asking", true));
+        let upstream = Upstream::answering(vec![first.clone(), second.clone(), first, second]).await;
         let (tap, declared) = tap(&upstream.url);
         let custom = HashMap::from([(HeaderName::from_static("x-tenant"), HeaderValue::from_static("t-1"))]);
-        let answer = tokio::time::timeout(
-            WITHIN,
-            tap.post_message(
-                upstream.url.as_str().into(),
-                tools_list(),
-                Some("s-1".into()),
-                Some("tok".into()),
-                custom,
-            ),
-        )
-        .await
-        .unwrap()
-        .unwrap();
-        assert_eq!(listed_names(&answer), ["start-job", "plain"]);
-        assert_eq!(execution_of_start_job(&declared), Some(json!({"taskSupport": "optional"})));
+        for _ in 0..2 {
+            let answer = tokio::time::timeout(
+                WITHIN,
+                tap.post_message(
+                    upstream.url.as_str().into(),
+                    tools_list(),
+                    Some("s-1".into()),
+                    Some("tok".into()),
+                    custom.clone(),
+                ),
+            )
+            .await
+            .unwrap()
+            .unwrap();
+            let second_answer = vec!["start-job: second asking".to_owned(), "plain: ".to_owned()];
+            assert_eq!(listed(&answer), (RequestId::Number(1), second_answer), "the second answer, under rmcp's id");
+            assert_eq!(execution_of_start_job(&declared), Some(json!({"taskSupport": "optional"})));
+        }
         let seen = upstream.seen();
-        assert_eq!(seen.len(), 2, "asked once by rmcp and once by the tap");
-        assert_eq!(seen[0], seen[1], "the second asking is the first, header for header and byte for byte");
+        assert_eq!(seen.len(), 4, "each listing asked once by rmcp and once by the tap");
+        let mut bodies: Vec<Value> = seen.iter().map(|s| serde_json::from_slice(&s.body).unwrap()).collect();
+        let ids: Vec<Value> =
+            bodies.iter_mut().map(|body| body.as_object_mut().unwrap().remove("id").unwrap()).collect();
+        for round in [0, 2] {
+            assert_eq!(ids[round], json!(1), "rmcp's id");
+            let own = ids[round + 1].as_str();
+            assert!(own.is_some_and(|id| id.starts_with("m1nd-tap-")), "a string id of the tap's: {}", ids[round + 1]);
+            assert_eq!(bodies[round], bodies[round + 1], "the second asking is the first but for its id");
+        }
+        assert_ne!(ids[1], ids[3], "no id of the tap's is used twice");
+        let headers = |s: &Seen| s.headers.iter().filter(|h| !h.starts_with("content-length:")).cloned().collect();
+        let headers: Vec<Vec<String>> = seen.iter().map(headers).collect();
+        assert_eq!(headers[0], headers[1], "the second asking is the first, header for header");
         for header in ["authorization: bearer tok", "x-tenant: t-1", "mcp-session-id: s-1"] {
-            assert!(seen[1].headers.iter().any(|h| h == header), "{header} in {:?}", seen[1].headers);
+            assert!(headers[1].iter().any(|h| h == header), "{header} in {:?}", headers[1]);
+        }
+    }
+
+    #[tokio::test]
+    async fn a_second_answer_that_is_not_this_listing_is_neither_heard_nor_answered() {
+        let declares = json!({"taskSupport": "optional"});
+        let tools = json!([
+            {"name": "start-job", "description": "second asking", "inputSchema": {"type": "object"}, "execution": declares},
+            {"name": "plain", "inputSchema": {"type": "object"}},
+            {"name": "stray", "inputSchema": {"type": "object"}, "execution": declares},
+        ]);
+        for (second, why) in [
+            (answer("1", tools.clone()), "rmcp's id, not the one the tap asked with"),
+            (answer("\"another\"", tools.clone()), "another id"),
+            (format!(r#"{{"jsonrpc": "2.0", "id": {ECHOED_ID}, "result": {{}}}}"#), "a result that is no listing"),
+            (answer(ECHOED_ID, json!([{"name": "stray", "execution": declares}])), "tools rmcp cannot read"),
+        ] {
+            let upstream = Upstream::answering(vec![
+                ("200 OK", "application/json", page("1", "first asking", false)),
+                ("200 OK", "application/json", second),
+            ])
+            .await;
+            let (tap, declared) = tap(&upstream.url);
+            let answer = tokio::time::timeout(
+                WITHIN,
+                tap.post_message(upstream.url.as_str().into(), tools_list(), None, None, HashMap::new()),
+            )
+            .await
+            .unwrap()
+            .unwrap();
+            assert_eq!(listed(&answer), first_answer(), "rmcp's own answer stands: {why}");
+            assert_eq!(upstream.seen().len(), 2);
+            assert_eq!(executions(&declared, ["start-job", "plain", "stray"]), [None, None, None], "heard: {why}");
         }
     }
 
@@ -468,11 +575,12 @@ mod tests {
         let refused = json!({"jsonrpc": "2.0", "id": 1, "error": {"code": -32603, "message": "busy"}}).to_string();
         for (status, content_type, second) in [
             ("500 Internal Server Error", "text/plain", "busy".to_owned()),
+            ("429 Too Many Requests", "application/json", refused.clone()),
             ("200 OK", "text/html", listing()),
             ("200 OK", "application/json", refused),
         ] {
             let upstream = Upstream::answering(vec![
-                ("200 OK", "application/json", listing()),
+                ("200 OK", "application/json", page("1", "first asking", false)),
                 (status, content_type, second.clone()),
             ])
             .await;
@@ -486,7 +594,7 @@ mod tests {
             .await
             .unwrap()
             .unwrap();
-            assert_eq!(listed_names(&answer), ["start-job", "plain"], "rmcp's own answer stands: {second}");
+            assert_eq!(listed(&answer), first_answer(), "rmcp's own answer stands: {second}");
             assert_eq!(upstream.seen().len(), 2);
             assert_eq!(execution_of_start_job(&declared), None, "{status} {content_type} {second}");
         }
