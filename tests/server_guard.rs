@@ -167,6 +167,31 @@ fn memorize_bumps_the_version_once_and_a_stale_write_changes_nothing() {
     assert_eq!(mcp.finish(), Some(0));
 }
 
+/// U+0000 in a claim or a source is refused over MCP with a message that
+/// says what to do, and the store stays byte for byte as it was: no backend
+/// keeps the character (a PostgreSQL `text` cannot), so none accepts it.
+#[test]
+fn a_nul_character_in_a_claim_or_source_is_refused_and_changes_nothing() {
+    let (_dir, store) = demo_store("guard-nul");
+    let mut mcp = Mcp::writable(&store);
+    let before = snapshot(&store);
+    for args in [
+        json!({"claim": "before\u{0}after"}),
+        json!({"claim": "\u{0}"}),
+        json!({"claim": "fine", "source": "a source\u{0}"}),
+    ] {
+        let result = mcp.call("memorize", args.clone());
+        assert!(is_error(&result), "{args}: {result}");
+        let message = text(&result);
+        assert!(message.contains("U+0000 (NUL)") && message.contains("remove it"), "{args}: {message}");
+        assert!(!message.contains('\u{0}'), "the refusal echoes the character: {message:?}");
+    }
+    assert_eq!(snapshot(&store), before, "a refused NUL write changed the store");
+    let kept = mcp.call("memorize", json!({"claim": "the same claim without it"}));
+    assert!(!is_error(&kept), "{kept}");
+    assert_eq!(mcp.finish(), Some(0));
+}
+
 /// Two `m1nd serve` processes on one store, writing at once without an
 /// expected version: the store's write lock orders them, so no write is lost
 /// and the version rises once per write.

@@ -260,11 +260,57 @@ impl State {
         for memory in &self.memories {
             check_claim(&memory.claim).map_err(|problem| InvalidState::Memory { id: shown(&memory.id), problem })?;
         }
+        if let Some((kind, id)) = self.first_with_nul() {
+            return Err(InvalidState::Nul { kind, id: shown(id) });
+        }
         if let Some(module) = self.modules.iter().find(|m| m.score_value().is_none()) {
             return Err(InvalidState::Score { id: shown(&module.id), score: shown(&module.score) });
         }
         Ok(())
     }
+}
+
+impl State {
+    /// The kind and id of the first item with U+0000 in any of its texts.
+    /// Each item is taken apart field by field, so a field added to one of
+    /// them does not compile until it is looked at here too.
+    fn first_with_nul(&self) -> Option<(&'static str, &str)> {
+        let missions = self
+            .missions
+            .iter()
+            .map(|Mission { id, title, phase: _, agent }| ("missions", id, has_nul(&[id, title, agent])));
+        let blocks = self.blocks.iter().map(|Block { id, title, status: _, receipt, hash, node }| {
+            ("blocks", id, has_nul(&[id, title, receipt, hash, node]))
+        });
+        let memories = self
+            .memories
+            .iter()
+            .map(|Memory { id, claim, source, at }| ("memories", id, has_nul(&[id, claim, source, at])));
+        let alerts =
+            self.alerts.iter().map(|Alert { id, level, text, node }| ("alerts", id, has_nul(&[id, level, text, node])));
+        let modules =
+            self.modules.iter().map(|Module { id, score, defects }| ("modules", id, has_nul(&[id, score, defects])));
+        let drift =
+            self.drift.iter().map(|Drift { id, evidence, cause }| ("drift", id, has_nul(&[id, evidence, cause])));
+        let presences =
+            self.presences.iter().map(|Presence { id, doing, since }| ("presences", id, has_nul(&[id, doing, since])));
+        missions
+            .chain(blocks)
+            .chain(memories)
+            .chain(alerts)
+            .chain(modules)
+            .chain(drift)
+            .chain(presences)
+            .find(|(_, _, nul)| *nul)
+            .map(|(kind, id, _)| (kind, id.as_str()))
+    }
+}
+
+/// Whether any of `texts` holds U+0000, which a PostgreSQL `text` value
+/// cannot hold: refused on every backend, so a store means the same
+/// wherever it lives.
+fn has_nul(texts: &[&String]) -> bool {
+    texts.iter().any(|text| text.contains('\0'))
 }
 
 /// A state that breaks a rule serde cannot express.
@@ -282,6 +328,8 @@ pub enum InvalidState {
     Memory { id: String, problem: ClaimProblem },
     #[error("module `{id}` has score `{score}`; a score is a decimal from 0 to 1")]
     Score { id: String, score: String },
+    #[error("{kind}: item `{id}` holds the character U+0000 (NUL), which no m1nd store keeps; remove it")]
+    Nul { kind: &'static str, id: String },
 }
 
 /// What is wrong with a claim.
@@ -291,6 +339,8 @@ pub enum ClaimProblem {
     Empty,
     #[error("the claim is {chars} characters; the limit is {MAX_CLAIM_CHARS}")]
     TooLong { chars: usize },
+    #[error("the claim holds the character U+0000 (NUL), which no m1nd store keeps; remove it")]
+    Nul,
 }
 
 /// The claim rules shared by `memorize` and `validate`.
@@ -301,6 +351,9 @@ pub fn check_claim(claim: &str) -> Result<(), ClaimProblem> {
     let chars = claim.chars().count();
     if chars > MAX_CLAIM_CHARS {
         return Err(ClaimProblem::TooLong { chars });
+    }
+    if claim.contains('\0') {
+        return Err(ClaimProblem::Nul);
     }
     Ok(())
 }
@@ -399,5 +452,31 @@ mod tests {
         assert!(check_claim("  ").is_err());
         assert!(check_claim(&"é".repeat(MAX_CLAIM_CHARS)).is_ok());
         assert!(check_claim(&"é".repeat(MAX_CLAIM_CHARS + 1)).is_err());
+        assert_eq!(check_claim("before\0after"), Err(ClaimProblem::Nul));
+    }
+
+    /// U+0000 anywhere in an imported state is refused, naming the item.
+    #[test]
+    fn validate_refuses_nul_in_any_text() {
+        let with_nul = |edit: fn(&mut State)| {
+            let mut state = State::empty();
+            state.memories.push(Memory {
+                id: "mem_1".into(),
+                claim: "c".into(),
+                source: "s".into(),
+                at: "2026-01-01T00:00:00Z".into(),
+            });
+            state.drift.push(Drift { id: "n1".into(), evidence: "e".into(), cause: "n2".into() });
+            state.presences.push(Presence { id: "agent".into(), doing: "d".into(), since: "t".into() });
+            assert_eq!(state.validate(), Ok(()));
+            edit(&mut state);
+            state.validate().map_err(|e| e.to_string())
+        };
+        let memory = with_nul(|s| s.memories[0].source.push('\0')).expect_err("source");
+        assert!(memory.starts_with("memories: item `mem_1` holds the character U+0000"), "{memory}");
+        let drift = with_nul(|s| s.drift[0].evidence.insert(0, '\0')).expect_err("evidence");
+        assert!(drift.starts_with("drift: item `n1`"), "{drift}");
+        let presence = with_nul(|s| s.presences[0].id.push('\0')).expect_err("id");
+        assert!(presence.starts_with("presences: item `agent`") && !presence.contains('\0'), "{presence}");
     }
 }

@@ -245,8 +245,13 @@ fn journal_was_already_gone(e: &rusqlite::Error) -> bool {
     matches!(e, rusqlite::Error::SqliteFailure(f, _) if f.extended_code == rusqlite::ffi::SQLITE_IOERR_DELETE_NOENT)
 }
 
-/// A memory's source: not empty, not too long.
+/// A memory's source: not empty, not too long, no U+0000 (see `state::has_nul`).
 pub(super) fn check_source(source: &str) -> Result<(), StoreError> {
+    if source.contains('\0') {
+        return Err(StoreError::BadArgument(
+            "the source holds the character U+0000 (NUL), which no m1nd store keeps; remove it".to_owned(),
+        ));
+    }
     let source = source.trim();
     if source.is_empty() {
         return Err(StoreError::BadArgument("the source is empty; say who or what the claim comes from".to_owned()));
@@ -443,6 +448,8 @@ mod tests {
             store.memorize(" \n\t", "test", None, None),
             store.memorize("ok", "  ", None, None),
             store.memorize("ok", &"s".repeat(MAX_SOURCE_CHARS + 1), None, None),
+            store.memorize("a claim with \0 inside", "test", None, None),
+            store.memorize("ok", "a source\0", None, None),
         ];
         for result in cases {
             assert!(matches!(result, Err(StoreError::BadArgument(_))), "{result:?}");
