@@ -98,9 +98,11 @@ pub(super) const TALLY: &str = "SELECT n FROM tallies WHERE name = ?1";
 /// `Tallies::get` binary-searches it.
 pub(super) const TALLIES: &str = "SELECT name, n FROM tallies ORDER BY name";
 
-/// Add `?2` to the count `?1`, which is created when first counted.
+/// Add `?2` to the count `?1`, which is created when first counted. The
+/// column is written `tallies.n`: PostgreSQL refuses a bare `n` there as
+/// ambiguous (it could be the proposed row's), and SQLite reads both alike.
 pub(super) const TALLY_ADD: &str =
-    "INSERT INTO tallies (name, n) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET n = n + ?2";
+    "INSERT INTO tallies (name, n) VALUES (?1, ?2) ON CONFLICT (name) DO UPDATE SET n = tallies.n + ?2";
 
 /// Take one from the count `?1`, in place: the table's CHECK refuses a
 /// negative insert, so [`TALLY_ADD`] cannot lower a count.
