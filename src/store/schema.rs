@@ -131,8 +131,58 @@ CREATE TRIGGER alert_words_move AFTER UPDATE OF text ON alerts BEGIN
 END;
 ";
 
+/// Step 1 on PostgreSQL, after SQLite's text translated: what only a shared
+/// database needs. `incarnation` tells one store from another created in its
+/// place, and `used_bytes` counts content bytes against `max_bytes`, since a
+/// database has no page count to cap (docs/design/postgres-replicas.md §3).
+const PG_STEP_1_THEN: &str = "
+ALTER TABLE store ADD COLUMN incarnation TEXT COLLATE \"C\" NOT NULL CHECK (length(incarnation) = 32);
+ALTER TABLE store ADD COLUMN used_bytes BIGINT NOT NULL DEFAULT 0 CHECK (used_bytes >= 0);
+";
+
+/// Step 4 on PostgreSQL, which has no FTS5: the same words as FTS5's
+/// `unicode61` tokenizer finds them, kept by the loader (the only writer of
+/// alerts). `words` counts an alert's tokens (bm25's document length),
+/// `alert_terms` holds each term's count in each alert, and `alert_vocab`
+/// answers `WORD_ALERTS` with the same statement as SQLite's fts5vocab.
+const PG_STEP_4: &str = "
+ALTER TABLE alerts ADD COLUMN words BIGINT NOT NULL DEFAULT 0 CHECK (words >= 0);
+CREATE TABLE alert_terms (
+    term TEXT COLLATE \"C\" NOT NULL,
+    seq BIGINT NOT NULL REFERENCES alerts (seq) ON DELETE CASCADE,
+    tf BIGINT NOT NULL CHECK (tf >= 1),
+    PRIMARY KEY (term, seq)
+);
+CREATE TABLE alert_vocab (term TEXT COLLATE \"C\" PRIMARY KEY, doc BIGINT NOT NULL CHECK (doc >= 1));
+";
+
+/// One migration step, as each backend runs it. The numbering is shared, so
+/// a version means the same tables on either.
+struct Step {
+    /// SQLite's text, frozen once released.
+    sqlite: &'static str,
+    /// PostgreSQL's, made from SQLite's where the engines agree.
+    #[cfg_attr(not(test), expect(dead_code, reason = "read by the PostgreSQL backend; rendered and applied in tests"))]
+    postgres: Pg,
+}
+
+/// How a step reads on PostgreSQL.
+#[cfg_attr(not(test), expect(dead_code, reason = "read by the PostgreSQL backend; rendered and applied in tests"))]
+enum Pg {
+    /// SQLite's text through `pg::ddl::translate`, then `then` (PostgreSQL
+    /// only; empty for none). Table and column names stay written once.
+    Translated { then: &'static str },
+    /// A text of its own, where SQLite's has no PostgreSQL counterpart.
+    Own(&'static str),
+}
+
 /// Every step, in order; step `n` takes a store from version `n - 1` to `n`.
-const MIGRATIONS: &[&str] = &[STEP_1, STEP_2, STEP_3, STEP_4];
+const MIGRATIONS: &[Step] = &[
+    Step { sqlite: STEP_1, postgres: Pg::Translated { then: PG_STEP_1_THEN } },
+    Step { sqlite: STEP_2, postgres: Pg::Translated { then: "" } },
+    Step { sqlite: STEP_3, postgres: Pg::Translated { then: "" } },
+    Step { sqlite: STEP_4, postgres: Pg::Own(PG_STEP_4) },
+];
 
 /// The schema version this build writes.
 pub const VERSION: u32 = MIGRATIONS.len() as u32;
@@ -141,7 +191,7 @@ pub const VERSION: u32 = MIGRATIONS.len() as u32;
 /// and record `to`.
 pub fn migrate(conn: &Connection, from: u32, to: u32) -> rusqlite::Result<()> {
     for step in &MIGRATIONS[from as usize..to as usize] {
-        conn.execute_batch(step)?;
+        conn.execute_batch(step.sqlite)?;
     }
     conn.pragma_update(None, "user_version", to)
 }
@@ -149,6 +199,18 @@ pub fn migrate(conn: &Connection, from: u32, to: u32) -> rusqlite::Result<()> {
 /// The schema version recorded in the file.
 pub fn version(conn: &Connection) -> rusqlite::Result<u32> {
     conn.pragma_query_value(None, "user_version", |row| row.get(0))
+}
+
+/// Steps `from + 1 ..= to` as PostgreSQL runs them, each one text.
+#[cfg(test)]
+pub(super) fn postgres_steps(from: u32, to: u32) -> Result<Vec<String>, super::pg::ddl::Untranslatable> {
+    MIGRATIONS[from as usize..to as usize]
+        .iter()
+        .map(|step| match step.postgres {
+            Pg::Translated { then } => Ok(super::pg::ddl::translate(step.sqlite)? + then),
+            Pg::Own(text) => Ok(text.to_owned()),
+        })
+        .collect()
 }
 
 #[cfg(test)]

@@ -200,7 +200,13 @@ fn sql_lives_in_one_place() {
         if !STATEMENT_FILES.contains(&relative.as_str()) {
             stray.extend(scanned.literals.iter().filter(|l| starts_statement(l)).map(|l| format!("{relative}: {l:?}")));
         }
-        test_code.extend(scanned.test_modules.iter().map(|m| module_file(&file, m)));
+        for test_module in scanned.test_modules.iter().map(|m| module_file(&file, m)) {
+            // A test module with a directory of its own: all of it is tests.
+            if test_module.file_name().is_some_and(|f| f == "mod.rs") {
+                rust_files(test_module.parent().expect("a directory"), &mut test_code);
+            }
+            test_code.insert(test_module);
+        }
         pending.extend(scanned.modules.iter().map(|m| module_file(&file, m)));
         store_code.insert(file);
     }

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL server for the store's PostgreSQL tests: a new
+# cluster in a temporary directory, listening on 127.0.0.1 only, on a free
+# port, with a random password, page checksums and fsync on. Nothing of the
+# machine's own PostgreSQL (its `main` cluster, /var/run/postgresql) is used.
+#
+#   pg_env=$(bash scripts/pg-cluster.sh up) && eval "$pg_env"
+#       starts one and prints the two variables to export:
+#       M1ND_TEST_PG (the URL the tests connect to) and M1ND_PG_CLUSTER (its directory)
+#   bash scripts/pg-cluster.sh down [DIR]
+#       stops it and removes its directory (DIR defaults to $M1ND_PG_CLUSTER)
+#
+# Needs Debian's postgresql package (initdb, pg_ctl). initdb refuses to run as
+# root, so as root the server runs as the package's unprivileged `postgres`
+# user; as anyone else it runs as that user. Progress goes to stderr; stdout
+# holds only the exports.
+set -euo pipefail
+
+bindir() {
+  local found
+  found=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+  if [[ -z "$found" || ! -x "$found/initdb" ]]; then
+    echo "pg-cluster: no PostgreSQL server binaries under /usr/lib/postgresql; install Debian's postgresql package" >&2
+    exit 2
+  fi
+  echo "$found"
+}
+
+# Run a server program as the unprivileged owner of the cluster.
+as_owner() {
+  if [[ $(id -u) -eq 0 ]]; then runuser -u postgres -- "$@"; else "$@"; fi
+}
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+up() {
+  local bin dir password port url
+  bin=$(bindir)
+  dir=$(mktemp -d /tmp/m1nd-pg.XXXXXX)
+  password=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+  printf '%s\n' "$password" >"$dir/password"
+  chmod 600 "$dir/password"
+  if [[ $(id -u) -eq 0 ]]; then chown -R postgres "$dir"; fi
+  echo "pg-cluster: initdb in $dir ($("$bin/postgres" --version))" >&2
+  as_owner "$bin/initdb" -D "$dir/data" -U m1nd -A scram-sha-256 --pwfile="$dir/password" \
+    -E UTF8 --locale=C --data-checksums >"$dir/initdb.log" 2>&1 || {
+    cat "$dir/initdb.log" >&2
+    exit 1
+  }
+  # A free port can be taken between asking and binding: try a few.
+  for _ in 1 2 3 4 5; do
+    port=$(free_port)
+    if as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+      -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c fsync=on" \
+      start >&2; then
+      url="postgres://m1nd:$password@127.0.0.1:$port/m1nd"
+      PGPASSWORD="$password" "$bin/createdb" -h 127.0.0.1 -p "$port" -U m1nd m1nd >&2
+      echo "pg-cluster: listening on 127.0.0.1:$port, database m1nd" >&2
+      printf "export M1ND_TEST_PG='%s'\nexport M1ND_PG_CLUSTER='%s'\n" "$url" "$dir"
+      return 0
+    fi
+  done
+  tail -20 "$dir/server.log" >&2 || true
+  echo "pg-cluster: the server did not start" >&2
+  exit 1
+}
+
+down() {
+  local dir="${1:-${M1ND_PG_CLUSTER:-}}" bin
+  if [[ -z "$dir" || ! -d "$dir/data" ]]; then
+    echo "pg-cluster: no cluster to stop (give its directory, or set M1ND_PG_CLUSTER)" >&2
+    return 0
+  fi
+  bin=$(bindir)
+  as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >&2 || true
+  rm -rf "$dir"
+  echo "pg-cluster: stopped and removed $dir" >&2
+}
+
+case "${1:-}" in
+  up) up ;;
+  down) down "${2:-}" ;;
+  *)
+    echo "usage: $0 up | down [DIR]" >&2
+    exit 2
+    ;;
+esac
