@@ -106,6 +106,19 @@ CREATE TABLE human_acts (
 ) STRICT;
 ";
 
+/// The tokenizer of the alerts' word index, as FTS5 names it: written once,
+/// for step 4 and for the PostgreSQL backend, which counts an alert's words
+/// with SQLite's own tokenizer so that both find the same words
+/// (`pg/terms.rs`).
+macro_rules! alert_tokenizer {
+    () => {
+        "unicode61 tokenchars '_' remove_diacritics 0"
+    };
+}
+/// Named outside this file only by the PostgreSQL backend's tests so far.
+#[cfg(test)]
+pub(super) use alert_tokenizer;
+
 /// Step 4: the words of every alert, indexed (FTS5), so `trace` costs what
 /// its matches cost, not a scan of every alert. The index holds no text of
 /// its own (`content = 'alerts'`); triggers keep it in step with the table,
@@ -113,9 +126,12 @@ CREATE TABLE human_acts (
 /// The tokenizer keeps `_` inside words, as `trace` splits them, and keeps
 /// diacritics, as `trace` looks its words up as they are (`alert_vocab`: how
 /// many alerts hold each word, read from the index itself).
-const STEP_4: &str = "
+const STEP_4: &str = concat!(
+    "
 CREATE VIRTUAL TABLE alert_words USING fts5(
-    text, content = 'alerts', content_rowid = 'seq', tokenize = \"unicode61 tokenchars '_' remove_diacritics 0\"
+    text, content = 'alerts', content_rowid = 'seq', tokenize = \"",
+    alert_tokenizer!(),
+    "\"
 );
 INSERT INTO alert_words (alert_words) VALUES ('rebuild');
 CREATE VIRTUAL TABLE alert_vocab USING fts5vocab(alert_words, row);
@@ -129,7 +145,8 @@ CREATE TRIGGER alert_words_move AFTER UPDATE OF text ON alerts BEGIN
     INSERT INTO alert_words (alert_words, rowid, text) VALUES ('delete', old.seq, old.text);
     INSERT INTO alert_words (rowid, text) VALUES (new.seq, new.text);
 END;
-";
+"
+);
 
 /// Step 1 on PostgreSQL, after SQLite's text translated: what only a shared
 /// database needs. `incarnation` tells one store from another created in its

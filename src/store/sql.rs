@@ -296,5 +296,68 @@ pub(super) const VACUUM: &str = "VACUUM";
 /// layout) before the copy writes any other page, leaving no table behind.
 pub(super) const WRITE_PAGE_ONE: &str = "CREATE TABLE m1nd_backup (x); DROP TABLE m1nd_backup;";
 
+// ---------------------------------------------------------------------------
+// PostgreSQL's search (docs/design/postgres-replicas.md §3). Compiled for
+// the tests that hold it to FTS5's until the PostgreSQL backend runs it.
+// ---------------------------------------------------------------------------
+
+/// A scratch word index in a connection of its own (in memory), with the
+/// alerts' own tokenizer: the PostgreSQL backend counts an alert's words
+/// with SQLite's tokenizer itself, so both backends find the same words.
+#[cfg(test)]
+pub(super) const SCRATCH_WORD_INDEX: &str = concat!(
+    "CREATE VIRTUAL TABLE scratch_words USING fts5(text, tokenize = \"",
+    super::schema::alert_tokenizer!(),
+    "\"); CREATE VIRTUAL TABLE scratch_instances USING fts5vocab(scratch_words, instance);"
+);
+
+/// One alert's text into the scratch index, under its `seq`.
+#[cfg(test)]
+pub(super) const SCRATCH_WORD: &str = "INSERT INTO scratch_words (rowid, text) VALUES (?1, ?2)";
+
+/// How often each word occurs in each alert of the scratch index.
+#[cfg(test)]
+pub(super) const SCRATCH_TERMS: &str =
+    "SELECT doc, term, count(*) FROM scratch_instances GROUP BY doc, term ORDER BY doc, term";
+
+/// PostgreSQL: an alert's token count (bm25's document length).
+#[cfg(test)]
+pub(super) const PG_ALERT_WORDS: &str = "UPDATE alerts SET words = ?2 WHERE seq = ?1";
+
+/// PostgreSQL: how often the word `?1` occurs in the alert `?2`.
+#[cfg(test)]
+pub(super) const PG_ALERT_TERM: &str = "INSERT INTO alert_terms (term, seq, tf) VALUES (?1, ?2, ?3)";
+
+/// PostgreSQL: how many alerts hold each word, as FTS5's `alert_vocab`
+/// answers it. The loader, the only writer of alerts, fills a new store's
+/// terms and then this, once.
+#[cfg(test)]
+pub(super) const PG_BUILD_VOCAB: &str =
+    "INSERT INTO alert_vocab (term, doc) SELECT term, count(*) FROM alert_terms GROUP BY term";
+
+/// PostgreSQL's [`MATCH_COUNT`]: the alerts holding any of the words `?1`.
+#[cfg(test)]
+pub(super) const PG_MATCH_COUNT: &str = "SELECT count(DISTINCT seq) FROM alert_terms WHERE term = ANY(?1)";
+
+/// PostgreSQL's [`TRACE`], ranked by FTS5's own bm25 (k1 = 1.2, b = 0.75;
+/// a word's idf is ln((N - n + 0.5) / (n + 0.5)) over N alerts, n of them
+/// holding it, and 1e-6 where that is not above zero; a document's length
+/// is its token count, against the mean), best first, then the oldest.
+/// The third column is the score, for the tests that compare it.
+#[cfg(test)]
+pub(super) const PG_TRACE: &str = concat!(
+    "WITH corpus AS (SELECT count(*)::float8 AS n, coalesce(sum(words), 0)::float8 / greatest(count(*), 1) AS avgdl ",
+    "FROM alerts), ",
+    "weights AS (SELECT v.term, CASE WHEN x.idf <= 0 THEN 1e-6::float8 ELSE x.idf END AS idf ",
+    "FROM alert_vocab v CROSS JOIN corpus c ",
+    "CROSS JOIN LATERAL (SELECT ln((c.n - v.doc + 0.5::float8) / (v.doc + 0.5::float8)) AS idf) x ",
+    "WHERE v.term = ANY(?1)) ",
+    "SELECT a.id, a.node, sum(w.idf * ((t.tf * 2.2::float8) / (t.tf + 1.2::float8 * ",
+    "(1::float8 - 0.75::float8 + 0.75::float8 * a.words / c.avgdl)))) AS score ",
+    "FROM weights w JOIN alert_terms t ON t.term = w.term JOIN alerts a ON a.seq = t.seq CROSS JOIN corpus c ",
+    "GROUP BY a.seq, a.id, a.node ORDER BY score DESC, a.seq LIMIT ",
+    listed!()
+);
+
 #[cfg(test)]
 mod tests;

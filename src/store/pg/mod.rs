@@ -7,6 +7,7 @@
 //! PostgreSQL location yet; the CLI refuses one before a store is reached.
 
 pub(super) mod ddl;
+pub(super) mod terms;
 #[cfg(test)]
 mod tests;
 

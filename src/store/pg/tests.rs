@@ -17,9 +17,11 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use postgres::{Client, NoTls};
 use rusqlite::Connection;
 
-use super::super::schema::{self, VERSION};
-use super::super::sql::{listed, tray_listed};
+use super::super::schema::{self, VERSION, alert_tokenizer};
+use super::super::sql::{self, listed, tray_listed};
+use super::super::state::{Alert, State};
 use super::dollar_placeholders;
+use super::terms::count_words;
 
 const GOLDEN: &str = "tests/golden/pg_schema.sql";
 
@@ -46,6 +48,9 @@ const SQLITE_ONLY: &[(&str, &str)] = &[
     ("VERIFY_PAGE", "the checksum VFS of a SQLite file"),
     ("VACUUM", "`store backup` of a SQLite file"),
     ("WRITE_PAGE_ONE", "`store backup` of a SQLite file"),
+    ("SCRATCH_WORD_INDEX", "SQLite's tokenizer, asked by the PostgreSQL loader in memory (pg/terms.rs)"),
+    ("SCRATCH_WORD", "SQLite's tokenizer, asked by the PostgreSQL loader in memory (pg/terms.rs)"),
+    ("SCRATCH_TERMS", "SQLite's tokenizer, asked by the PostgreSQL loader in memory (pg/terms.rs)"),
 ];
 
 #[test]
@@ -156,6 +161,139 @@ fn every_statement_the_backend_runs_prepares_on_postgresql() {
     }
     assert!(failed.is_empty(), "{} statements do not prepare on PostgreSQL:\n{}", failed.len(), failed.join("\n"));
     assert!(prepared >= 30, "only {prepared} statements were found in sql.rs");
+}
+
+/// `trace` on PostgreSQL ranks alerts as FTS5's bm25 does on SQLite: the
+/// same alerts (copied with their `seq`), their words counted by SQLite's
+/// own tokenizer (`pg/terms.rs`), the same vocabulary, the same match
+/// counts, and for each query the same scores, position by position, within
+/// floating-point rounding; where two alerts tie, either order is FTS5's.
+#[test]
+fn trace_ranks_alerts_as_fts5_does() {
+    let Some(mut db) = Scratch::new() else { return };
+    db.apply_every_step();
+    let sqlite = Connection::open_in_memory().expect("open");
+    schema::migrate(&sqlite, 0, VERSION).expect("migrate");
+    super::super::load::load(&sqlite, &corpus(), u64::MAX).expect("load");
+
+    let mut rows =
+        sqlite.prepare("SELECT seq, id, level, text, node, severity FROM alerts ORDER BY seq").expect("alerts");
+    let alerts: Vec<(i64, String, String, String, String, i64)> = rows
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))
+        .expect("read")
+        .map(|row| row.expect("row"))
+        .collect();
+    let mut tx = db.client.transaction().expect("begin");
+    for (seq, id, level, text, node, severity) in &alerts {
+        tx.execute(
+            "INSERT INTO alerts (seq, id, level, text, node, severity) VALUES ($1, $2, $3, $4, $5, $6)",
+            &[seq, id, level, text, node, severity],
+        )
+        .expect("copy an alert");
+    }
+    let counted = count_words(alerts.iter().map(|a| (a.0, a.3.as_str()))).expect("count words");
+    for (seq, words) in &counted {
+        tx.execute(&dollar_placeholders(sql::PG_ALERT_WORDS), &[seq, &words.words]).expect("words");
+        for (term, tf) in &words.terms {
+            tx.execute(&dollar_placeholders(sql::PG_ALERT_TERM), &[term, seq, tf]).expect("term");
+        }
+    }
+    tx.batch_execute(sql::PG_BUILD_VOCAB).expect("vocabulary");
+    tx.commit().expect("commit");
+
+    let vocabulary = "SELECT term, doc FROM alert_vocab ORDER BY term";
+    let fts5: Vec<(String, i64)> = sqlite
+        .prepare(vocabulary)
+        .expect("vocab")
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("read")
+        .map(|row| row.expect("row"))
+        .collect();
+    let pg: Vec<(String, i64)> =
+        db.client.query(vocabulary, &[]).expect("vocab").iter().map(|r| (r.get(0), r.get(1))).collect();
+    assert_eq!(pg, fts5, "the vocabularies differ");
+
+    for words in [
+        &["cache"][..],
+        &["walk"],
+        &["miss"],
+        &["cache", "miss"],
+        &["graph_node", "école"],
+        &["ωmega", "кэш", "404"],
+        &["404", "miss", "cache", "walk", "pad1"],
+        &["İstanbul", "straße"],
+        &["nothing_here"],
+    ] {
+        let query = words.iter().map(|w| format!("\"{w}\"")).collect::<Vec<_>>().join(" OR ");
+        let words: Vec<String> = words.iter().map(|w| (*w).to_owned()).collect();
+        let sqlite_count: i64 = sqlite.query_row(sql::MATCH_COUNT, [&query], |r| r.get(0)).expect("count");
+        let pg_count: i64 =
+            db.client.query_one(&dollar_placeholders(sql::PG_MATCH_COUNT), &[&words]).expect("count").get(0);
+        assert_eq!(pg_count, sqlite_count, "{query}: match counts");
+
+        let mut ranked = sqlite
+            .prepare(concat!(
+                "SELECT a.id, -bm25(alert_words) FROM alert_words JOIN alerts a ON a.seq = alert_words.rowid ",
+                "WHERE alert_words MATCH ?1 ORDER BY alert_words.rank, a.seq LIMIT ",
+                listed!()
+            ))
+            .expect("bm25");
+        let fts5: Vec<(String, f64)> = ranked
+            .query_map([&query], |r| Ok((r.get(0)?, r.get(1)?)))
+            .expect("rank")
+            .map(|r| r.expect("row"))
+            .collect();
+        let mut trace = sqlite.prepare(sql::TRACE).expect("trace");
+        let traced: Vec<String> =
+            trace.query_map([&query], |r| r.get(0)).expect("trace").map(|r| r.expect("row")).collect();
+        assert_eq!(traced, fts5.iter().map(|(id, _)| id.clone()).collect::<Vec<_>>(), "{query}: TRACE is bm25's order");
+
+        let pg: Vec<(String, f64)> = db
+            .client
+            .query(&dollar_placeholders(sql::PG_TRACE), &[&words])
+            .expect("trace on PostgreSQL")
+            .iter()
+            .map(|r| (r.get(0), r.get(2)))
+            .collect();
+        assert_eq!(pg.len(), fts5.len(), "{query}: how many listed\nFTS5 {fts5:?}\nPostgreSQL {pg:?}");
+        let close = |a: f64, b: f64| (a - b).abs() <= 1e-9 * a.abs().max(b.abs());
+        for (at, ((fts5_id, fts5_score), (pg_id, pg_score))) in fts5.iter().zip(&pg).enumerate() {
+            assert!(close(*fts5_score, *pg_score), "{query}: at {at}, FTS5 {fts5_score} and PostgreSQL {pg_score}");
+            if fts5_id != pg_id {
+                let tied = fts5.iter().find(|(id, _)| id == pg_id).is_some_and(|(_, s)| close(*s, *fts5_score));
+                assert!(tied, "{query}: at {at}, FTS5 lists {fts5_id} and PostgreSQL {pg_id}, which do not tie");
+            }
+        }
+    }
+}
+
+/// Alerts whose words occur in every alert, in some, in one, repeated, and
+/// in several scripts, with lengths that vary, so scores rarely tie.
+fn corpus() -> State {
+    let mut state = State::empty();
+    for i in 0..30_usize {
+        let mut text = format!("walk step {i}:");
+        for (every, word) in [(2, "cache"), (3, "miss"), (5, "graph_node"), (7, "École"), (6, "Кэш"), (8, "404")] {
+            if i % every == 0 {
+                text.push(' ');
+                text.push_str(word);
+            }
+        }
+        if i % 4 == 1 {
+            text.push_str(" Ωmega,");
+        }
+        if i % 10 == 0 {
+            text.push_str(" cache cache miss");
+        }
+        if i == 11 {
+            text.push_str(" İstanbul straße");
+        }
+        for _ in 0..i % 5 {
+            text.push_str(&format!(" pad{}", i % 3));
+        }
+        state.alerts.push(Alert { id: format!("al_{i:02}"), level: "warn".into(), text, node: format!("n{i}") });
+    }
+    state
 }
 
 /// SQLite's declared type as the translation writes it on PostgreSQL
@@ -279,6 +417,7 @@ fn macro_text(mac: &syn::Macro) -> String {
     let name = mac.path.segments.last().map(|s| s.ident.to_string()).unwrap_or_default();
     match name.as_str() {
         "listed" => listed!().to_owned(),
+        "alert_tokenizer" => alert_tokenizer!().to_owned(),
         "tray_listed" => tray_listed!().to_owned(),
         "concat" => {
             let parts = mac
