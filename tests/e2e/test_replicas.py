@@ -1,0 +1,226 @@
+"""Two `m1nd serve --http` replicas on one store, behind HAProxy configured by deploy/haproxy.cfg.
+
+The balancer runs the repository's file as it is, with the addresses in its environment (the
+file's header says which). The replicas share one SQLite store directory on this machine.
+Proven here, through the balancer only:
+- stateless (2026-07-28) requests reach both replicas, and each write taken by either is read
+  back by both at once;
+- legacy sessions (`Mcp-Session-Id`) stay on the replica that opened them;
+- `kill -9` of one replica during a burst of writes loses no acknowledged write, only requests
+  in flight on it fail, and the other replica goes on acknowledging.
+
+HAProxy is Debian's (`.ci/run` installs it); without it these tests are skipped, and under CI
+(`CI` set) they fail instead. Every loop here is bounded in count and time.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import sqlite3
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from harness import ROOT, text_of
+from http_harness import HttpServer, client, start, stateless_call, stop
+
+HAPROXY_CFG = ROOT / "deploy" / "haproxy.cfg"
+UP_TIMEOUT_S = 20.0
+WRITERS = 4
+
+
+def haproxy_bin() -> str:
+    found = shutil.which("haproxy") or next((p for p in ("/usr/sbin/haproxy",) if Path(p).is_file()), None)
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("haproxy is not installed; .ci/run installs Debian's haproxy")
+        pytest.skip("haproxy is not installed (apt-get install haproxy)")
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Balanced:
+    """The balancer (as an `HttpServer`, to post through it), the replicas, and its admin socket."""
+
+    lb: HttpServer
+    replicas: list[HttpServer]
+    admin: Path
+
+    def stat(self) -> dict[str, dict[str, str]]:
+        """`show stat` for the backend's servers, by name: HAProxy's own counts and states."""
+        lines = self.command("show stat").splitlines()
+        header = lines[0].lstrip("# ").split(",")
+        rows = [dict(zip(header, line.split(","))) for line in lines[1:] if line]
+        return {r["svname"]: r for r in rows if r["pxname"] == "m1nd" and r["svname"] in ("a", "b")}
+
+    def command(self, text: str) -> str:
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(5)
+            s.connect(str(self.admin))
+            s.sendall(text.encode() + b"\n")
+            chunks = []
+            while chunk := s.recv(65536):
+                chunks.append(chunk)
+        return b"".join(chunks).decode()
+
+
+@pytest.fixture
+def balanced(store: Path, tmp_path: Path) -> Iterator[Balanced]:
+    binary = haproxy_bin()
+    replicas = [start(store), start(store)]
+    port = free_port()
+    admin = tmp_path / "lb.sock"
+    env = dict(
+        os.environ,
+        M1ND_LB_BIND=f"127.0.0.1:{port}",
+        M1ND_REPLICA_A=f"127.0.0.1:{replicas[0].port}",
+        M1ND_REPLICA_B=f"127.0.0.1:{replicas[1].port}",
+        M1ND_LB_ADMIN=str(admin),
+    )
+    log = tmp_path / "haproxy.stderr"
+    with open(log, "wb") as err:
+        process = subprocess.Popen(
+            [binary, "-f", str(HAPROXY_CFG), "-db"], stdin=subprocess.DEVNULL, stdout=err, stderr=err, env=env
+        )
+    balanced = Balanced(HttpServer(process, "127.0.0.1", port, log), replicas, admin)
+    try:
+        deadline = time.monotonic() + UP_TIMEOUT_S
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"haproxy exited {process.returncode}: {log.read_text()}")
+            try:
+                if all(row["status"] == "UP" for row in balanced.stat().values()):
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"haproxy did not see both replicas up within {UP_TIMEOUT_S}s: {log.read_text()}")
+            time.sleep(0.1)
+        yield balanced
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        for replica in replicas:
+            if replica.process.poll() is None:
+                stop(replica)
+
+
+def call(lb: HttpServer, name: str, arguments: dict, request_id: int = 1) -> tuple[int, dict | None]:
+    """A stateless `tools/call` through the balancer: the HTTP status and the result, if one came."""
+    status, _, body = lb.post(*stateless_call(name, arguments, request_id))
+    if status != 200:
+        return status, None
+    return status, json.loads(body).get("result")
+
+
+def stored_claims(store: Path) -> set[str]:
+    with sqlite3.connect(f"file:{store / 'state.db'}?mode=ro", uri=True) as db:
+        return {claim for (claim,) in db.execute("SELECT claim FROM memories")}
+
+
+def served(balanced: Balanced) -> dict[str, int]:
+    """How many requests HAProxy has sent to each replica."""
+    return {name: int(row["stot"]) for name, row in balanced.stat().items()}
+
+
+def test_stateless_requests_reach_every_replica_and_see_one_store(balanced: Balanced, store: Path) -> None:
+    lb = balanced.lb
+    status, result = call(lb, "persist", {"action": "status"})
+    assert status == 200 and result and not result["isError"], result
+    version = result["structuredContent"]["store_version"]
+    before = served(balanced)
+
+    claims = [f"through the balancer {n}" for n in range(12)]
+    for n, claim in enumerate(claims):
+        status, result = call(lb, "memorize", {"claim": claim}, request_id=n)
+        assert status == 200 and result and not result["isError"], (claim, status, result)
+
+    # Each replica reads the store as it is now: every answer, from either, has every write.
+    for n in range(6):
+        status, result = call(lb, "persist", {"action": "status"}, request_id=100 + n)
+        assert status == 200 and result, result
+        assert result["structuredContent"]["store_version"] == version + len(claims), result
+    after = served(balanced)
+    assert all(after[name] - before[name] >= 3 for name in ("a", "b")), (before, after)
+    assert set(claims) <= stored_claims(store)
+
+
+@pytest.mark.anyio
+async def test_legacy_sessions_stay_on_the_replica_that_opened_them(balanced: Balanced) -> None:
+    sessions = 4
+    for n in range(sessions):
+        async with client(balanced.lb, "legacy") as c:
+            for r in range(6):
+                read = await c.call_tool("cockpit", {"select": "6"} if r % 2 else {})
+                assert not read.is_error, text_of(read)
+            wrote = await c.call_tool("memorize", {"claim": f"a legacy session through the balancer {n}"})
+            assert not wrote.is_error, text_of(wrote)
+    # Each session was recorded in the stick table when it opened, and both replicas opened some.
+    table = balanced.command("show table m1nd")
+    assert f"used:{sessions}" in table.splitlines()[0], table
+    assert all(count >= 1 for count in served(balanced).values())
+
+
+def test_kill_9_of_one_replica_mid_burst_loses_no_acknowledged_write(balanced: Balanced, store: Path) -> None:
+    lb, victim = balanced.lb, balanced.replicas[0]
+    acknowledged: list[str] = []
+    failed: list[tuple[str, int, str]] = []
+    stopping = threading.Event()
+    lock = threading.Lock()
+
+    def writer(w: int) -> None:
+        for n in range(10_000):
+            if stopping.is_set():
+                return
+            claim = f"burst {w}.{n}"
+            try:
+                status, result = call(lb, "memorize", {"claim": claim}, request_id=n)
+            except OSError as e:
+                status, result = 0, {"error": str(e)}
+            with lock:
+                if status == 200 and result is not None and not result["isError"]:
+                    acknowledged.append(claim)
+                else:
+                    failed.append((claim, status, str(result)[:200]))
+
+    threads = [threading.Thread(target=writer, args=(w,)) for w in range(WRITERS)]
+    for t in threads:
+        t.start()
+    time.sleep(1.0)
+    victim.process.kill()
+    victim.process.wait()
+    with lock:
+        at_kill = len(acknowledged)
+    time.sleep(2.0)
+    stopping.set()
+    for t in threads:
+        t.join(timeout=30)
+    assert not any(t.is_alive() for t in threads)
+
+    assert at_kill > 0, "no write was acknowledged before the kill"
+    assert len(acknowledged) > at_kill, "the other replica acknowledged nothing after the kill"
+    missing = set(acknowledged) - stored_claims(store)
+    assert not missing, f"{len(missing)} acknowledged writes are not in the store: {sorted(missing)[:5]}"
+    # Only what was in flight on the killed replica may fail: one request per writer at most,
+    # answered by the balancer as a bad gateway, never as a refusal from m1nd.
+    assert len(failed) <= WRITERS, failed
+    assert all(status in (0, 502, 503, 504) for _, status, _ in failed), failed
+    assert balanced.stat()["a"]["status"].startswith("DOWN"), balanced.stat()["a"]
