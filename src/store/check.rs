@@ -14,8 +14,8 @@
 //!    structure can be checked, but bytes changed inside a row cannot be seen.
 
 use std::collections::BTreeMap;
-use std::fs::File;
-use std::io::{self, Read};
+use std::io;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OpenFlags};
@@ -113,7 +113,7 @@ pub fn check_file(path: &Path) -> Result<Report, StoreError> {
 /// The first 100 bytes of the file (the SQLite header).
 fn read_header(path: &Path) -> Result<[u8; 100], StoreError> {
     let mut header = [0u8; 100];
-    File::open(path).and_then(|mut f| f.read_exact(&mut header)).map_err(|e| match e.kind() {
+    file::descriptor(path).and_then(|f| f.read_exact_at(&mut header, 0)).map_err(|e| match e.kind() {
         io::ErrorKind::UnexpectedEof => StoreError::corrupt(path, "the file is shorter than a SQLite header"),
         _ => StoreError::io(path, "read", e),
     })?;
@@ -137,7 +137,9 @@ fn hold_shared_lock(conn: &Connection, path: &Path) -> Result<bool, StoreError> 
 /// Read every page of the file; with checksums, return the numbers of the
 /// pages that fail theirs (asked of the checksum layer's own function).
 fn scan(path: &Path, page_size: u32, checksums: bool) -> Result<(u64, Vec<u64>), StoreError> {
-    let mut file = File::open(path).map_err(|e| StoreError::io(path, "read", e))?;
+    // Through the kept descriptor: closing one would drop the shared lock
+    // this check holds (see `kept.rs`).
+    let file = file::descriptor(path).map_err(|e| StoreError::io(path, "read", e))?;
     let len = file.metadata().map_err(|e| StoreError::io(path, "inspect", e))?.len();
     let size = u64::from(page_size);
     let pages = len / size;
@@ -150,7 +152,7 @@ fn scan(path: &Path, page_size: u32, checksums: bool) -> Result<(u64, Vec<u64>),
     let mut buf = vec![0u8; page_size as usize];
     let mut damaged = Vec::new();
     for page in 1..=pages {
-        file.read_exact(&mut buf).map_err(|e| StoreError::io(path, "read", e))?;
+        file.read_exact_at(&mut buf, (page - 1) * size).map_err(|e| StoreError::io(path, "read", e))?;
         if !checksums || page == lock_page {
             continue;
         }

@@ -12,7 +12,7 @@
 //! was opened on, before it starts and after it commits.
 
 use std::fs::{self, File, Metadata, OpenOptions};
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 
 use super::error::StoreError;
@@ -35,7 +35,7 @@ pub struct FileId {
 
 impl FileId {
     #[cfg(unix)]
-    fn of(meta: &Metadata) -> FileId {
+    pub(super) fn of(meta: &Metadata) -> FileId {
         use std::os::unix::fs::MetadataExt;
         FileId { dev: meta.dev(), ino: meta.ino() }
     }
@@ -45,7 +45,7 @@ impl FileId {
     /// is the same file: the identity checks pass and only the type and
     /// header checks protect a store there.
     #[cfg(not(unix))]
-    fn of(_meta: &Metadata) -> FileId {
+    pub(super) fn of(_meta: &Metadata) -> FileId {
         FileId { dev: 0, ino: 0 }
     }
 }
@@ -59,17 +59,24 @@ pub fn journal_path(dir: &Path) -> PathBuf {
 }
 
 /// Check that `path` is a store's database file SQLite may open, and return
-/// which file it is. A missing file is `NotFound`.
+/// which file it is. A missing file is `NotFound`. The type is judged from a
+/// look that opens nothing; the header is read through the descriptor kept
+/// for the file (`kept.rs`: closing one would drop this process's locks).
 pub fn probe(path: &Path) -> Result<FileId, StoreError> {
-    let mut file = open_no_follow(path).map_err(|e| match e.kind() {
+    let meta = fs::symlink_metadata(path).map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => StoreError::NotFound { path: path.to_owned() },
+        _ => StoreError::io(path, "inspect", e),
+    })?;
+    regular(path, &meta)?;
+    may_read(path).map_err(|e| StoreError::io(path, "open", e))?;
+    let (id, file) = super::kept::descriptor(path, FileId::of(&meta)).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound => StoreError::NotFound { path: path.to_owned() },
         _ if is_symlink(path) => StoreError::NotRegular { path: path.to_owned(), kind: "a symbolic link" },
+        io::ErrorKind::InvalidInput => StoreError::NotRegular { path: path.to_owned(), kind: "not a regular file" },
         _ => StoreError::io(path, "open", e),
     })?;
-    let meta = file.metadata().map_err(|e| StoreError::io(path, "inspect", e))?;
-    regular(path, &meta)?;
     let mut header = [0u8; 20];
-    let read = read_up_to(&mut file, &mut header).map_err(|e| StoreError::io(path, "read", e))?;
+    let read = read_up_to(&file, &mut header).map_err(|e| StoreError::io(path, "read", e))?;
     if read == 0 {
         return Err(StoreError::corrupt(path, "the file is empty; it is not an m1nd store"));
     }
@@ -84,7 +91,38 @@ pub fn probe(path: &Path) -> Result<FileId, StoreError> {
             "the database is in write-ahead-log mode; an m1nd store uses a rollback journal",
         ));
     }
-    Ok(FileId::of(&meta))
+    Ok(id)
+}
+
+/// The descriptor this process keeps for the regular file `path` names
+/// (`kept.rs`): read it with positioned reads; it is never closed, since
+/// closing a descriptor of a database file drops this process's locks on it.
+pub fn descriptor(path: &Path) -> io::Result<std::sync::Arc<File>> {
+    let meta = fs::symlink_metadata(path)?;
+    if !meta.is_file() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, "not a regular file"));
+    }
+    super::kept::descriptor(path, FileId::of(&meta)).map(|(_, file)| file)
+}
+
+/// Whether this process may open the file for reading now, asked without
+/// opening it: a file made unreadable under a running server is refused
+/// loudly, as an open would refuse it, though the descriptors already open
+/// could still read it.
+#[cfg(unix)]
+fn may_read(path: &Path) -> io::Result<()> {
+    use std::os::unix::ffi::OsStrExt;
+    let name = std::ffi::CString::new(path.as_os_str().as_bytes())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "the path holds a NUL byte"))?;
+    // SAFETY: `name` is a NUL-terminated path that outlives the call;
+    // faccessat reads it and has no other precondition.
+    let found = unsafe { libc::faccessat(libc::AT_FDCWD, name.as_ptr(), libc::R_OK, libc::AT_EACCESS) };
+    if found == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
+}
+
+#[cfg(not(unix))]
+fn may_read(_path: &Path) -> io::Result<()> {
+    Ok(())
 }
 
 /// Which file `path` names now, without following a symlink.
@@ -143,17 +181,37 @@ fn is_symlink(path: &Path) -> bool {
 /// Opening a FIFO for reading blocks until a writer appears; non-blocking, it
 /// returns at once and the type check refuses it.
 #[cfg(unix)]
-fn open_no_follow(path: &Path) -> io::Result<File> {
+pub(super) fn open_no_follow(path: &Path) -> io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
     OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW).open(path)
 }
 
 #[cfg(not(unix))]
-fn open_no_follow(path: &Path) -> io::Result<File> {
+pub(super) fn open_no_follow(path: &Path) -> io::Result<File> {
     OpenOptions::new().read(true).open(path)
 }
 
-fn read_up_to(file: &mut File, buf: &mut [u8]) -> io::Result<usize> {
+/// The first bytes of `file`, up to `buf`'s length, read at offset 0
+/// whatever its position (the descriptor is shared).
+#[cfg(unix)]
+fn read_up_to(file: &File, buf: &mut [u8]) -> io::Result<usize> {
+    use std::os::unix::fs::FileExt;
+    let mut filled = 0;
+    while filled < buf.len() {
+        match file.read_at(&mut buf[filled..], filled as u64) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+#[cfg(not(unix))]
+fn read_up_to(file: &File, buf: &mut [u8]) -> io::Result<usize> {
+    use std::io::Read;
+    let mut file = file;
     let mut filled = 0;
     while filled < buf.len() {
         match file.read(&mut buf[filled..]) {

@@ -13,43 +13,31 @@
 //! SQLite's locks make it wait for the commit or roll a crashed one back).
 //! Either way no answer is given for a state that was never committed.
 //!
-//! # Why the files stay open
-//!
-//! POSIX record locks belong to a process and a file: closing *any*
-//! descriptor of the database file drops every lock this process holds on
-//! it, SQLite's included. So a file opened here is never closed while the
-//! process runs: one per file the store's path has named, and at most
-//! [`MAX_FILES`] (a store replaced more often than that is read the slow
-//! way, through a connection).
+//! The counter is read through the descriptor the store keeps for the file
+//! (`kept.rs`): closing a descriptor of the database file would drop every
+//! lock this process holds on it, SQLite's included.
 
-use std::fs::File;
-use std::os::unix::fs::{FileExt, MetadataExt};
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
 
-use super::file::db_path;
-
-/// The most database files a probe keeps open.
-pub const MAX_FILES: usize = 8;
+use super::file::{FileId, db_path};
+use super::kept;
 
 /// Which file, and how many commits it has seen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Mark {
-    dev: u64,
-    ino: u64,
+    file: FileId,
     changes: u32,
 }
 
 /// Reads marks of the store at one path.
 pub struct Probe {
     path: PathBuf,
-    /// Every file opened so far, by identity; never closed (see the module doc).
-    files: Mutex<Vec<((u64, u64), File)>>,
 }
 
 impl Probe {
     pub fn new(dir: &Path) -> Self {
-        Self { path: db_path(dir), files: Mutex::new(Vec::new()) }
+        Self { path: db_path(dir) }
     }
 
     /// The mark of the file at the store's path now, if it can be read
@@ -57,38 +45,15 @@ impl Probe {
     /// file, it is not a regular one, or too many files were opened.
     pub fn mark(&self) -> Option<Mark> {
         let meta = std::fs::symlink_metadata(&self.path).ok().filter(std::fs::Metadata::is_file)?;
-        let id = (meta.dev(), meta.ino());
-        let mut files = self.files.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-        let position = match files.iter().position(|(known, _)| *known == id) {
-            Some(position) => position,
-            None if files.len() < MAX_FILES => {
-                let file = File::open(&self.path).ok()?;
-                let opened = file.metadata().ok()?;
-                // The path may have been replaced between the look and the open.
-                if (opened.dev(), opened.ino()) != id {
-                    files.push(((opened.dev(), opened.ino()), file));
-                    return None;
-                }
-                files.push((id, file));
-                files.len() - 1
-            }
-            None => return None,
-        };
-        let mut counter = [0u8; 4];
-        files[position].1.read_exact_at(&mut counter, 24).ok()?;
-        Some(Mark { dev: id.0, ino: id.1, changes: u32::from_be_bytes(counter) })
-    }
-}
-
-/// Even when the probe goes (a test that starts several services in one
-/// process), its files stay open: closing one would drop SQLite's locks on
-/// that file for every connection of the process.
-impl Drop for Probe {
-    fn drop(&mut self) {
-        let files = self.files.get_mut().unwrap_or_else(|poisoned| poisoned.into_inner());
-        for (_, file) in files.drain(..) {
-            std::mem::forget(file);
+        let seen = FileId::of(&meta);
+        let (opened, file) = kept::descriptor(&self.path, seen).ok()?;
+        // The path may have been replaced between the look and the open.
+        if opened != seen {
+            return None;
         }
+        let mut counter = [0u8; 4];
+        file.read_exact_at(&mut counter, 24).ok()?;
+        Some(Mark { file: seen, changes: u32::from_be_bytes(counter) })
     }
 }
 

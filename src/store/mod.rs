@@ -89,6 +89,7 @@ mod file;
 #[cfg(test)]
 mod integrity_tests;
 mod json;
+mod kept;
 mod load;
 mod location;
 mod mark;

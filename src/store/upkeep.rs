@@ -174,8 +174,11 @@ impl Store {
 
 /// Byte 20 of the header: the bytes each page reserves.
 fn reserved_bytes(path: &Path) -> Result<u8, StoreError> {
+    use std::os::unix::fs::FileExt;
     let mut header = [0u8; RESERVED_BYTES_OFFSET + 1];
-    use std::io::Read;
-    fs::File::open(path).and_then(|mut f| f.read_exact(&mut header)).map_err(|e| StoreError::io(path, "read", e))?;
+    // Through the kept descriptor: this process may hold the store's locks (`kept.rs`).
+    super::file::descriptor(path)
+        .and_then(|f| f.read_exact_at(&mut header, 0))
+        .map_err(|e| StoreError::io(path, "read", e))?;
     Ok(header[RESERVED_BYTES_OFFSET])
 }
