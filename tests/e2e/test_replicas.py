@@ -7,7 +7,9 @@ Proven here, through the balancer only:
   back by both at once;
 - legacy sessions (`Mcp-Session-Id`) stay on the replica that opened them;
 - `kill -9` of one replica during a burst of writes loses no acknowledged write, only requests
-  in flight on it fail, and the other replica goes on acknowledging.
+  in flight on it fail, and the other replica goes on acknowledging;
+- a replica that cannot read its store fails its `GET /health` checks and gets no request, and
+  joins once it can, with no restart.
 
 HAProxy is Debian's (`.ci/run` installs it); without it these tests are skipped, and under CI
 (`CI` set) they fail instead. Every loop here is bounded in count and time.
@@ -24,6 +26,7 @@ import subprocess
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -78,12 +81,13 @@ class Balanced:
         return b"".join(chunks).decode()
 
 
-@pytest.fixture
-def balanced(store: Path, tmp_path: Path) -> Iterator[Balanced]:
+@contextmanager
+def balance(store_a: Path, store_b: Path, workdir: Path, up: tuple[str, ...] = ("a", "b")) -> Iterator[Balanced]:
+    """Replicas `a` on `store_a` and `b` on `store_b` behind HAProxy, once `up` are UP and the rest DOWN."""
     binary = haproxy_bin()
-    replicas = [start(store), start(store)]
+    replicas = [start(store_a), start(store_b)]
     port = free_port()
-    admin = tmp_path / "lb.sock"
+    admin = workdir / "lb.sock"
     env = dict(
         os.environ,
         M1ND_LB_BIND=f"127.0.0.1:{port}",
@@ -91,7 +95,7 @@ def balanced(store: Path, tmp_path: Path) -> Iterator[Balanced]:
         M1ND_REPLICA_B=f"127.0.0.1:{replicas[1].port}",
         M1ND_LB_ADMIN=str(admin),
     )
-    log = tmp_path / "haproxy.stderr"
+    log = workdir / "haproxy.stderr"
     with open(log, "wb") as err:
         process = subprocess.Popen(
             [binary, "-f", str(HAPROXY_CFG), "-db"], stdin=subprocess.DEVNULL, stdout=err, stderr=err, env=env
@@ -103,12 +107,14 @@ def balanced(store: Path, tmp_path: Path) -> Iterator[Balanced]:
             if process.poll() is not None:
                 raise RuntimeError(f"haproxy exited {process.returncode}: {log.read_text()}")
             try:
-                if all(row["status"] == "UP" for row in balanced.stat().values()):
-                    break
+                states = {name: row["status"] for name, row in balanced.stat().items()}
             except OSError:
-                pass
+                states = {}
+            wanted = {name: "UP" if name in up else "DOWN" for name in ("a", "b")}
+            if states == wanted:
+                break
             if time.monotonic() > deadline:
-                raise RuntimeError(f"haproxy did not see both replicas up within {UP_TIMEOUT_S}s: {log.read_text()}")
+                raise RuntimeError(f"haproxy saw {states}, not {wanted}, within {UP_TIMEOUT_S}s: {log.read_text()}")
             time.sleep(0.1)
         yield balanced
     finally:
@@ -121,6 +127,13 @@ def balanced(store: Path, tmp_path: Path) -> Iterator[Balanced]:
         for replica in replicas:
             if replica.process.poll() is None:
                 stop(replica)
+
+
+@pytest.fixture
+def balanced(store: Path, tmp_path: Path) -> Iterator[Balanced]:
+    """Two replicas of one store behind the balancer, both up."""
+    with balance(store, store, tmp_path) as b:
+        yield b
 
 
 def call(lb: HttpServer, name: str, arguments: dict, request_id: int = 1) -> tuple[int, dict | None]:
@@ -224,3 +237,27 @@ def test_kill_9_of_one_replica_mid_burst_loses_no_acknowledged_write(balanced: B
     assert len(failed) <= WRITERS, failed
     assert all(status in (0, 502, 503, 504) for _, status, _ in failed), failed
     assert balanced.stat()["a"]["status"].startswith("DOWN"), balanced.stat()["a"]
+
+
+def test_a_replica_that_cannot_read_its_store_gets_no_request_until_it_can(store: Path, tmp_path: Path) -> None:
+    # Replica b is pointed at a store that does not exist yet: it listens, but /health says 503.
+    missing = tmp_path / "not-yet"
+    with balance(store, missing, tmp_path, up=("a",)) as balanced:
+        before = served(balanced)
+        for n in range(10):
+            status, result = call(balanced.lb, "persist", {"action": "status"}, request_id=n)
+            assert status == 200 and result and not result["isError"], (status, result)
+        after = served(balanced)
+        assert after["b"] == before["b"], "a replica failing its health checks was sent requests"
+        assert after["a"] - before["a"] >= 10, (before, after)
+
+        # Once its store can be read, it passes its checks and serves again.
+        shutil.copytree(store, missing)
+        deadline = time.monotonic() + UP_TIMEOUT_S
+        while balanced.stat()["b"]["status"] != "UP":
+            assert time.monotonic() < deadline, balanced.stat()["b"]
+            time.sleep(0.1)
+        for n in range(10):
+            status, result = call(balanced.lb, "persist", {"action": "status"}, request_id=100 + n)
+            assert status == 200 and result and not result["isError"], (status, result)
+        assert served(balanced)["b"] > after["b"], "the healed replica was never sent a request"

@@ -63,6 +63,7 @@
 
 pub mod addr;
 mod bad_body;
+pub mod health;
 pub mod human;
 pub mod peek;
 pub mod reviewed_tools;
@@ -140,7 +141,8 @@ pub fn run(service: Service, http: HttpOptions) -> Result<(), ServeError> {
         http.allowed_hosts.push(instance.name().to_owned());
         let streams = human::streams::EventStreams::new(http.event_streams);
         let human = human::Human { authority, service: service.clone(), hosts, instance, streams };
-        let app = router(Server::new(service), &http, Some(Arc::new(human)), std::convert::identity);
+        let health = health::router(service.clone(), &http);
+        let app = router(Server::new(service), &http, Some(Arc::new(human)), std::convert::identity).merge(health);
         tracing::info!("serving MCP on http://{bound}{MCP_PATH}");
         tracing::info!(
             target: human::authority::LOGIN_LINK_TARGET,

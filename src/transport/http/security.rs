@@ -145,6 +145,18 @@ pub fn rmcp_config(http: &HttpOptions) -> StreamableHttpServerConfig {
         .with_json_response(true)
 }
 
+/// The `Host` name without its port, lower-cased: what the allow-lists
+/// compare (the tray's pages and `/health`; rmcp compares `/mcp`'s itself).
+pub fn host_name(host: &str) -> String {
+    let host = host.trim();
+    let name = if let Some(rest) = host.strip_prefix('[') {
+        rest.split_once(']').map_or(rest, |(n, _)| n)
+    } else {
+        host.rsplit_once(':').map_or(host, |(n, _)| n)
+    };
+    name.to_ascii_lowercase()
+}
+
 /// Middleware: 401 unless the request carries the token.
 pub async fn require_token(State(token): State<Token>, request: Request, next: Next) -> Response {
     if token.admits(request.headers().get(header::AUTHORIZATION)) {
@@ -164,6 +176,13 @@ mod tests {
 
     fn token(text: &str) -> Result<Option<Token>, String> {
         Token::from_env(Some(text.into())).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn hosts_lose_their_port_and_case() {
+        assert_eq!(host_name("LOCALHOST:1338"), "localhost");
+        assert_eq!(host_name("[::1]:80"), "::1");
+        assert_eq!(host_name("127.0.0.1"), "127.0.0.1");
     }
 
     #[test]

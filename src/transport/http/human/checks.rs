@@ -15,20 +15,10 @@ use axum::response::Response;
 use super::authority::{Authority, Session};
 use super::refusals::not_here;
 use super::{Human, Refused, problem};
+use crate::transport::http::security::host_name;
 
 /// The header carrying the CSRF token.
 pub const CSRF_HEADER: &str = "x-m1nd-csrf";
-
-/// The `Host` name without its port, lower-cased.
-pub(super) fn host_name(host: &str) -> String {
-    let host = host.trim();
-    let name = if let Some(rest) = host.strip_prefix('[') {
-        rest.split_once(']').map_or(rest, |(n, _)| n)
-    } else {
-        host.rsplit_once(':').map_or(host, |(n, _)| n)
-    };
-    name.to_ascii_lowercase()
-}
 
 /// Where a request to the human's pages may go: on to its handler on the
 /// instance host; to an explanation (421, no cookie set or read) on the
@@ -95,16 +85,4 @@ pub(crate) fn check_write(authority: &Authority, headers: &HeaderMap) -> Result<
         ));
     }
     Ok(())
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hosts_lose_their_port_and_case() {
-        assert_eq!(host_name("LOCALHOST:1338"), "localhost");
-        assert_eq!(host_name("[::1]:80"), "::1");
-        assert_eq!(host_name("127.0.0.1"), "127.0.0.1");
-    }
 }

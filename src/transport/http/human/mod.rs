@@ -83,8 +83,8 @@ pub fn router(human: Arc<Human>) -> Router {
         .with_state(human)
 }
 
-/// A JSON answer, never cached.
-fn answer(status: StatusCode, body: &impl serde::Serialize) -> Response {
+/// A JSON answer, never cached (also `/health`'s).
+pub(super) fn answer(status: StatusCode, body: &impl serde::Serialize) -> Response {
     let text = serde_json::to_string(body).unwrap_or_else(|_| "null".to_owned());
     (status, [(header::CONTENT_TYPE, "application/json"), (header::CACHE_CONTROL, "no-store")], text).into_response()
 }
