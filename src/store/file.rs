@@ -11,7 +11,7 @@
 //! every write compares the path's [`FileId`] with the one the connection
 //! was opened on, before it starts and after it commits.
 
-use std::fs::{self, File, Metadata, OpenOptions};
+use std::fs::{self, File, Metadata};
 use std::io;
 use std::path::{Path, PathBuf};
 
@@ -26,29 +26,7 @@ pub const JOURNAL_FILE: &str = "state.db-journal";
 /// The 16 bytes every SQLite database file starts with.
 const MAGIC: &[u8; 16] = b"SQLite format 3\0";
 
-/// Which file a path named when it was looked at: (device, inode).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct FileId {
-    dev: u64,
-    ino: u64,
-}
-
-impl FileId {
-    #[cfg(unix)]
-    pub(super) fn of(meta: &Metadata) -> FileId {
-        use std::os::unix::fs::MetadataExt;
-        FileId { dev: meta.dev(), ino: meta.ino() }
-    }
-
-    /// Without inode numbers a replaced file cannot be told apart from the
-    /// original (length and times change with every write), so every file
-    /// is the same file: the identity checks pass and only the type and
-    /// header checks protect a store there.
-    #[cfg(not(unix))]
-    pub(super) fn of(_meta: &Metadata) -> FileId {
-        FileId { dev: 0, ino: 0 }
-    }
-}
+pub use super::kept::FileId;
 
 pub fn db_path(dir: &Path) -> PathBuf {
     dir.join(DB_FILE)
@@ -176,19 +154,6 @@ fn is_fifo(_meta: &Metadata) -> bool {
 
 fn is_symlink(path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink())
-}
-
-/// Opening a FIFO for reading blocks until a writer appears; non-blocking, it
-/// returns at once and the type check refuses it.
-#[cfg(unix)]
-pub(super) fn open_no_follow(path: &Path) -> io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW).open(path)
-}
-
-#[cfg(not(unix))]
-pub(super) fn open_no_follow(path: &Path) -> io::Result<File> {
-    OpenOptions::new().read(true).open(path)
 }
 
 /// The first bytes of `file`, up to `buf`'s length, read at offset 0

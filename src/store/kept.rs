@@ -17,12 +17,47 @@
 //! replaced, up to [`MAX_KEPT`], past which a new file is refused rather
 //! than read at the cost of the locks.
 
-use std::fs::File;
+use std::fs::{File, Metadata, OpenOptions};
 use std::io;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
-use super::file::{FileId, open_no_follow};
+/// Which file a path named when it was looked at: (device, inode).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct FileId {
+    dev: u64,
+    ino: u64,
+}
+
+impl FileId {
+    #[cfg(unix)]
+    pub(super) fn of(meta: &Metadata) -> FileId {
+        use std::os::unix::fs::MetadataExt;
+        FileId { dev: meta.dev(), ino: meta.ino() }
+    }
+
+    /// Without inode numbers a replaced file cannot be told apart from the
+    /// original (length and times change with every write), so every file
+    /// is the same file: the identity checks pass and only the type and
+    /// header checks protect a store there.
+    #[cfg(not(unix))]
+    pub(super) fn of(_meta: &Metadata) -> FileId {
+        FileId { dev: 0, ino: 0 }
+    }
+}
+
+/// Opening a FIFO for reading blocks until a writer appears; non-blocking, it
+/// returns at once and the type check refuses it.
+#[cfg(unix)]
+fn open_no_follow(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK | libc::O_NOFOLLOW).open(path)
+}
+
+#[cfg(not(unix))]
+fn open_no_follow(path: &Path) -> io::Result<File> {
+    OpenOptions::new().read(true).open(path)
+}
 
 /// The most database files one process keeps open.
 pub const MAX_KEPT: usize = 1024;
