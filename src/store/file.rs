@@ -46,7 +46,11 @@ pub fn probe(path: &Path) -> Result<FileId, StoreError> {
         _ => StoreError::io(path, "inspect", e),
     })?;
     regular(path, &meta)?;
-    may_read(path).map_err(|e| StoreError::io(path, "open", e))?;
+    may_read(path).map_err(|e| match e.kind() {
+        io::ErrorKind::NotFound => StoreError::NotFound { path: path.to_owned() },
+        _ if is_symlink(path) => StoreError::NotRegular { path: path.to_owned(), kind: "a symbolic link" },
+        _ => StoreError::io(path, "open", e),
+    })?;
     let (id, file) = super::kept::descriptor(path, FileId::of(&meta)).map_err(|e| match e.kind() {
         io::ErrorKind::NotFound => StoreError::NotFound { path: path.to_owned() },
         _ if is_symlink(path) => StoreError::NotRegular { path: path.to_owned(), kind: "a symbolic link" },
@@ -86,15 +90,18 @@ pub fn descriptor(path: &Path) -> io::Result<std::sync::Arc<File>> {
 /// Whether this process may open the file for reading now, asked without
 /// opening it: a file made unreadable under a running server is refused
 /// loudly, as an open would refuse it, though the descriptors already open
-/// could still read it.
+/// could still read it. `access(2)`, not `faccessat` with `AT_EACCESS`:
+/// glibc makes the latter the newer `faccessat2` call, which some container
+/// sandboxes refuse outright (m1nd is never set-uid, so the real and
+/// effective ids it checks are the same).
 #[cfg(unix)]
 fn may_read(path: &Path) -> io::Result<()> {
     use std::os::unix::ffi::OsStrExt;
     let name = std::ffi::CString::new(path.as_os_str().as_bytes())
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "the path holds a NUL byte"))?;
     // SAFETY: `name` is a NUL-terminated path that outlives the call;
-    // faccessat reads it and has no other precondition.
-    let found = unsafe { libc::faccessat(libc::AT_FDCWD, name.as_ptr(), libc::R_OK, libc::AT_EACCESS) };
+    // access reads it and has no other precondition.
+    let found = unsafe { libc::access(name.as_ptr(), libc::R_OK) };
     if found == 0 { Ok(()) } else { Err(io::Error::last_os_error()) }
 }
 

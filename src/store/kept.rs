@@ -74,7 +74,15 @@ pub fn descriptor(path: &Path, seen: FileId) -> io::Result<(FileId, Arc<File>)> 
         return Ok((*id, Arc::clone(file)));
     }
     let file = open_no_follow(path)?;
-    let meta = file.metadata()?;
+    let meta = match file.metadata() {
+        Ok(meta) => meta,
+        Err(e) => {
+            // Which file it is cannot be told, so it may be one a
+            // connection holds: left open rather than closed.
+            std::mem::forget(file);
+            return Err(e);
+        }
+    };
     // Not a regular file (replaced by a FIFO since the look): closing it
     // cannot touch a database's locks, so it is not kept.
     if !meta.is_file() {
@@ -94,8 +102,9 @@ pub fn descriptor(path: &Path, seen: FileId) -> io::Result<(FileId, Arc<File>)> 
         return Ok((*id, Arc::clone(kept_file)));
     }
     if kept.len() >= MAX_KEPT {
-        // Closing it here would drop no lock: no connection of this process
-        // can hold a file that was never kept (every open looks here first).
+        // Left open, not closed: a connection opened in the instant after a
+        // replace may hold this file without it having been kept.
+        std::mem::forget(file);
         return Err(io::Error::other(format!(
             "this process has opened {MAX_KEPT} different store files; restart it to open another"
         )));
