@@ -14,12 +14,11 @@
 
 mod server_support;
 
-use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output};
 
 use serde_json::Value;
-use server_support::http::{Era, HttpMcp, HttpServer, read_reply};
+use server_support::http::{Era, HttpMcp, HttpServer};
 use server_support::{BIN, as_a_client_starts_it, demo_store, temp_dir};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
@@ -179,10 +178,7 @@ fn serve_http_takes_a_host_name_and_stays_on_loopback() {
 
 /// `GET PATH` on `host` with `Accept`, no cookie.
 fn get(server: &HttpServer, host: &str, path: &str, accept: &str) -> server_support::http::Reply {
-    let mut stream = server.connect();
-    let request = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nAccept: {accept}\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).expect("write");
-    read_reply(&mut stream)
+    server.get(host, path, &[("Accept", accept)])
 }
 
 #[test]

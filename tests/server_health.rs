@@ -6,24 +6,15 @@
 
 mod server_support;
 
-use std::io::Write;
-
 use serde_json::{Value, json};
-use server_support::http::{Era, HttpMcp, HttpServer, Reply, read_reply};
+use server_support::http::{Era, HttpMcp, HttpServer, Reply};
 use server_support::{demo_store, is_error, snapshot, temp_dir};
 
 const TOKEN: &str = "a-health-check-token-0123456789";
 
 /// `GET /health` with `Host: host` and `headers`, on a fresh connection.
 fn health(server: &HttpServer, host: &str, headers: &[(&str, &str)]) -> Reply {
-    let mut request = format!("GET /health HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
-    for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
-    }
-    request.push_str("\r\n");
-    let mut stream = server.connect();
-    stream.write_all(request.as_bytes()).expect("write");
-    read_reply(&mut stream)
+    server.get(host, "/health", headers)
 }
 
 fn json_of(reply: &Reply) -> Value {

@@ -356,18 +356,6 @@ fn with_a_token_every_request_needs_it() {
     assert!(!is_error(&wrote), "{wrote}");
 }
 
-/// `GET path` with `Host: host` and `headers`, on a fresh connection.
-fn get(server: &HttpServer, host: &str, path: &str, headers: &[(&str, &str)]) -> server_support::http::Reply {
-    let mut request = format!("GET {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
-    for (name, value) in headers {
-        request.push_str(&format!("{name}: {value}\r\n"));
-    }
-    request.push_str("\r\n");
-    let mut stream = server.connect();
-    stream.write_all(request.as_bytes()).expect("write");
-    server_support::http::read_reply(&mut stream)
-}
-
 /// The login link names a host of this server's own under `.localhost`;
 /// the human's pages answer there alone. On `127.0.0.1` and `localhost`
 /// (which every local server shares, cookies having no port) they say where
@@ -391,7 +379,7 @@ fn the_tray_lives_on_a_host_name_of_its_own() {
     for shared in [format!("127.0.0.1:{port}"), format!("localhost:{port}"), "127.0.0.1".to_owned()] {
         for (target, accept) in [(path, page), (path, "application/json"), ("/tray", page), ("/tray/state.json", "*/*")]
         {
-            let reply = get(&server, &shared, target, &[("Accept", accept)]);
+            let reply = server.get(&shared, target, &[("Accept", accept)]);
             assert_eq!(reply.status, 421, "{shared}{target}: {}", reply.text());
             assert!(reply.header("set-cookie").is_none(), "{shared}{target} set a cookie");
             assert!(!reply.text().contains(name), "{shared}{target} told the instance host");
@@ -405,10 +393,10 @@ fn the_tray_lives_on_a_host_name_of_its_own() {
     }
     // Another label under .localhost is a name this server does not answer to.
     let guess = format!("m1nd-{}.localhost:{port}", "0".repeat(32));
-    assert_eq!(get(&server, &guess, "/tray", &[]).status, 403);
+    assert_eq!(server.get(&guess, "/tray", &[]).status, 403);
 
     // The token the shared names saw is still unspent: it logs in on the instance host.
-    let login = get(&server, host, path, &[("Accept", page)]);
+    let login = server.get(host, path, &[("Accept", page)]);
     assert_eq!(login.status, 303, "{}", login.text());
     assert_eq!(login.header("location"), Some("/tray"));
     let set = login.header("set-cookie").expect("a session cookie");
@@ -419,11 +407,11 @@ fn the_tray_lives_on_a_host_name_of_its_own() {
     }
     assert!(!attributes.iter().any(|a| a.starts_with("domain")), "{set} is not host-only");
     let cookie = set.split(';').next().expect("name=value");
-    let state = get(&server, host, "/tray/state.json", &[("Cookie", cookie)]);
+    let state = server.get(host, "/tray/state.json", &[("Cookie", cookie)]);
     assert_eq!(state.status, 200, "{}", state.text());
-    let replayed = get(&server, &format!("127.0.0.1:{port}"), "/tray/state.json", &[("Cookie", cookie)]);
+    let replayed = server.get(&format!("127.0.0.1:{port}"), "/tray/state.json", &[("Cookie", cookie)]);
     assert_eq!(replayed.status, 421, "the session was read on 127.0.0.1: {}", replayed.text());
-    assert_eq!(get(&server, host, path, &[]).status, 401, "a spent token logged in twice");
+    assert_eq!(server.get(host, path, &[]).status, 401, "a spent token logged in twice");
     assert!(server.login_link().starts_with(&format!("http://{host}/login?token=")), "the next link, same host");
 
     let (body, headers) = stateless_call("cockpit", json!({}));

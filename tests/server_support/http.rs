@@ -155,6 +155,11 @@ impl HttpServer {
         stream
     }
 
+    /// `GET path` with `Host: host` and `headers`, on a fresh connection.
+    pub fn get(&self, host: &str, path: &str, headers: &[(&str, &str)]) -> Reply {
+        self.raw(&request_to("GET", path, host, headers, b""))
+    }
+
     /// `POST /mcp` with the JSON and Accept headers MCP needs, plus `headers`.
     pub fn post(&self, headers: &[(&str, &str)], body: &[u8]) -> Reply {
         let mut all = vec![("Content-Type", "application/json"), ("Accept", "application/json, text/event-stream")];
