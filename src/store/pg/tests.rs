@@ -118,8 +118,7 @@ fn the_tables_and_columns_are_sqlite_s() {
                 if expected_type(kind) != pg_kind {
                     problems.push(format!("{table}.{column}: SQLite {kind}, PostgreSQL {pg_kind}"));
                 }
-                // A primary key is NOT NULL on PostgreSQL whatever it says; on SQLite only as written.
-                if not_null != pg_not_null && !(column == "seq" || column == "one" || column == "name") {
+                if not_null != pg_not_null {
                     problems.push(format!("{table}.{column}: NOT NULL {not_null} on SQLite, {pg_not_null} here"));
                 }
             }
@@ -317,7 +316,10 @@ fn sqlite_columns() -> Columns {
     let names: Vec<String> = tables.query_map([], |r| r.get(0)).expect("list").map(|n| n.expect("name")).collect();
     let mut out = Columns::new();
     for table in names.into_iter().filter(|t| !is_fts5(t)) {
-        let mut info = conn.prepare("SELECT name, type, \"notnull\" FROM pragma_table_info(?1)").expect("info");
+        // A primary key column is NOT NULL on PostgreSQL whatever it says, so
+        // it counts as NOT NULL here too.
+        let mut info =
+            conn.prepare("SELECT name, type, \"notnull\" OR pk > 0 FROM pragma_table_info(?1)").expect("info");
         let rows = info
             .query_map([&table], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, bool>(2)?)))
             .expect("columns");
