@@ -253,25 +253,30 @@ fn m1nd_in(dir: &Path, args: &[&str], store: Option<&str>) -> Output {
     command.output().expect("run m1nd")
 }
 
+/// A PostgreSQL location nothing listens at: every command that takes one
+/// says the store cannot be reached (retryable), one that does not take one
+/// yet says what does, a writable server is refused before it starts, and
+/// none shows the password or creates anything.
 #[test]
 fn a_postgres_store_is_refused_without_its_password_and_nothing_is_created() {
     let dir = temp_dir("pg-location");
     let secret = "pw-Canary-42";
     let url = format!("postgres://m1nd:{secret}@127.0.0.1:1/m1nd?sslmode=disable");
-    let runs: [(&[&str], bool); 5] = [
-        (&["init", "--demo", "--store", &url], false),
-        (&["cockpit"], true),
-        (&["serve", "--store", &url], false),
-        (&["serve", "--http", "127.0.0.1:0"], true),
-        (&["store", "check"], true),
+    let runs: [(&[&str], bool, &str); 6] = [
+        (&["init", "--demo", "--store", &url], false, "retry"),
+        (&["cockpit"], true, "retry"),
+        (&["serve", "--read-only", "--store", &url], false, "retry"),
+        (&["serve", "--store", &url], false, "add --read-only"),
+        (&["serve", "--http", "127.0.0.1:0"], true, "add --read-only"),
+        (&["store", "check"], true, "--store DIR"),
     ];
-    for (args, from_env) in runs {
+    for (args, from_env, instead) in runs {
         let out = m1nd_in(dir.path(), args, from_env.then_some(url.as_str()));
         let said = format!("{}{}", stdout(&out), stderr(&out));
         assert_eq!(out.status.code(), Some(2), "{args:?}: {said}");
         assert!(!said.contains(secret), "{args:?} showed the password: {said}");
-        assert!(said.contains("`postgres://m1nd:***@127.0.0.1:1/m1nd?sslmode=disable`"), "{args:?}: {said}");
-        assert!(said.contains("--store DIR"), "{args:?} says what to do instead: {said}");
+        assert!(said.contains("postgres://m1nd:***@127.0.0.1:1/m1nd?sslmode=disable"), "{args:?}: {said}");
+        assert!(said.contains(instead), "{args:?} says what to do instead ({instead}): {said}");
     }
     let left: Vec<_> = std::fs::read_dir(dir.path()).expect("read dir").collect();
     assert!(left.is_empty(), "a refused location creates nothing: {left:?}");
@@ -423,4 +428,41 @@ fn policy_import_takes_every_name_shape_or_refuses_with_the_rule() {
         }
         assert!(!policy.exists(), "{names:?}: a refused import wrote {}", policy.display());
     }
+}
+
+/// `init` and `cockpit` on PostgreSQL (a schema of the test's own on the
+/// server `M1ND_TEST_PG` names): the demo store shows, card for card, what
+/// the same store shows on SQLite. Skipped without a server, except under
+/// CI, where it fails instead.
+#[test]
+fn a_demo_store_on_postgresql_shows_the_cockpit_it_shows_on_sqlite() {
+    let Ok(server) = std::env::var("M1ND_TEST_PG") else {
+        assert!(std::env::var_os("CI").is_none(), "M1ND_TEST_PG is unset under CI: start scripts/pg-cluster.sh");
+        eprintln!("skipped: M1ND_TEST_PG is unset (start a server with `eval \"$(bash scripts/pg-cluster.sh up)\"`)");
+        return;
+    };
+    let schema = format!("cli_{}", std::process::id());
+    let mut client = postgres::Client::connect(&server, postgres::NoTls).expect("connect to M1ND_TEST_PG");
+    client.batch_execute(&format!("DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")).expect("schema");
+    let joint = if server.contains('?') { '&' } else { '?' };
+    let url = format!("{server}{joint}options=-c%20search_path%3D{schema}");
+    let dir = temp_dir("pg-cockpit");
+    let sqlite = dir.path().join("s");
+    let sqlite = sqlite.to_str().expect("utf-8 path");
+
+    let init = m1nd_in(dir.path(), &["init", "--demo"], Some(&url));
+    assert_eq!(init.status.code(), Some(0), "{}", stderr(&init));
+    assert!(stdout(&init).contains("created demo store postgres://"), "{}", stdout(&init));
+    assert!(stdout(&init).contains("$M1ND_STORE"), "the next step does not repeat the URL: {}", stdout(&init));
+    assert_eq!(m1nd_in(dir.path(), &["init", "--demo", "--store", sqlite], None).status.code(), Some(0));
+    let again = m1nd_in(dir.path(), &["init"], Some(&url));
+    assert_eq!(again.status.code(), Some(1), "a second init is refused: {}", stderr(&again));
+
+    for reference in ["?", "1", "2", "3", "4", "6", "2.1", "4.1"] {
+        let on_pg = m1nd_in(dir.path(), &["cockpit", "--json", reference], Some(&url));
+        let on_sqlite = m1nd_in(dir.path(), &["cockpit", "--json", reference, "--store", sqlite], None);
+        assert_eq!(on_pg.status.code(), Some(0), "{reference}: {}", stderr(&on_pg));
+        assert_eq!(stdout(&on_pg), stdout(&on_sqlite), "{reference}");
+    }
+    client.batch_execute(&format!("DROP SCHEMA {schema} CASCADE")).expect("drop the schema");
 }

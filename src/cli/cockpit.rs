@@ -9,7 +9,7 @@ use std::path::Path;
 use clap::Args;
 use m1nd::invocation;
 use m1nd::service::{Options, Service, ServiceError};
-use m1nd::store::StoreError;
+use m1nd::store::{Location, StoreError};
 use m1nd::widget;
 use m1nd_core::runtime::{Charset, Request, json, text};
 
@@ -37,14 +37,13 @@ pub struct CockpitArgs {
 }
 
 pub fn run(args: CockpitArgs) -> Result<(), Failure> {
-    let dir = args.store.dir()?;
-    let options = Options { readers: 1, ..Options::new(dir).read_only(true) };
+    let at = args.store.location();
+    let options = Options { readers: 1, ..Options::new(at.clone()).read_only(true) };
     let service = Service::start(options).map_err(|e| Failure::usage(e.to_string()))?;
     let request = Request { select: args.reference, seen_store_version: args.seen_store_version };
     let view = service.view_blocking(request).map_err(|e| match e {
         ServiceError::Store(StoreError::NotFound { .. }) => Failure::usage(format!(
-            "no store at {}; create one with `{}` (a sample state) or `{}` (empty)",
-            dir.display(),
+            "no store at {at}; create one with `{}` (a sample state) or `{}` (empty)",
             invocation::m1nd("init --demo"),
             invocation::m1nd("init")
         )),
@@ -59,7 +58,7 @@ pub fn run(args: CockpitArgs) -> Result<(), Failure> {
         let charset = if args.ascii { Charset::Ascii } else { Charset::Unicode };
         emit(&text::render(&view, charset))?;
         // On stderr: stdout stays the card MCP answers, byte for byte.
-        if let Some(note) = view.door_link.as_deref().and_then(|link| door_note(link, dir)) {
+        if let Some(note) = view.door_link.as_deref().and_then(|link| door_note(link, at)) {
             eprintln!("note: {note}");
         }
         Ok(())
@@ -69,13 +68,18 @@ pub fn run(args: CockpitArgs) -> Result<(), Failure> {
 /// What a door's path link means at a terminal: a page of `serve --http`,
 /// which must be running for the path to lead anywhere. A link that is a
 /// whole URL needs no note.
-fn door_note(link: &str, store: &Path) -> Option<String> {
+fn door_note(link: &str, store: &Location) -> Option<String> {
     if !link.starts_with('/') {
         return None;
     }
     let mut serve = String::from("serve --http");
-    if store != Path::new(m1nd::store::DEFAULT_DIR) {
-        serve.push_str(&format!(" --store {}", invocation::shell_word(&store.to_string_lossy())));
+    match store {
+        Location::Dir(dir) if dir != Path::new(m1nd::store::DEFAULT_DIR) => {
+            serve.push_str(&format!(" --store {}", invocation::shell_word(&dir.to_string_lossy())));
+        }
+        Location::Dir(_) => {}
+        // Never repeated: it may hold a password.
+        Location::Postgres(_) => serve.push_str(" --read-only --store \"$M1ND_STORE\""),
     }
     Some(format!(
         "{link} is a page of the HTTP server: run `{}` in a terminal and open the login link it prints",

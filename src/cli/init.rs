@@ -4,7 +4,7 @@
 
 use clap::Args;
 use m1nd::invocation::{self, shell_word};
-use m1nd::store::{State, Store, StoreError};
+use m1nd::store::{Location, State, Store, StoreError};
 
 use super::{Failure, MaxBytesArg, StoreArg, emit, store_failure};
 
@@ -20,19 +20,23 @@ pub struct InitArgs {
 }
 
 pub fn run(args: InitArgs) -> Result<(), Failure> {
-    let dir = args.store.dir()?;
+    let at = args.store.location();
     let created = if args.demo {
-        Store::demo_state().and_then(|state| Store::create(dir, &state, args.max_bytes.max_bytes))
+        Store::demo_state().and_then(|state| Store::create_at(at, &state, args.max_bytes.max_bytes))
     } else {
-        Store::create(dir, &State::empty(), args.max_bytes.max_bytes)
+        Store::create_at(at, &State::empty(), args.max_bytes.max_bytes)
     };
     let store = created.map_err(store_failure)?;
     let version = store.version().map_err(|e: StoreError| Failure::usage(e.to_string()))?;
     let kind = if args.demo { "demo" } else { "empty" };
     let mut text = format!("created {kind} store {} (store_version {version})", store.path().display());
     if args.demo {
-        let store = shell_word(&dir.to_string_lossy());
-        text.push_str(&format!("\nnext: {}", invocation::m1nd(&format!("cockpit --store {store}"))));
+        // A database's location is not repeated: it may hold a password.
+        let next = match at {
+            Location::Dir(dir) => format!("cockpit --store {}", shell_word(&dir.to_string_lossy())),
+            Location::Postgres(_) => "cockpit --store \"$M1ND_STORE\" (the same location)".to_owned(),
+        };
+        text.push_str(&format!("\nnext: {}", invocation::m1nd(&next)));
     }
     emit(&text)
 }

@@ -88,8 +88,8 @@ enum PolicyCommand {
 /// The store option shared by several commands.
 #[derive(Debug, Args)]
 struct StoreArg {
-    /// The store directory. A `postgres://` URL is recognised and refused: this build keeps its
-    /// store in a directory.
+    /// Where the store is: a directory, or a PostgreSQL database (a `postgres://` URL or a libpq
+    /// keyword string; `init`, `import`, `cockpit` and `serve --read-only` take one so far).
     // The variable's value is never shown in `--help`: a URL may hold a password.
     // Read as an OS string, so that a directory whose name is not UTF-8 still works.
     #[arg(
@@ -108,9 +108,14 @@ pub const STORE_ENV: &str = "M1ND_STORE";
 
 impl StoreArg {
     /// The store directory, or a usage error (exit 2) for a location this
-    /// build cannot use, shown without its password.
+    /// command cannot use, shown without its password.
     fn dir(&self) -> Result<&std::path::Path, Failure> {
         self.store.dir().map_err(|e| Failure::usage(e.to_string()))
+    }
+
+    /// Where the store is, for a command that takes either backend.
+    fn location(&self) -> &m1nd::store::Location {
+        &self.store
     }
 }
 

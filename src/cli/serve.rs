@@ -10,6 +10,7 @@ use super::{Failure, StoreArg};
 use m1nd::mcp::Server;
 use m1nd::mcp::attestation::{self, PinError};
 use m1nd::service::{Options, QueueCaps, Service};
+use m1nd::store::{Location, Store};
 use m1nd::transport::http::human::streams::StreamCaps;
 use m1nd::transport::http::sessions::{self, SessionLimits};
 use m1nd::transport::http::{self, HttpOptions, security, slots};
@@ -74,7 +75,7 @@ pub struct LoadArgs {
 
 impl LoadArgs {
     /// The service's options for `store`, read-only or not.
-    fn options(&self, store: std::path::PathBuf, read_only: bool) -> Result<Options, Failure> {
+    fn options(&self, store: Location, read_only: bool) -> Result<Options, Failure> {
         for (flag, n) in [
             ("--readers", self.readers),
             ("--max-queued", self.max_queued),
@@ -219,7 +220,12 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
     }
     let from_env = read_only_from_env(std::env::var_os(READ_ONLY_ENV))?;
     let event_streams = args.event_streams()?;
-    let options = args.load.options(args.store.dir()?.to_path_buf(), args.read_only || from_env)?;
+    let read_only = args.read_only || from_env;
+    let at = args.store.location();
+    if let Location::Postgres(_) = at {
+        check_database(at, read_only)?;
+    }
+    let options = args.load.options(at.clone(), read_only)?;
     let http = args.http.options()?;
     // Opened last of the checks, so a refused start leaves no new file behind.
     let options = Options { audit: args.audit.open()?, ..options };
@@ -233,6 +239,20 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
         }
     };
     served.map_err(|e| Failure::usage(e.to_string()))
+}
+
+/// A server on a PostgreSQL store starts only if the store opens now: an
+/// unreachable server, a wrong password, a database without a store or with
+/// a newer one is refused at start (exit 2), not at the first request. It
+/// serves reads only so far: writes on PostgreSQL are not built yet.
+fn check_database(at: &Location, read_only: bool) -> Result<(), Failure> {
+    if !read_only {
+        return Err(Failure::usage(format!(
+            "{at} is a PostgreSQL store, which this build serves read-only so far: add --read-only \
+             (or serve a store in a directory)"
+        )));
+    }
+    Store::open_at(at).map(drop).map_err(|e| Failure::usage(e.to_string()))
 }
 
 /// `1`/`true`/`yes`/`on` turn read-only on and `0`/`false`/`no`/`off` or empty

@@ -28,7 +28,7 @@ pub struct ImportArgs {
 }
 
 pub fn import(args: ImportArgs) -> Result<(), Failure> {
-    let store = Store::import(args.store.dir()?, &args.file, args.max_bytes.max_bytes).map_err(store_failure)?;
+    let store = Store::import_at(args.store.location(), &args.file, args.max_bytes.max_bytes).map_err(store_failure)?;
     let snapshot = store.snapshot().map_err(|e| Failure::usage(e.to_string()))?;
     let counts = snapshot.counts().map_err(|e| Failure::usage(e.to_string()))?;
     emit(&format!(

@@ -99,7 +99,7 @@ mod tests {
     fn kept_per_request_and_dropped_when_the_state_moves() {
         let dir = tempfile::Builder::new().prefix("m1nd-answers-").tempdir().expect("dir");
         let mut store = Store::init(dir.path(), true).expect("init");
-        let probe = Probe::new(dir.path());
+        let probe = Probe::new(&dir.path().into());
         let first = probe.mark();
         assert!(first.is_some());
         let answers = Answers::default();
@@ -137,7 +137,7 @@ mod tests {
     fn errors_are_not_kept_and_at_most_kept_answers_are() {
         let dir = tempfile::Builder::new().prefix("m1nd-answers-").tempdir().expect("dir");
         Store::init(dir.path(), true).expect("init");
-        let mark = Probe::new(dir.path()).mark();
+        let mark = Probe::new(&dir.path().into()).mark();
         let answers = Answers::default();
         let composed = Cell::new(0);
         let failing = |_: &Request| {

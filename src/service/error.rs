@@ -192,6 +192,8 @@ fn store_kind(e: &StoreError) -> ErrorKind {
         | StoreError::Io { .. }
         | StoreError::Sql { .. }
         | StoreError::Interrupted
+        | StoreError::Unavailable { .. }
+        | StoreError::NotOnPostgres { .. }
         | StoreError::Stopped => ErrorKind::Unavailable,
         StoreError::Corrupt { .. } | StoreError::NotRegular { .. } => ErrorKind::Internal,
     }

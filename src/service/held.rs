@@ -13,25 +13,23 @@
 //! Each thread that uses the store (the writer, each reader) holds a `Held`
 //! of its own, so it needs no lock.
 
-use std::path::PathBuf;
-
-use crate::store::{Store, StoreError};
+use crate::store::{Location, Store, StoreError};
 
 pub struct Held {
-    dir: PathBuf,
+    at: Location,
     store: Option<Store>,
 }
 
 impl Held {
-    pub fn new(dir: PathBuf) -> Self {
-        Self { dir, store: None }
+    pub fn new(at: Location) -> Self {
+        Self { at, store: None }
     }
 
     /// Run `use_it` on the store (never creating one).
     pub fn with<T, E: From<StoreError>>(&mut self, use_it: impl FnOnce(&mut Store) -> Result<T, E>) -> Result<T, E> {
         let store = match self.store.take() {
             Some(store) if store.still_at_path().is_ok() => store,
-            _ => Store::open(&self.dir)?,
+            _ => Store::open_at(&self.at)?,
         };
         let store = self.store.insert(store);
         let result = use_it(store);
@@ -65,7 +63,7 @@ mod tests {
     #[test]
     fn a_replaced_store_is_opened_afresh_and_a_missing_one_is_an_error() {
         let dir = tempfile::Builder::new().prefix("m1nd-held-").tempdir().expect("dir");
-        let mut held = Held::new(dir.path().to_owned());
+        let mut held = Held::new(dir.path().into());
         let missing = held.with(|_| Ok::<_, StoreError>(())).expect_err("missing");
         assert!(missing.to_string().contains(&crate::invocation::m1nd("init")), "{missing}");
         Store::init(dir.path(), false).expect("init");

@@ -68,7 +68,6 @@ mod stats;
 mod trail;
 mod writer;
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -80,7 +79,7 @@ use tokio::sync::{oneshot, watch};
 use crate::COCKPIT;
 use crate::audit::{self, Audit};
 use crate::store::tray::{Act, Acted, TrayState};
-use crate::store::{Change, Done, Op, Probe, Refusal, Write};
+use crate::store::{Change, Done, Location, Op, Probe, Refusal, Write};
 
 pub use answer::Answer;
 pub use answers::KEPT;
@@ -106,8 +105,8 @@ pub const DEFAULT_CALL_BUDGET: Duration = Duration::from_secs(10);
 pub struct Options {
     /// Refuse every verb that writes.
     pub read_only: bool,
-    /// The store directory (`.m1nd` by default).
-    pub store: PathBuf,
+    /// Where the store is: a directory (`.m1nd` by default) or a PostgreSQL database.
+    pub store: Location,
     /// Reader threads (each with a connection of its own).
     pub readers: usize,
     /// How many reads may wait.
@@ -120,7 +119,7 @@ pub struct Options {
 
 impl Options {
     /// The defaults for `store`: read-write, two readers, the default caps and budget.
-    pub fn new(store: impl Into<PathBuf>) -> Self {
+    pub fn new(store: impl Into<Location>) -> Self {
         Self {
             read_only: false,
             store: store.into(),

@@ -9,7 +9,6 @@
 //! writes: a read never blocks a reader, and in rollback-journal mode it
 //! only makes the writer's commit wait for the read to end.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -22,7 +21,7 @@ use super::fair::FairQueue;
 use super::held::Held;
 use super::jobs::{Cancel, ReadJob, ReadWork};
 use super::stats::Counters;
-use crate::store::{Probe, StoreError};
+use crate::store::{Location, Probe, StoreError};
 
 /// How long an idle reader waits for work before looking whether to stop.
 const IDLE: Duration = Duration::from_millis(500);
@@ -54,12 +53,12 @@ pub struct Shared {
     pub counters: Arc<Counters>,
 }
 
-/// Start `count` readers over the store in `dir`, their threads named
+/// Start `count` readers over the store at `store`, their threads named
 /// `m1nd-{name}-N`.
-pub fn start(name: &str, count: usize, dir: &std::path::Path, shared: &Shared) -> std::io::Result<()> {
+pub fn start(name: &str, count: usize, store: &Location, shared: &Shared) -> std::io::Result<()> {
     for n in 0..count.max(1) {
         let reader = Reader {
-            held: Held::new(PathBuf::from(dir)),
+            held: Held::new(store.clone()),
             queue: Arc::clone(&shared.queue),
             answers: Arc::clone(&shared.answers),
             probe: Arc::clone(&shared.probe),

@@ -31,7 +31,6 @@
 //! event streams cost one cheap check per period between them, and no store
 //! read at all while nothing changes.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
@@ -45,7 +44,7 @@ use super::call;
 use super::held::Held;
 use super::jobs::WriteJob;
 use super::stats::Counters;
-use crate::store::{Change, Done, MAX_BATCH, Probe, Refusal, StoreError};
+use crate::store::{Change, Done, Location, MAX_BATCH, Probe, Refusal, StoreError};
 
 /// How long the writer waits for a write before it checks whether another
 /// process changed the store (only while someone watches the version).
@@ -76,12 +75,18 @@ pub struct Kept {
     pub probe: Arc<Probe>,
 }
 
-/// Start the writer over the store in `dir`.
-pub fn start(dir: PathBuf, counters: Arc<Counters>, kept: Kept) -> std::io::Result<WriterHandle> {
+/// Start the writer over the store at `store`.
+pub fn start(store: Location, counters: Arc<Counters>, kept: Kept) -> std::io::Result<WriterHandle> {
     let (messages, queue) = mpsc::channel::<Message>();
     let (versions, _) = watch::channel(None);
-    let mut writer =
-        Writer { held: Held::new(dir), versions: versions.clone(), counters, kept, last_group: 0, data_version: None };
+    let mut writer = Writer {
+        held: Held::new(store),
+        versions: versions.clone(),
+        counters,
+        kept,
+        last_group: 0,
+        data_version: None,
+    };
     std::thread::Builder::new().name("m1nd-write".to_owned()).spawn(move || writer.serve(&queue))?;
     Ok(WriterHandle { messages, versions })
 }

@@ -15,6 +15,7 @@
 
 use rusqlite::Connection;
 
+use super::db::Db;
 use super::error::StoreError;
 use super::state::Counts;
 use super::tray::{Act, ActRefused, Acted, Judged};
@@ -97,7 +98,7 @@ impl Change {
                         clock::now_utc(),
                         agent
                     ])?;
-                    tally::add(conn, tally::MEMORIES, 1)?;
+                    tally::add(Db::Sqlite(conn), tally::MEMORIES, 1)?;
                     agent.map_or(Ok(()), |a| record_presence(conn, a, "memorize"))
                 })()
                 .map_err(|e| frame.fail(e))?;
@@ -225,7 +226,7 @@ impl Refusal {
 
 /// How much of each kind the store holds, inside the write transaction.
 fn counts_in(conn: &Connection) -> rusqlite::Result<Counts> {
-    let tallies = tally::Tallies::read(conn)?;
+    let tallies = tally::Tallies::read(Db::Sqlite(conn))?;
     let checkpoints: i64 = conn.query_row(sql::CHECKPOINTS, [], |r| r.get(0))?;
     Ok(Counts::from_tallies(&tallies, u64::try_from(checkpoints).unwrap_or(0)))
 }

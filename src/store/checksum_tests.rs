@@ -114,7 +114,7 @@ fn a_page_sqlite_skips_writing_past_the_end_reads_back_with_a_checksum() {
     tx.commit().expect("commit");
     conn.pragma_update(None, "cache_size", 10).expect("cache_size");
     let tx = conn.transaction().expect("begin");
-    load::load(&tx, &many_alerts(6000), DEFAULT_MAX_BYTES).expect("a load whose pages spill");
+    load::load(super::db::Db::Sqlite(&tx), &many_alerts(6000), DEFAULT_MAX_BYTES).expect("a load whose pages spill");
     tx.commit().expect("commit");
     conn.close().expect("close");
     let bytes = fs::read(&path).expect("read");

@@ -14,6 +14,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rusqlite::{OpenFlags, TransactionBehavior};
 
 use super::connection::{configure, connect, limit_pages};
+use super::db::{Db, DbError};
 use super::error::StoreError;
 use super::file::DB_FILE;
 use super::state::State;
@@ -44,7 +45,10 @@ pub(super) fn build(temp: &Path, state: &State, max_bytes: u64, checksums: bool)
     tx.commit().map_err(fail)?;
     let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(fail)?;
     limit_pages(&tx, temp, max_bytes)?;
-    load::load(&tx, state, max_bytes).map_err(|e| StoreError::write(temp, "create", max_bytes, &e))?;
+    load::load(Db::Sqlite(&tx), state, max_bytes).map_err(|e| match e {
+        DbError::Sqlite(e) => StoreError::write(temp, "create", max_bytes, &e),
+        other => StoreError::db(temp, "create", &other),
+    })?;
     tx.commit().map_err(fail)?;
     conn.close().map_err(|(_, e)| fail(e))
 }

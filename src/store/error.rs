@@ -79,6 +79,17 @@ pub enum StoreError {
     /// caller left, who hears nothing). Reads change nothing.
     #[error("the read was stopped: it ran past its time budget (--call-budget); nothing changed")]
     Stopped,
+    /// The database server could not be reached, or dropped the connection
+    /// (a restart, a network fault): nothing was acknowledged, and the same
+    /// request may be sent again once it is back.
+    #[error("the store {} cannot be reached: {reason}; nothing changed, retry when it is back", .path.display())]
+    Unavailable { path: PathBuf, reason: String },
+    /// Something this build does on a SQLite store only; `what` says what.
+    #[error(
+        "{what} is not built for a PostgreSQL store yet; nothing changed (a store in a directory does it: \
+         `--store DIR`)"
+    )]
+    NotOnPostgres { what: &'static str },
     /// The transaction a change waited in ended before the change was tried.
     #[error("the write transaction ended before this change was applied; nothing of it was written")]
     Interrupted,
@@ -123,9 +134,23 @@ impl Clone for StoreError {
             StoreError::Moved { path } => StoreError::Moved { path: path.clone() },
             StoreError::Conflict { expected, actual } => StoreError::Conflict { expected: *expected, actual: *actual },
             StoreError::BadArgument(why) => StoreError::BadArgument(why.clone()),
+            StoreError::Unavailable { path, reason } => {
+                StoreError::Unavailable { path: path.clone(), reason: reason.clone() }
+            }
+            StoreError::NotOnPostgres { what } => StoreError::NotOnPostgres { what },
             StoreError::Interrupted => StoreError::Interrupted,
             StoreError::Stopped => StoreError::Stopped,
         }
+    }
+}
+
+/// The server's own words when it sent some (`ERROR: ...` with its code),
+/// else the client's: never the connection string, which the client does
+/// not put in its errors.
+pub(super) fn postgres_message(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => format!("{} ({})", db.message(), db.code().code()),
+        None => e.to_string(),
     }
 }
 
@@ -146,6 +171,7 @@ impl StoreError {
                 | StoreError::Full { .. }
                 | StoreError::Busy { .. }
                 | StoreError::Stopped
+                | StoreError::NotOnPostgres { .. }
         )
     }
 
@@ -175,6 +201,26 @@ impl StoreError {
             Some(ErrorCode::OperationInterrupted) => StoreError::Stopped,
             Some(ErrorCode::CannotOpen) => StoreError::Sql { path, op, message: format!("{e} (is it readable?)") },
             _ => StoreError::Sql { path, op, message: e.to_string() },
+        }
+    }
+
+    /// A PostgreSQL failure while doing `op` on the store at `path` (its
+    /// location as shown, password hidden), sorted as [`StoreError::sql`]
+    /// sorts SQLite's, by the server's SQLSTATE: a lost or refused
+    /// connection is `Unavailable`, a lock wait past `lock_timeout` or a
+    /// serialization failure `Busy`, a cancelled statement `Stopped`.
+    pub(crate) fn postgres(path: &Path, op: &'static str, e: &postgres::Error) -> Self {
+        let path = path.to_owned();
+        let Some(code) = e.code() else {
+            return StoreError::Unavailable { path, reason: e.to_string() };
+        };
+        let code = code.code();
+        match code {
+            "55P03" | "40001" | "40P01" => StoreError::Busy { path },
+            "57014" => StoreError::Stopped,
+            "57P01" | "57P02" | "57P03" | "53300" => StoreError::Unavailable { path, reason: postgres_message(e) },
+            _ if code.starts_with("08") => StoreError::Unavailable { path, reason: postgres_message(e) },
+            _ => StoreError::Sql { path, op, message: postgres_message(e) },
         }
     }
 

@@ -43,14 +43,14 @@ type TableRows = Vec<(String, Result<Vec<Vec<Value>>, StoreError>)>;
 fn every_row(store: &Store) -> TableRows {
     let tables: Vec<String> = {
         let mut stmt =
-            store.conn.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").expect("schema");
+            store.lite().prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").expect("schema");
         stmt.query_map([], |r| r.get(0)).expect("names").collect::<rusqlite::Result<_>>().expect("names")
     };
     tables
         .into_iter()
         .map(|table| {
             let rows = (|| -> rusqlite::Result<Vec<Vec<Value>>> {
-                let mut stmt = store.conn.prepare(&format!("SELECT * FROM \"{table}\""))?;
+                let mut stmt = store.lite().prepare(&format!("SELECT * FROM \"{table}\""))?;
                 let width = stmt.column_count();
                 let rows = stmt.query_map([], |r| (0..width).map(|i| r.get::<_, Value>(i)).collect())?;
                 rows.collect()
@@ -63,7 +63,7 @@ fn every_row(store: &Store) -> TableRows {
 /// The page holding the newest memory's row: the rightmost leaf of `memories`.
 fn newest_memories_leaf(store: &Store) -> u64 {
     store
-        .conn
+        .lite()
         .query_row(
             "SELECT pageno FROM dbstat WHERE name = 'memories' AND pagetype = 'leaf' ORDER BY path DESC LIMIT 1",
             [],
@@ -163,7 +163,7 @@ fn a_store_without_checksums_gets_them_and_keeps_every_row() {
 
     // A cache far smaller than the store: pages would spill to the file
     // mid-rewrite if the rewrite let them (before page 1 says "checksums").
-    store.conn.pragma_update(None, "cache_size", 5).expect("cache_size");
+    store.lite().pragma_update(None, "cache_size", 5).expect("cache_size");
     assert!(matches!(store.add_checksums().expect("add"), Checksums::Added { .. }));
     assert_eq!(store.version().expect("version"), version, "adding checksums is not a state write");
     let unchanged = |now: TableRows| now.into_iter().map(|(t, r)| (t, r.expect("rows"))).collect::<Vec<_>>();
@@ -222,7 +222,7 @@ fn a_backup_is_a_checked_copy_with_checksums_and_never_replaces_a_file() {
     let rows = every_row(&store);
     let before = files(&store);
     let copy = dir.path().join("copy.db");
-    store.conn.pragma_update(None, "cache_size", 5).expect("a cache far smaller than the store");
+    store.lite().pragma_update(None, "cache_size", 5).expect("a cache far smaller than the store");
     let report = store.backup(&copy).expect("backup");
     assert!(report.is_sound() && report.has_checksums(), "{report:?}");
     assert_eq!(report.path, copy);

@@ -36,6 +36,13 @@ impl FileId {
         FileId { dev: meta.dev(), ino: meta.ino() }
     }
 
+    /// A PostgreSQL store's identity: its incarnation (32 hex digits, drawn
+    /// when it was made), so a store made again in its place is another.
+    pub(super) fn of_incarnation(incarnation: &str) -> FileId {
+        let n = u128::from_str_radix(incarnation, 16).unwrap_or(0);
+        FileId { dev: (n >> 64) as u64, ino: n as u64 }
+    }
+
     /// Without inode numbers a replaced file cannot be told apart from the
     /// original (length and times change with every write), so every file
     /// is the same file: the identity checks pass and only the type and
@@ -152,7 +159,7 @@ mod tests {
         for _ in 0..3 {
             probe(&path).expect("probe");
             store.still_at_path().expect("still at its path");
-            Probe::new(dir.path()).mark().expect("a mark");
+            Probe::new(&dir.path().into()).mark().expect("a mark");
         }
         assert!(!another_process_can_write(&path), "a look at the file dropped this process's lock");
         holder.execute_batch("ROLLBACK").expect("release");

@@ -4,63 +4,55 @@
 //! It also computes the columns the cockpit orders by, and the tallies; the
 //! rules for them live here and nowhere else.
 
-use rusqlite::{Connection, params};
-
+use super::db::{Db, DbError, args};
 use super::state::{BlockStatus, Phase, State};
 use super::{sql, tally};
 
 /// Insert everything `state` holds into an empty store, with its
 /// `store_version` and checkpoint count, and record `max_bytes`.
-pub fn load(conn: &Connection, state: &State, max_bytes: u64) -> rusqlite::Result<()> {
-    conn.execute(sql::INSERT_STORE, params![clamp(state.store_version), clamp(state.checkpoints), clamp(max_bytes)])?;
+pub fn load(db: Db<'_>, state: &State, max_bytes: u64) -> Result<(), DbError> {
+    let store_row = match db {
+        Db::Sqlite(_) => sql::INSERT_STORE,
+        Db::Postgres(_) => sql::PG_INSERT_STORE,
+    };
+    db.execute(store_row, args![clamp(state.store_version), clamp(state.checkpoints), clamp(max_bytes)])?;
     for m in &state.missions {
-        conn.prepare_cached(sql::LOAD_MISSION)?.execute(params![
-            m.id,
-            m.title,
-            m.phase.as_str(),
-            m.agent,
-            board(m.phase)
-        ])?;
-        tally::add(conn, tally::MISSIONS, 1)?;
-        tally::add(conn, &tally::phase(m.phase), 1)?;
+        db.execute(sql::LOAD_MISSION, args![m.id, m.title, m.phase.as_str(), m.agent, board(m.phase)])?;
+        tally::add(db, tally::MISSIONS, 1)?;
+        tally::add(db, &tally::phase(m.phase), 1)?;
     }
     for b in &state.blocks {
-        conn.prepare_cached(sql::LOAD_BLOCK)?.execute(params![
-            b.id,
-            b.title,
-            b.status.as_str(),
-            b.receipt,
-            b.hash,
-            b.node,
-            urgency(b.status)
-        ])?;
-        tally::add(conn, &tally::status(b.status), 1)?;
+        db.execute(
+            sql::LOAD_BLOCK,
+            args![b.id, b.title, b.status.as_str(), b.receipt, b.hash, b.node, urgency(b.status)],
+        )?;
+        tally::add(db, &tally::status(b.status), 1)?;
     }
     for m in &state.memories {
-        conn.prepare_cached(sql::LOAD_MEMORY)?.execute(params![m.id, m.claim, m.source, m.at])?;
-        tally::add(conn, tally::MEMORIES, 1)?;
+        db.execute(sql::LOAD_MEMORY, args![m.id, m.claim, m.source, m.at])?;
+        tally::add(db, tally::MEMORIES, 1)?;
     }
     for a in &state.alerts {
-        conn.prepare_cached(sql::LOAD_ALERT)?.execute(params![a.id, a.level, a.text, a.node, severity(&a.level)])?;
-        tally::add(conn, tally::ALERTS, 1)?;
+        db.execute(sql::LOAD_ALERT, args![a.id, a.level, a.text, a.node, severity(&a.level)])?;
+        tally::add(db, tally::ALERTS, 1)?;
     }
     for m in &state.modules {
         // Validation guarantees scores parse; an unparsable one sorts first
         // and counts as low rather than hiding a bad module.
         let score = m.score_value().unwrap_or(0.0);
-        conn.prepare_cached(sql::LOAD_MODULE)?.execute(params![m.id, m.score, m.defects, score])?;
-        tally::add(conn, tally::MODULES, 1)?;
+        db.execute(sql::LOAD_MODULE, args![m.id, m.score, m.defects, score])?;
+        tally::add(db, tally::MODULES, 1)?;
         if score < tally::LOW_TRUST {
-            tally::add(conn, tally::LOW_MODULES, 1)?;
+            tally::add(db, tally::LOW_MODULES, 1)?;
         }
     }
     for d in &state.drift {
-        conn.prepare_cached(sql::LOAD_DRIFT)?.execute(params![d.id, d.evidence, d.cause])?;
-        tally::add(conn, tally::DRIFT, 1)?;
+        db.execute(sql::LOAD_DRIFT, args![d.id, d.evidence, d.cause])?;
+        tally::add(db, tally::DRIFT, 1)?;
     }
     for p in &state.presences {
-        conn.prepare_cached(sql::LOAD_PRESENCE)?.execute(params![p.id, p.doing, p.since])?;
-        tally::add(conn, tally::PRESENCES, 1)?;
+        db.execute(sql::LOAD_PRESENCE, args![p.id, p.doing, p.since])?;
+        tally::add(db, tally::PRESENCES, 1)?;
     }
     Ok(())
 }

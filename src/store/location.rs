@@ -7,9 +7,9 @@
 //! location goes through them. The URL itself is kept private, for the one
 //! place that will connect with it.
 //!
-//! This build keeps stores in directories only: a PostgreSQL location is
-//! recognised, so that it is refused with its own words (see
-//! [`Location::dir`]) instead of being taken for a directory called
+//! A PostgreSQL location is recognised in every form libpq takes, so that
+//! a command that works on directories only refuses it with its own words
+//! (see [`Location::dir`]) instead of taking it for a directory called
 //! `postgres:`, which would be created and could echo the password.
 
 use std::fmt;
@@ -39,8 +39,8 @@ pub struct PostgresUrl(String);
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum LocationError {
     #[error(
-        "`{0}` names a PostgreSQL database; this build keeps its store in a directory (SQLite) and \
-         cannot use PostgreSQL yet: give a directory instead (`--store DIR`, default `.m1nd`)"
+        "`{0}` names a PostgreSQL database; this command works on a store in a directory (SQLite) only so \
+         far: give a directory instead (`--store DIR`, default `.m1nd`)"
     )]
     PostgresUnsupported(PostgresUrl),
 }
@@ -105,6 +105,26 @@ impl From<std::ffi::OsString> for Location {
 impl From<PathBuf> for Location {
     fn from(dir: PathBuf) -> Self {
         Location::Dir(dir)
+    }
+}
+
+impl From<&Path> for Location {
+    fn from(dir: &Path) -> Self {
+        Location::Dir(dir.to_owned())
+    }
+}
+
+impl From<&PathBuf> for Location {
+    fn from(dir: &PathBuf) -> Self {
+        Location::Dir(dir.clone())
+    }
+}
+
+impl PostgresUrl {
+    /// The URL as given, password and all: only for connecting
+    /// (`pg::conn::connect`), never for a message.
+    pub(super) fn connection_string(&self) -> &str {
+        &self.0
     }
 }
 

@@ -18,10 +18,11 @@
 //! lock this process holds on it, SQLite's included.
 
 use std::os::unix::fs::FileExt;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use super::file::{FileId, db_path};
 use super::kept;
+use super::location::Location;
 
 /// Which file, and how many commits it has seen.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -32,21 +33,27 @@ pub struct Mark {
 
 /// Reads marks of the store at one path.
 pub struct Probe {
-    path: PathBuf,
+    /// `None` for a PostgreSQL store, which has no file to look at: every
+    /// answer is then composed from a reading.
+    path: Option<PathBuf>,
 }
 
 impl Probe {
-    pub fn new(dir: &Path) -> Self {
-        Self { path: db_path(dir) }
+    pub fn new(at: &Location) -> Self {
+        match at {
+            Location::Dir(dir) => Self { path: Some(db_path(dir)) },
+            Location::Postgres(_) => Self { path: None },
+        }
     }
 
     /// The mark of the file at the store's path now, if it can be read
     /// cheaply: `None` (read through a connection instead) when there is no
     /// file, it is not a regular one, or too many files were opened.
     pub fn mark(&self) -> Option<Mark> {
-        let meta = std::fs::symlink_metadata(&self.path).ok().filter(std::fs::Metadata::is_file)?;
+        let path = self.path.as_deref()?;
+        let meta = std::fs::symlink_metadata(path).ok().filter(std::fs::Metadata::is_file)?;
         let seen = FileId::of(&meta);
-        let (opened, file) = kept::descriptor(&self.path, seen).ok()?;
+        let (opened, file) = kept::descriptor(path, seen).ok()?;
         // The path may have been replaced between the look and the open.
         if opened != seen {
             return None;
@@ -67,7 +74,7 @@ mod tests {
     fn a_commit_by_anyone_changes_the_mark_and_a_read_does_not() {
         let dir = test_dir("mark");
         let mut store = Store::init(dir.path(), true).expect("init");
-        let probe = Probe::new(dir.path());
+        let probe = Probe::new(&dir.path().into());
         let first = probe.mark().expect("a mark");
         assert_eq!(probe.mark(), Some(first), "nothing happened");
         store.snapshot().expect("read").counts().expect("counts");
@@ -86,7 +93,7 @@ mod tests {
     fn a_replaced_file_has_another_mark_and_no_file_none() {
         let dir = test_dir("mark-replace");
         Store::init(dir.path(), false).expect("init");
-        let probe = Probe::new(dir.path());
+        let probe = Probe::new(&dir.path().into());
         let first = probe.mark().expect("a mark");
         let other = test_dir("mark-other");
         Store::init(other.path(), false).expect("other");

@@ -83,6 +83,7 @@ mod checksum_tests;
 mod clock;
 mod connection;
 mod create;
+mod db;
 mod demo;
 mod error;
 mod file;
@@ -93,8 +94,6 @@ mod kept;
 mod load;
 mod location;
 mod mark;
-/// Compiled for its tests until the PostgreSQL backend opens a store.
-#[cfg(test)]
 mod pg;
 pub mod reads;
 mod room;
@@ -115,6 +114,8 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
+
+use pg::conn::PgConn;
 
 use connection::{configure, connect, limit_pages};
 use create::{build, discard, place_new, sync_dir, temp_path};
@@ -154,19 +155,31 @@ pub const STOP_CHECK_STEPS: i32 = 4_000;
 /// How long a connection waits for another's write before giving up.
 pub const BUSY_TIMEOUT: Duration = Duration::from_secs(5);
 
-/// An open store: a connection to `state.db`, bound to the file it opened.
+/// An open store: a connection to `state.db`, bound to the file it opened,
+/// or to a PostgreSQL database holding a store (`pg/`).
 ///
 /// Reads go through a [`Snapshot`] (one read transaction, one at a time per
 /// store), so one request sees one state; writes are methods on the store
 /// (see the `writes` module).
 #[derive(Debug)]
 pub struct Store {
+    /// The store directory; for a PostgreSQL store, its location as shown
+    /// (password hidden), as is `path`: what messages name.
     dir: PathBuf,
     path: PathBuf,
-    conn: Connection,
+    conn: Conn,
     /// The file the connection opened; writes check the path still names it.
+    /// A PostgreSQL store's is made from its incarnation.
     file: FileId,
     max_bytes: u64,
+}
+
+/// The connection of either backend. PostgreSQL's client, with its own
+/// small runtime, is boxed so a SQLite store stays small.
+#[derive(Debug)]
+enum Conn {
+    Sqlite(Connection),
+    Postgres(Box<PgConn>),
 }
 
 impl Store {
@@ -182,15 +195,61 @@ impl Store {
             OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX | OpenFlags::SQLITE_OPEN_NOFOLLOW;
         let mut conn = connect(&path, flags)?;
         configure(&mut conn, &path)?;
-        let mut store = Store { dir, path, conn, file: before, max_bytes: DEFAULT_MAX_BYTES };
-        store.check_schema()?;
-        store.max_bytes = store.declared_max_bytes()?;
-        store.limit_pages()?;
+        check_schema(&mut conn, &path)?;
+        let max_bytes = declared_max_bytes(&conn, &path)?;
+        limit_pages(&conn, &path, max_bytes)?;
         // The first query opened the file for real; it must be the one probed.
-        if file::id_of(&store.path)? != before {
-            return Err(StoreError::Moved { path: store.path });
+        if file::id_of(&path)? != before {
+            return Err(StoreError::Moved { path });
         }
-        Ok(store)
+        Ok(Store { dir, path, conn: Conn::Sqlite(conn), file: before, max_bytes })
+    }
+
+    /// Open the store at `location`: a directory ([`Store::open`]) or a
+    /// PostgreSQL database. A database without a store is `NotFound`, and
+    /// one a newer build migrated is refused, as a file would be.
+    pub fn open_at(location: &Location) -> Result<Store, StoreError> {
+        match location {
+            Location::Dir(dir) => Store::open(dir),
+            Location::Postgres(url) => {
+                let opened = pg::open::open(url)?;
+                let at = pg::conn::shown(url);
+                Ok(Store {
+                    dir: at.clone(),
+                    path: at,
+                    conn: Conn::Postgres(Box::new(opened.conn)),
+                    file: FileId::of_incarnation(&opened.incarnation),
+                    max_bytes: opened.max_bytes,
+                })
+            }
+        }
+    }
+
+    /// [`Store::create`] at `location`: in a directory, or in a PostgreSQL
+    /// database's current schema (one transaction: all or nothing).
+    pub fn create_at(location: &Location, state: &State, max_bytes: u64) -> Result<Store, StoreError> {
+        match location {
+            Location::Dir(dir) => Store::create(dir, state, max_bytes),
+            Location::Postgres(url) => {
+                check_new(&pg::conn::shown(url), state, max_bytes)?;
+                pg::open::create(url, state, max_bytes)?;
+                Store::open_at(location)
+            }
+        }
+    }
+
+    /// [`Store::import`] at `location`.
+    pub fn import_at(location: &Location, json: &Path, max_bytes: u64) -> Result<Store, StoreError> {
+        match location {
+            Location::Dir(dir) => Store::import(dir, json, max_bytes),
+            Location::Postgres(_) => {
+                let state = json::read(json).map_err(|e| match e {
+                    StoreError::NotFound { path } => StoreError::ImportMissing { path, store: None },
+                    other => other,
+                })?;
+                Store::create_at(location, &state, max_bytes)
+            }
+        }
     }
 
     /// Create a store at version 1: empty, or the demo seed. Refuses if a
@@ -225,20 +284,7 @@ impl Store {
     fn create_with(dir: impl AsRef<Path>, state: &State, max_bytes: u64, checksums: bool) -> Result<Store, StoreError> {
         let dir = dir.as_ref().to_owned();
         let path = file::db_path(&dir);
-        if max_bytes < MIN_MAX_BYTES {
-            return Err(StoreError::BadArgument(format!(
-                "a store's size limit must be at least {MIN_MAX_BYTES} bytes, not {max_bytes}"
-            )));
-        }
-        state.validate().map_err(|reason| StoreError::corrupt(&path, reason.to_string()))?;
-        if i64::try_from(state.store_version.max(state.checkpoints)).is_err() {
-            return Err(StoreError::BadArgument(format!(
-                "store_version {} or checkpoints {} is past what the store can hold ({})",
-                state.store_version,
-                state.checkpoints,
-                i64::MAX
-            )));
-        }
+        check_new(&path, state, max_bytes)?;
         fs::create_dir_all(&dir).map_err(|e| StoreError::io(&dir, "create directory", e))?;
         if fs::symlink_metadata(&path).is_ok() {
             return Err(StoreError::AlreadyExists { path });
@@ -281,8 +327,18 @@ impl Store {
 
     /// Whether this connection may still be used for the store at its path:
     /// the journal is absent or regular, and the path names the very file
-    /// the connection opened, still a SQLite database in rollback mode.
+    /// the connection opened, still a SQLite database in rollback mode. A
+    /// PostgreSQL connection may, while the server has not closed it.
     pub fn still_at_path(&self) -> Result<(), StoreError> {
+        if let Conn::Postgres(conn) = &self.conn {
+            return match conn.is_closed() {
+                false => Ok(()),
+                true => Err(StoreError::Unavailable {
+                    path: self.path.clone(),
+                    reason: "the server closed the connection".into(),
+                }),
+            };
+        }
         file::check_journal(&self.dir)?;
         if file::probe(&self.path)? == self.file { Ok(()) } else { Err(StoreError::Moved { path: self.path.clone() }) }
     }
@@ -290,21 +346,31 @@ impl Store {
     /// Stop any statement of this connection at its next checkpoint (every
     /// [`STOP_CHECK_STEPS`] SQLite steps) once `stop` says so; the statement
     /// then fails with [`StoreError::Stopped`]. Reads use it for their time
-    /// budget and for callers that left.
+    /// budget and for callers that left. A PostgreSQL statement is not
+    /// stopped yet: it runs to its end (see docs/design/postgres-replicas.md).
     pub fn stop_when(&mut self, stop: impl Fn() -> bool + Send + std::panic::RefUnwindSafe + 'static) {
-        // Only fails for a connection that is already closed, which a Store never holds.
-        let _ = self.conn.progress_handler(STOP_CHECK_STEPS, Some(stop));
+        if let Conn::Sqlite(conn) = &mut self.conn {
+            // Only fails for a connection that is already closed, which a Store never holds.
+            let _ = conn.progress_handler(STOP_CHECK_STEPS, Some(stop));
+        }
     }
 
     /// SQLite's `data_version` on this connection: it changes whenever
     /// another connection (in this process or another) commits to the file,
     /// and not for this connection's own commits. Reading it writes nothing
     /// and begins no transaction, so it is the cheap way to ask "did anyone
-    /// else write?".
+    /// else write?". On PostgreSQL it is the store's version itself, read
+    /// outside any transaction, which also changes with every commit.
     pub fn data_version(&self) -> Result<i64, StoreError> {
-        self.conn
-            .pragma_query_value(None, "data_version", |r| r.get(0))
-            .map_err(|e| StoreError::sql(&self.path, "read", &e))
+        match &self.conn {
+            Conn::Sqlite(conn) => conn
+                .pragma_query_value(None, "data_version", |r| r.get(0))
+                .map_err(|e| StoreError::sql(&self.path, "read", &e)),
+            Conn::Postgres(_) => {
+                let version = self.db().row(sql::STORE_VERSION, db::args![], |r| r.get::<i64>(0));
+                version.map_err(|e| StoreError::db(&self.path, "read", &e))?.ok_or_else(|| self.no_store_row())
+            }
+        }
     }
 
     /// The current `store_version`.
@@ -312,50 +378,102 @@ impl Store {
         Ok(self.snapshot()?.version())
     }
 
-    fn check_schema(&mut self) -> Result<(), StoreError> {
-        let found = schema::version(&self.conn).map_err(|e| StoreError::sql(&self.path, "read", &e))?;
-        if found == 0 {
-            return Err(StoreError::corrupt(&self.path, "the database has no m1nd schema; it is not an m1nd store"));
+    /// The connection, for statements both backends run alike.
+    fn db(&self) -> db::Db<'_> {
+        match &self.conn {
+            Conn::Sqlite(conn) => db::Db::Sqlite(conn),
+            Conn::Postgres(conn) => db::Db::Postgres(conn),
         }
-        if found > schema::VERSION {
-            return Err(StoreError::corrupt(
-                &self.path,
-                format!("schema version {found} is newer than this build reads ({}); upgrade m1nd", schema::VERSION),
-            ));
-        }
-        if found < schema::VERSION {
-            let path = self.path.clone();
-            let fail = |e: rusqlite::Error| StoreError::sql(&path, "migrate", &e);
-            let tx = self.conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(fail)?;
-            // Another process may have migrated it while we waited.
-            let now = schema::version(&tx).map_err(fail)?;
-            if now < schema::VERSION {
-                schema::migrate(&tx, now, schema::VERSION).map_err(fail)?;
-            }
-            tx.commit().map_err(fail)?;
-        }
-        Ok(())
     }
 
-    fn declared_max_bytes(&self) -> Result<u64, StoreError> {
-        let row = self.conn.query_row(sql::MAX_BYTES, [], |r| r.get::<_, i64>(0));
-        match row {
-            Ok(n) => Ok(u64::try_from(n).unwrap_or(DEFAULT_MAX_BYTES)),
-            Err(rusqlite::Error::QueryReturnedNoRows) => {
-                Err(StoreError::corrupt(&self.path, "the `store` row is missing; it holds store_version"))
-            }
-            Err(e) => Err(StoreError::sql(&self.path, "read", &e)),
+    /// The SQLite connection, for what only a SQLite store does (`what`).
+    fn sqlite(&self, what: &'static str) -> Result<&Connection, StoreError> {
+        match &self.conn {
+            Conn::Sqlite(conn) => Ok(conn),
+            Conn::Postgres(_) => Err(StoreError::NotOnPostgres { what }),
         }
+    }
+
+    fn no_store_row(&self) -> StoreError {
+        StoreError::corrupt(&self.path, "the `store` row is missing; it holds store_version")
     }
 
     fn limit_pages(&self) -> Result<(), StoreError> {
-        limit_pages(&self.conn, &self.path, self.max_bytes)
+        limit_pages(self.sqlite("a size limit in pages")?, &self.path, self.max_bytes)
+    }
+}
+
+/// What `init` and `import` refuse before anything is made: a size limit
+/// too small, a state that is not valid, or versions past what a store holds.
+fn check_new(path: &Path, state: &State, max_bytes: u64) -> Result<(), StoreError> {
+    if max_bytes < MIN_MAX_BYTES {
+        return Err(StoreError::BadArgument(format!(
+            "a store's size limit must be at least {MIN_MAX_BYTES} bytes, not {max_bytes}"
+        )));
+    }
+    state.validate().map_err(|reason| StoreError::corrupt(path, reason.to_string()))?;
+    if i64::try_from(state.store_version.max(state.checkpoints)).is_err() {
+        return Err(StoreError::BadArgument(format!(
+            "store_version {} or checkpoints {} is past what the store can hold ({})",
+            state.store_version,
+            state.checkpoints,
+            i64::MAX
+        )));
+    }
+    Ok(())
+}
+
+/// Refuse a file without m1nd's schema or with a newer one; migrate an
+/// older one (once, in one write transaction, whoever else opens it).
+fn check_schema(conn: &mut Connection, path: &Path) -> Result<(), StoreError> {
+    let found = schema::version(conn).map_err(|e| StoreError::sql(path, "read", &e))?;
+    if found == 0 {
+        return Err(StoreError::corrupt(path, "the database has no m1nd schema; it is not an m1nd store"));
+    }
+    if found > schema::VERSION {
+        return Err(StoreError::corrupt(
+            path,
+            format!("schema version {found} is newer than this build reads ({}); upgrade m1nd", schema::VERSION),
+        ));
+    }
+    if found < schema::VERSION {
+        let fail = |e: rusqlite::Error| StoreError::sql(path, "migrate", &e);
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(fail)?;
+        // Another process may have migrated it while we waited.
+        let now = schema::version(&tx).map_err(fail)?;
+        if now < schema::VERSION {
+            schema::migrate(&tx, now, schema::VERSION).map_err(fail)?;
+        }
+        tx.commit().map_err(fail)?;
+    }
+    Ok(())
+}
+
+fn declared_max_bytes(conn: &Connection, path: &Path) -> Result<u64, StoreError> {
+    let row = conn.query_row(sql::MAX_BYTES, [], |r| r.get::<_, i64>(0));
+    match row {
+        Ok(n) => Ok(u64::try_from(n).unwrap_or(DEFAULT_MAX_BYTES)),
+        Err(rusqlite::Error::QueryReturnedNoRows) => {
+            Err(StoreError::corrupt(path, "the `store` row is missing; it holds store_version"))
+        }
+        Err(e) => Err(StoreError::sql(path, "read", &e)),
+    }
+}
+
+/// The SQLite connection of a store the test made in a directory.
+#[cfg(test)]
+impl Store {
+    fn lite(&self) -> &Connection {
+        match &self.conn {
+            Conn::Sqlite(conn) => conn,
+            Conn::Postgres(_) => panic!("a test reached for SQLite on a PostgreSQL store"),
+        }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::test_dir::test_dir;
+    use super::test_dir::{racing_inits, test_dir};
     use super::*;
 
     fn names(dir: &Path) -> Vec<String> {
@@ -388,9 +506,9 @@ mod tests {
     fn the_journal_mode_is_a_rollback_journal() {
         let dir = test_dir("journal-mode");
         let store = Store::init(dir.path(), true).expect("init");
-        let mode: String = store.conn.pragma_query_value(None, "journal_mode", |r| r.get(0)).expect("mode");
+        let mode: String = store.lite().pragma_query_value(None, "journal_mode", |r| r.get(0)).expect("mode");
         assert_eq!(mode, "delete");
-        let sync: i64 = store.conn.pragma_query_value(None, "synchronous", |r| r.get(0)).expect("sync");
+        let sync: i64 = store.lite().pragma_query_value(None, "synchronous", |r| r.get(0)).expect("sync");
         assert_eq!(sync, 3, "synchronous = EXTRA");
         let header = fs::read(store.path()).expect("read");
         assert_eq!((header[18], header[19]), (1, 1), "the file format says rollback journal");
@@ -429,25 +547,8 @@ mod tests {
     /// others are refused, and no temp file is left.
     #[test]
     fn racing_inits_create_one_store() {
-        const RACERS: usize = 4;
         let dir = test_dir("init-race");
-        let start = std::sync::Barrier::new(RACERS);
-        let created: Vec<bool> = std::thread::scope(|scope| {
-            let racers: Vec<_> = (0..RACERS)
-                .map(|n| {
-                    let (dir, start) = (dir.path(), &start);
-                    scope.spawn(move || {
-                        start.wait();
-                        match Store::init(dir, n % 2 == 0) {
-                            Ok(_) => true,
-                            Err(StoreError::AlreadyExists { .. }) => false,
-                            Err(e) => panic!("init failed: {e}"),
-                        }
-                    })
-                })
-                .collect();
-            racers.into_iter().map(|r| r.join().expect("racer")).collect()
-        });
+        let created = racing_inits(4, |n| Store::init(dir.path(), n % 2 == 0));
         assert_eq!(created.iter().filter(|c| **c).count(), 1, "{created:?}");
         assert_eq!(names(dir.path()), [DB_FILE]);
         assert_eq!(Store::open(dir.path()).expect("open").version().expect("version"), 1);
@@ -497,7 +598,7 @@ mod tests {
         drop(conn);
         let store = Store::open(dir.path()).expect("open");
         assert_eq!(store.version().expect("version"), 4);
-        assert_eq!(schema::version(&store.conn).expect("schema"), schema::VERSION);
+        assert_eq!(schema::version(store.lite()).expect("schema"), schema::VERSION);
         assert_eq!(store.max_bytes(), 1_000_000);
     }
 

@@ -19,13 +19,14 @@ use std::cell::{Cell, OnceCell};
 
 use m1nd_core::ReadVerb;
 use m1nd_core::runtime::{Item, ReadError, Reader, Reading};
-use rusqlite::Transaction;
 
+use super::db::{Db, DbError, args};
 use super::error::StoreError;
 use super::file::FileId;
+use super::pg::conn::PgRead;
 use super::state::{BlockStatus, Counts, Phase};
 use super::verbs::{self, Read};
-use super::{Store, sql, tally};
+use super::{Conn, Store, sql, tally};
 
 mod search;
 
@@ -45,7 +46,7 @@ pub struct Stamp {
 /// One consistent view of the store, for reading.
 pub struct Snapshot<'s> {
     store: &'s Store,
-    tx: Transaction<'s>,
+    tx: ReadTx<'s>,
     version: u64,
     memo: [OnceCell<Reading>; Read::COUNT],
     /// Every count, read when a second one is asked for.
@@ -54,23 +55,35 @@ pub struct Snapshot<'s> {
     counted: Cell<bool>,
 }
 
+/// A read transaction of either backend: SQLite's shared lock, or one
+/// PostgreSQL snapshot (`REPEATABLE READ`, read-only).
+enum ReadTx<'s> {
+    Sqlite(rusqlite::Transaction<'s>),
+    Postgres(PgRead<'s>),
+}
+
+impl ReadTx<'_> {
+    fn db(&self) -> Db<'_> {
+        match self {
+            ReadTx::Sqlite(tx) => Db::Sqlite(tx),
+            ReadTx::Postgres(read) => Db::Postgres(read.conn()),
+        }
+    }
+}
+
 impl Store {
     /// Begin a read transaction. Nothing is written, now or when it ends.
     pub fn snapshot(&self) -> Result<Snapshot<'_>, StoreError> {
-        let fail = |e: rusqlite::Error| StoreError::sql(&self.path, "read", &e);
+        let fail = |e: DbError| StoreError::db(&self.path, "read", &e);
         // Counted as waiting until its first read holds the read lock, so a
         // write of this process lets it in first (turnstile.rs).
         let arriving = super::turnstile::Arriving::new();
-        let tx = self.conn.unchecked_transaction().map_err(fail)?;
-        let version: i64 = tx
-            .prepare_cached(sql::STORE_VERSION)
-            .and_then(|mut s| s.query_row([], |r| r.get(0)))
-            .map_err(|e| match e {
-                rusqlite::Error::QueryReturnedNoRows => {
-                    StoreError::corrupt(&self.path, "the `store` row is missing; it holds store_version")
-                }
-                e => fail(e),
-            })?;
+        let tx = match &self.conn {
+            Conn::Sqlite(conn) => ReadTx::Sqlite(conn.unchecked_transaction().map_err(|e| fail(e.into()))?),
+            Conn::Postgres(conn) => ReadTx::Postgres(conn.read().map_err(|e| fail(e.into()))?),
+        };
+        let version: i64 =
+            tx.db().row(sql::STORE_VERSION, args![], |r| r.get(0)).map_err(fail)?.ok_or_else(|| self.no_store_row())?;
         drop(arriving);
         let version = u64::try_from(version).map_err(|_| StoreError::corrupt(&self.path, "store_version < 0"))?;
         Ok(Snapshot {
@@ -95,7 +108,11 @@ impl Snapshot<'_> {
 
     /// How much of each kind the store holds.
     pub fn counts(&self) -> Result<Counts, StoreError> {
-        let checkpoints: i64 = self.tx.query_row(sql::CHECKPOINTS, [], |r| r.get(0)).map_err(|e| self.error(e))?;
+        let checkpoints: i64 = self
+            .db()
+            .row(sql::CHECKPOINTS, args![], |r| r.get(0))
+            .map_err(|e| self.error(e))?
+            .ok_or_else(|| self.store.no_store_row())?;
         let tallies = self.tallies().map_err(|e| self.error(e))?;
         Ok(Counts::from_tallies(tallies, u64::try_from(checkpoints).unwrap_or(0)))
     }
@@ -122,44 +139,47 @@ impl Snapshot<'_> {
         reading.map(Cow::Owned).map_err(|e| self.error(e))
     }
 
-    fn error(&self, e: rusqlite::Error) -> StoreError {
-        StoreError::sql(&self.store.path, "read", &e)
+    fn error(&self, e: DbError) -> StoreError {
+        StoreError::db(&self.store.path, "read", &e)
+    }
+
+    /// The read transaction's connection.
+    fn db(&self) -> Db<'_> {
+        self.tx.db()
     }
 
     /// A count. The first is looked up alone (a plain read like `north`
     /// wants one); from the second on, every count is read in one statement,
     /// once per snapshot (the cockpit wants a dozen).
-    fn tally(&self, name: &str) -> rusqlite::Result<u64> {
+    fn tally(&self, name: &str) -> Result<u64, DbError> {
         if let Some(all) = self.tallies.get() {
             return Ok(all.get(name));
         }
         if !self.counted.replace(true) {
-            return tally::get(&self.tx, name);
+            return tally::get(self.db(), name);
         }
         Ok(self.tallies()?.get(name))
     }
 
     /// Every count, read in one statement, once per snapshot.
-    fn tallies(&self) -> rusqlite::Result<&tally::Tallies> {
+    fn tallies(&self) -> Result<&tally::Tallies, DbError> {
         if let Some(all) = self.tallies.get() {
             return Ok(all);
         }
-        let all = tally::Tallies::read(&self.tx)?;
+        let all = tally::Tallies::read(self.db())?;
         Ok(self.tallies.get_or_init(|| all))
     }
 
     /// The rows of `sql` (its columns are `fields`, in order) as items.
-    fn items(&self, sql: &str, fields: &[&str]) -> rusqlite::Result<Vec<Item>> {
-        let mut statement = self.tx.prepare_cached(sql)?;
-        let rows = statement.query_map([], |row| {
-            let values: Vec<String> = (0..fields.len()).map(|i| row.get(i)).collect::<rusqlite::Result<_>>()?;
+    fn items(&self, sql: &'static str, fields: &[&str]) -> Result<Vec<Item>, DbError> {
+        self.db().rows(sql, args![], |row| {
+            let values: Vec<String> = (0..fields.len()).map(|i| row.get(i)).collect::<Result<_, _>>()?;
             Ok(Item::new(fields.iter().copied().zip(values)))
-        })?;
-        rows.collect()
+        })
     }
 
     /// A state-only reading: its numbers and its listing.
-    fn plain(&self, read: Read) -> rusqlite::Result<Reading> {
+    fn plain(&self, read: Read) -> Result<Reading, DbError> {
         let mut reading = self.numbers(read)?;
         if let Some((sql, fields)) = listing(read) {
             reading.items = self.items(sql, fields)?;
@@ -168,7 +188,7 @@ impl Snapshot<'_> {
     }
 
     /// A state-only reading's numbers alone: tally lookups, no rows.
-    fn numbers(&self, read: Read) -> rusqlite::Result<Reading> {
+    fn numbers(&self, read: Read) -> Result<Reading, DbError> {
         let reading = Reading::default();
         Ok(match read {
             Read::North => reading.with("count", self.tally(&tally::phase(Phase::MergeWait))?),
@@ -229,7 +249,8 @@ fn listing(read: Read) -> Option<(&'static str, &'static [&'static str])> {
 impl Snapshot<'_> {
     /// The first column of `sql`'s rows, for tests that look past the readings.
     pub(super) fn column(&self, sql: &str) -> Vec<Option<String>> {
-        let mut statement = self.tx.prepare(sql).expect("prepare");
+        let ReadTx::Sqlite(tx) = &self.tx else { panic!("a SQLite store's test") };
+        let mut statement = tx.prepare(sql).expect("prepare");
         let rows = statement.query_map([], |r| r.get(0)).expect("query");
         rows.collect::<rusqlite::Result<_>>().expect("rows")
     }

@@ -115,8 +115,6 @@ macro_rules! alert_tokenizer {
         "unicode61 tokenchars '_' remove_diacritics 0"
     };
 }
-/// Named outside this file only by the PostgreSQL backend's tests so far.
-#[cfg(test)]
 pub(super) use alert_tokenizer;
 
 /// Step 4: the words of every alert, indexed (FTS5), so `trace` costs what
@@ -179,12 +177,10 @@ struct Step {
     /// SQLite's text, frozen once released.
     sqlite: &'static str,
     /// PostgreSQL's, made from SQLite's where the engines agree.
-    #[cfg_attr(not(test), expect(dead_code, reason = "read by the PostgreSQL backend; rendered and applied in tests"))]
     postgres: Pg,
 }
 
 /// How a step reads on PostgreSQL.
-#[cfg_attr(not(test), expect(dead_code, reason = "read by the PostgreSQL backend; rendered and applied in tests"))]
 enum Pg {
     /// SQLite's text through `pg::ddl::translate`, then `then` (PostgreSQL
     /// only; empty for none). Table and column names stay written once.
@@ -218,8 +214,18 @@ pub fn version(conn: &Connection) -> rusqlite::Result<u32> {
     conn.pragma_query_value(None, "user_version", |row| row.get(0))
 }
 
+/// PostgreSQL's record of the steps a store has had (SQLite keeps it in
+/// `PRAGMA user_version`), and of the build that took it there, for the
+/// refusal a newer store gets.
+pub(super) const PG_VERSION_TABLE: &str = "
+CREATE TABLE m1nd_schema (
+    one BIGINT PRIMARY KEY CHECK (one = 1),
+    version BIGINT NOT NULL CHECK (version >= 1),
+    written_by TEXT NOT NULL
+);
+";
+
 /// Steps `from + 1 ..= to` as PostgreSQL runs them, each one text.
-#[cfg(test)]
 pub(super) fn postgres_steps(from: u32, to: u32) -> Result<Vec<String>, super::pg::ddl::Untranslatable> {
     MIGRATIONS[from as usize..to as usize]
         .iter()

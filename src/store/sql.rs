@@ -77,6 +77,15 @@ pub(super) const MAX_BYTES: &str = "SELECT max_bytes FROM store WHERE one = 1";
 pub(super) const INSERT_STORE: &str =
     "INSERT INTO store (one, store_version, checkpoints, max_bytes) VALUES (1, ?1, ?2, ?3)";
 
+/// PostgreSQL's [`INSERT_STORE`], which also draws the store's
+/// incarnation: 32 random hex digits that tell this store from another
+/// later made in its place.
+pub(super) const PG_INSERT_STORE: &str = "INSERT INTO store (one, store_version, checkpoints, max_bytes, incarnation) \
+     VALUES (1, ?1, ?2, ?3, replace(gen_random_uuid()::text, '-', ''))";
+
+/// PostgreSQL: what an open store reads of itself: its size cap and incarnation.
+pub(super) const PG_STORE_IDENT: &str = "SELECT max_bytes, incarnation FROM store WHERE one = 1";
+
 /// Move the version (`?1`): once per change that lands.
 pub(super) const SET_STORE_VERSION: &str = "UPDATE store SET store_version = ?1 WHERE one = 1";
 
@@ -297,14 +306,13 @@ pub(super) const VACUUM: &str = "VACUUM";
 pub(super) const WRITE_PAGE_ONE: &str = "CREATE TABLE m1nd_backup (x); DROP TABLE m1nd_backup;";
 
 // ---------------------------------------------------------------------------
-// PostgreSQL's search (docs/design/postgres-replicas.md §3). Compiled for
-// the tests that hold it to FTS5's until the PostgreSQL backend runs it.
+// PostgreSQL's search (docs/design/postgres-replicas.md §3): the word index
+// the loader fills from SQLite's own tokenizer, and the two reads over it.
 // ---------------------------------------------------------------------------
 
 /// A scratch word index in a connection of its own (in memory), with the
 /// alerts' own tokenizer: the PostgreSQL backend counts an alert's words
 /// with SQLite's tokenizer itself, so both backends find the same words.
-#[cfg(test)]
 pub(super) const SCRATCH_WORD_INDEX: &str = concat!(
     "CREATE VIRTUAL TABLE scratch_words USING fts5(text, tokenize = \"",
     super::schema::alert_tokenizer!(),
@@ -312,31 +320,34 @@ pub(super) const SCRATCH_WORD_INDEX: &str = concat!(
 );
 
 /// One alert's text into the scratch index, under its `seq`.
-#[cfg(test)]
 pub(super) const SCRATCH_WORD: &str = "INSERT INTO scratch_words (rowid, text) VALUES (?1, ?2)";
 
 /// How often each word occurs in each alert of the scratch index.
-#[cfg(test)]
 pub(super) const SCRATCH_TERMS: &str =
     "SELECT doc, term, count(*) FROM scratch_instances GROUP BY doc, term ORDER BY doc, term";
 
+/// Every alert's text, by `seq`: what PostgreSQL's word index is counted from.
+pub(super) const ALERT_TEXTS: &str = "SELECT seq, text FROM alerts ORDER BY seq";
+
+/// PostgreSQL: the word index emptied, before it is counted afresh.
+pub(super) const PG_CLEAR_TERMS: &str = "DELETE FROM alert_terms";
+
+/// PostgreSQL: the vocabulary emptied, before it is counted afresh.
+pub(super) const PG_CLEAR_VOCAB: &str = "DELETE FROM alert_vocab";
+
 /// PostgreSQL: an alert's token count (bm25's document length).
-#[cfg(test)]
 pub(super) const PG_ALERT_WORDS: &str = "UPDATE alerts SET words = ?2 WHERE seq = ?1";
 
 /// PostgreSQL: how often the word `?1` occurs in the alert `?2`.
-#[cfg(test)]
 pub(super) const PG_ALERT_TERM: &str = "INSERT INTO alert_terms (term, seq, tf) VALUES (?1, ?2, ?3)";
 
 /// PostgreSQL: how many alerts hold each word, as FTS5's `alert_vocab`
 /// answers it. The loader, the only writer of alerts, fills a new store's
 /// terms and then this, once.
-#[cfg(test)]
 pub(super) const PG_BUILD_VOCAB: &str =
     "INSERT INTO alert_vocab (term, doc) SELECT term, count(*) FROM alert_terms GROUP BY term";
 
 /// PostgreSQL's [`MATCH_COUNT`]: the alerts holding any of the words `?1`.
-#[cfg(test)]
 pub(super) const PG_MATCH_COUNT: &str = "SELECT count(DISTINCT seq) FROM alert_terms WHERE term = ANY(?1)";
 
 /// PostgreSQL's [`TRACE`], ranked by FTS5's own bm25 (k1 = 1.2, b = 0.75;
@@ -344,7 +355,6 @@ pub(super) const PG_MATCH_COUNT: &str = "SELECT count(DISTINCT seq) FROM alert_t
 /// holding it, and 1e-6 where that is not above zero; a document's length
 /// is its token count, against the mean), best first, then the oldest.
 /// The third column is the score, for the tests that compare it.
-#[cfg(test)]
 pub(super) const PG_TRACE: &str = concat!(
     "WITH corpus AS (SELECT count(*)::float8 AS n, coalesce(sum(words), 0)::float8 / greatest(count(*), 1) AS avgdl ",
     "FROM alerts), ",
@@ -358,6 +368,32 @@ pub(super) const PG_TRACE: &str = concat!(
     "GROUP BY a.seq, a.id, a.node ORDER BY score DESC, a.seq LIMIT ",
     listed!()
 );
+
+// ---------------------------------------------------------------------------
+// PostgreSQL: the session, the schema's version, and read transactions
+// (pg/conn.rs, pg/open.rs)
+// ---------------------------------------------------------------------------
+
+/// Whether the server syncs what it commits; the store refuses one that does not.
+pub(super) const PG_FSYNC: &str = "SHOW fsync";
+
+/// Whether the connection's current schema holds a store: its version table.
+pub(super) const PG_STORE_EXISTS: &str =
+    "SELECT coalesce(to_regclass(quote_ident(current_schema()) || '.m1nd_schema') IS NOT NULL, false)";
+
+/// The schema version and the build that wrote it.
+pub(super) const PG_SCHEMA_VERSION: &str = "SELECT version, written_by FROM m1nd_schema WHERE one = 1";
+
+/// Record the schema version `?1` and the build `?2` that wrote it.
+pub(super) const PG_SET_SCHEMA_VERSION: &str = "INSERT INTO m1nd_schema (one, version, written_by) \
+     VALUES (1, ?1, ?2) ON CONFLICT (one) DO UPDATE SET version = excluded.version, written_by = excluded.written_by";
+
+/// Taken by `init` and a migration, until their transaction ends: one at a
+/// time per schema, across every replica.
+pub(super) const PG_LOCK_SCHEMA: &str = "SELECT pg_advisory_xact_lock(hashtext('m1nd:' || current_schema()))";
+
+/// A read: one snapshot of the database for all its statements, writing nothing.
+pub(super) const PG_BEGIN_READ: &str = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
 
 #[cfg(test)]
 mod tests;

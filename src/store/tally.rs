@@ -5,8 +5,7 @@
 //! calls [`add`] in the same transaction as the insert, so a count can never
 //! disagree with its table (a test checks every count against `count(*)`).
 
-use rusqlite::{Connection, OptionalExtension, params};
-
+use super::db::{Db, DbError, args};
 use super::sql;
 use super::state::{BlockStatus, Counts, Phase};
 
@@ -32,19 +31,18 @@ pub fn status(status: BlockStatus) -> String {
 }
 
 /// Add `delta` to the count `name`.
-pub fn add(conn: &Connection, name: &str, delta: i64) -> rusqlite::Result<()> {
-    conn.prepare_cached(sql::TALLY_ADD)?.execute(params![name, delta]).map(drop)
+pub fn add(db: Db<'_>, name: &str, delta: i64) -> Result<(), DbError> {
+    db.execute(sql::TALLY_ADD, args![name, delta]).map(drop)
 }
 
 /// Every count, read in one statement.
 pub struct Tallies(Vec<(String, u64)>);
 
 impl Tallies {
-    pub fn read(conn: &Connection) -> rusqlite::Result<Self> {
-        let mut statement = conn.prepare_cached(sql::TALLIES)?;
-        let rows =
-            statement.query_map([], |r| Ok((r.get::<_, String>(0)?, u64::try_from(r.get::<_, i64>(1)?).unwrap_or(0))));
-        Ok(Self(rows?.collect::<rusqlite::Result<_>>()?))
+    pub(super) fn read(db: Db<'_>) -> Result<Self, DbError> {
+        let rows = db
+            .rows(sql::TALLIES, args![], |r| Ok((r.get::<String>(0)?, u64::try_from(r.get::<i64>(1)?).unwrap_or(0))))?;
+        Ok(Self(rows))
     }
 
     /// The count `name` (0 if nothing was ever counted), as [`get`] reads it.
@@ -72,7 +70,7 @@ impl Counts {
 }
 
 /// The count `name` (0 if nothing was ever counted).
-pub fn get(conn: &Connection, name: &str) -> rusqlite::Result<u64> {
-    let n: Option<i64> = conn.prepare_cached(sql::TALLY)?.query_row([name], |r| r.get(0)).optional()?;
+pub fn get(db: Db<'_>, name: &str) -> Result<u64, DbError> {
+    let n: Option<i64> = db.row(sql::TALLY, args![name], |r| r.get(0))?;
     Ok(n.map_or(0, |n| u64::try_from(n).unwrap_or(0)))
 }

@@ -18,3 +18,29 @@ pub fn files(store: &super::Store) -> Vec<(String, Vec<u8>)> {
     out.sort();
     out
 }
+
+/// Run `init` on `racers` threads released at once, and say which of them
+/// created the store: `init` either creates one or is refused because one
+/// exists (any other failure fails the test). Racing inits make one store.
+pub fn racing_inits(
+    racers: usize,
+    init: impl Fn(usize) -> Result<super::Store, super::StoreError> + Sync,
+) -> Vec<bool> {
+    let start = std::sync::Barrier::new(racers);
+    std::thread::scope(|scope| {
+        let threads: Vec<_> = (0..racers)
+            .map(|n| {
+                let (start, init) = (&start, &init);
+                scope.spawn(move || {
+                    start.wait();
+                    match init(n) {
+                        Ok(_) => true,
+                        Err(super::StoreError::AlreadyExists { .. }) => false,
+                        Err(e) => panic!("init failed: {e}"),
+                    }
+                })
+            })
+            .collect();
+        threads.into_iter().map(|t| t.join().expect("racer")).collect()
+    })
+}

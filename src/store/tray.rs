@@ -22,6 +22,7 @@
 use m1nd_core::sanitize::{cap, display};
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
+use super::db::Db;
 use super::error::StoreError;
 use super::state::{BlockStatus, Phase};
 use super::writes::Frame;
@@ -199,7 +200,7 @@ impl Store {
     /// One read transaction; writes nothing.
     pub fn tray(&self) -> Result<TrayState, StoreError> {
         let fail = |e: rusqlite::Error| StoreError::sql(&self.path, "read", &e);
-        let tx = self.conn.unchecked_transaction().map_err(fail)?;
+        let tx = self.sqlite("the tray")?.unchecked_transaction().map_err(fail)?;
         let store_version = current_version(&tx).map_err(fail)?;
         let missions = tx
             .prepare_cached(sql::WAITING_MISSIONS)
@@ -236,8 +237,9 @@ impl Store {
                 .collect::<rusqlite::Result<Vec<_>>>()
             })
             .map_err(fail)?;
-        let waiting = tally::get(&tx, &tally::phase(Phase::MergeWait)).map_err(fail)?;
-        let candidate_count = tally::get(&tx, &tally::status(BlockStatus::Candidate)).map_err(fail)?;
+        let waiting = tally::get(Db::Sqlite(&tx), &tally::phase(Phase::MergeWait)).map_err(|e| fail(e.into()))?;
+        let candidate_count =
+            tally::get(Db::Sqlite(&tx), &tally::status(BlockStatus::Candidate)).map_err(|e| fail(e.into()))?;
         Ok(TrayState { store_version, waiting, missions, candidate_count, candidates })
     }
 }
@@ -343,7 +345,7 @@ pub(super) fn apply(
     // `tally::add` inserts before it updates, and the table's CHECK refuses a
     // negative insert, so a count that falls is updated in place.
     tx.prepare_cached(sql::TALLY_DROP)?.execute([from])?;
-    tally::add(tx, &to, 1)?;
+    tally::add(Db::Sqlite(tx), &to, 1)?;
     tx.prepare_cached(sql::INSERT_ACT)?
         .execute(params![act.as_str(), id, receipt, seen as i64, version as i64, clock::now_utc()])
         .map(drop)
@@ -369,7 +371,7 @@ mod tests {
             store.memorize(&format!("round {round}"), "test", None, None).expect("write");
         }
         for sql in [sql::WAITING_MISSIONS, sql::CANDIDATE_BLOCKS] {
-            let statement = store.conn.prepare_cached(sql).expect("cached");
+            let statement = store.lite().prepare_cached(sql).expect("cached");
             assert_eq!(statement.get_status(rusqlite::StatementStatus::RePrepare), 0, "re-prepared: {sql}");
         }
         assert_eq!(TRAY_LISTED, 50);
@@ -399,7 +401,7 @@ mod tests {
         let mut store = Store::init(dir.path(), true).expect("init");
         let id = store.tray().expect("tray").missions[0].id.clone();
         let hostile = "\u{202e}evil\u{202c} \u{1b}[31mmission\u{200b}\nforged line";
-        store.conn.execute("UPDATE missions SET title = ?1 WHERE id = ?2", [hostile, &id]).expect("title");
+        store.lite().execute("UPDATE missions SET title = ?1 WHERE id = ?2", [hostile, &id]).expect("title");
         let tray = store.tray().expect("tray");
         let shown = tray.missions.iter().find(|m| m.id == id).expect("still waiting");
         assert_eq!(shown.title, "evil mission forged line");
@@ -450,7 +452,7 @@ mod tests {
     fn a_landed_or_unwaiting_mission_is_refused() {
         let dir = test_dir("tray-phase");
         let mut store = Store::init(dir.path(), true).expect("init");
-        let tx = store.conn.unchecked_transaction().expect("tx");
+        let tx = store.lite().unchecked_transaction().expect("tx");
         let (id, title, phase, agent): (String, String, String, String) = tx
             .query_row("SELECT id, title, phase, agent FROM missions WHERE phase != 'merge_wait' LIMIT 1", [], |r| {
                 Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))

@@ -44,6 +44,7 @@ impl Store {
     /// other writers) and, for as long as the rewrite lasts, keeps readers
     /// out; needs free disk space of about the store's size for the journal.
     pub fn add_checksums(&mut self) -> Result<Checksums, StoreError> {
+        self.sqlite("adding page checksums")?;
         let reserved = reserved_bytes(&self.path)?;
         if reserved == RESERVED_BYTES {
             return Ok(Checksums::AlreadyThere);
@@ -57,15 +58,16 @@ impl Store {
         }
         self.still_at_path()?;
         let fail = |e: rusqlite::Error| StoreError::write(&self.path, "add checksums to", self.max_bytes, &e);
-        checksum::reserve(&self.conn).map_err(fail)?;
+        let conn = self.sqlite("adding page checksums")?;
+        checksum::reserve(conn).map_err(fail)?;
         // The checksum layer starts checksumming the file's pages once it sees
         // the new page 1 written; pages spilled from the cache before that
         // would be written without. With spilling off, every page is written
         // at the commit, in page order, page 1 first (the rewrite holds the
         // store in memory meanwhile).
-        self.conn.pragma_update(None, "cache_spill", false).map_err(fail)?;
-        let vacuumed = self.conn.execute_batch(sql::VACUUM).map_err(fail);
-        self.conn.pragma_update(None, "cache_spill", true).map_err(fail)?;
+        conn.pragma_update(None, "cache_spill", false).map_err(fail)?;
+        let vacuumed = conn.execute_batch(sql::VACUUM).map_err(fail);
+        conn.pragma_update(None, "cache_spill", true).map_err(fail)?;
         vacuumed?;
         self.still_at_path()?;
         let report = check::check(&self.dir)?;
@@ -82,6 +84,7 @@ impl Store {
     /// below [`MIN_MAX_BYTES`], is refused. Servers started before keep the
     /// cap they opened the store with until they are restarted.
     pub fn set_max_bytes(&mut self, max_bytes: u64) -> Result<u64, StoreError> {
+        self.sqlite("`store set-max-bytes`")?;
         if max_bytes < MIN_MAX_BYTES {
             return Err(StoreError::BadArgument(format!(
                 "a store's size cap must be at least {MIN_MAX_BYTES} bytes, not {max_bytes}"
@@ -110,6 +113,7 @@ impl Store {
     /// up to [`super::BUSY_TIMEOUT`] each), with a checksum on every page.
     /// Returns the copy's check report.
     pub fn backup(&self, dest: &Path) -> Result<check::Report, StoreError> {
+        self.sqlite("`store backup`")?;
         if fs::symlink_metadata(dest).is_ok() {
             return Err(StoreError::AlreadyExists { path: dest.to_owned() });
         }
@@ -154,7 +158,7 @@ impl Store {
         dest.pragma_update(None, "journal_mode", "DELETE").map_err(fail)?;
         dest.execute_batch(sql::WRITE_PAGE_ONE).map_err(fail)?;
         {
-            let copy = Backup::new(&self.conn, &mut dest).map_err(fail)?;
+            let copy = Backup::new(self.sqlite("`store backup`")?, &mut dest).map_err(fail)?;
             match copy.step(-1).map_err(fail)? {
                 StepResult::Done => {}
                 StepResult::Busy | StepResult::Locked => return Err(StoreError::Busy { path: self.path.clone() }),

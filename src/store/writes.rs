@@ -36,6 +36,7 @@ use std::fmt;
 use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
 
 use super::clock;
+use super::db::Db;
 use super::error::StoreError;
 use super::state::{self, Counts, MAX_SOURCE_CHARS};
 use super::{Store, file, sql, tally};
@@ -107,7 +108,7 @@ impl Store {
         self.commit(expected_store_version, agent.map(|a| (a, "memorize")), |tx, version| {
             let id = memory_id(tx, version)?;
             tx.prepare_cached(sql::INSERT_MEMORY)?.execute(params![id, claim, source, clock::now_utc(), agent])?;
-            tally::add(tx, tally::MEMORIES, 1)
+            tally::add(Db::Sqlite(tx), tally::MEMORIES, 1).map_err(rusqlite::Error::from)
         })
     }
 
@@ -176,6 +177,9 @@ impl Store {
         body: impl FnOnce(&mut Transaction<'_>, &Frame) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         let Store { dir, path, conn, file: opened, max_bytes } = self;
+        let super::Conn::Sqlite(conn) = conn else {
+            return Err(StoreError::NotOnPostgres { what: "writing" });
+        };
         let frame = Frame { path: path.clone(), max_bytes: *max_bytes };
         let opened = *opened;
         let still_ours = || match file::id_of(&frame.path) {
@@ -276,7 +280,7 @@ pub(super) fn record_presence(tx: &Connection, agent: &str, doing: &str) -> rusq
     let known = tx.prepare_cached(sql::PRESENCE_KNOWN)?.query_row([agent], |_| Ok(())).optional()?.is_some();
     let now = clock::now_utc();
     tx.prepare_cached(sql::UPSERT_PRESENCE)?.execute(params![agent, doing, now])?;
-    if known { Ok(()) } else { tally::add(tx, tally::PRESENCES, 1) }
+    if known { Ok(()) } else { tally::add(Db::Sqlite(tx), tally::PRESENCES, 1).map_err(rusqlite::Error::from) }
 }
 
 pub(super) fn check_expected(expected: Option<u64>, actual: u64) -> Result<(), StoreError> {

@@ -1,12 +1,23 @@
 //! PostgreSQL, the store's second backend (docs/design/postgres-replicas.md).
 //!
-//! So far it is the schema: every migration step rendered for PostgreSQL
-//! from the one history in `schema.rs` ([`ddl`]), applied to a real server
-//! and held to SQLite's tables in the tests, which also prepare there every
-//! statement of `sql.rs` the backend will run. The store does not open a
-//! PostgreSQL location yet; the CLI refuses one before a store is reached.
+//! - [`ddl`]: every migration step rendered for PostgreSQL from the one
+//!   history in `schema.rs`, held to SQLite's tables in the tests, which
+//!   also prepare there every statement of `sql.rs` the backend runs;
+//! - [`conn`]: a connection set up as the store relies on, with its
+//!   statements prepared once;
+//! - [`open`]: making a store in a database (the loader, and the word
+//!   index counted by [`terms`]), and opening one, refusing a newer schema.
+//!
+//! Reads run on PostgreSQL; writes do not yet, and are refused with
+//! `StoreError::NotOnPostgres` before anything is sent.
 
+pub(super) mod conn;
 pub(super) mod ddl;
+pub(super) mod open;
+#[cfg(test)]
+mod scratch;
+#[cfg(test)]
+mod store_tests;
 pub(super) mod terms;
 #[cfg(test)]
 mod tests;

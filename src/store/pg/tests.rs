@@ -12,15 +12,14 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
-use std::sync::atomic::{AtomicU32, Ordering};
 
-use postgres::{Client, NoTls};
 use rusqlite::Connection;
 
 use super::super::schema::{self, VERSION, alert_tokenizer};
 use super::super::sql::{self, listed, tray_listed};
 use super::super::state::{Alert, State};
 use super::dollar_placeholders;
+use super::scratch::{Columns, Scratch};
 use super::terms::count_words;
 
 const GOLDEN: &str = "tests/golden/pg_schema.sql";
@@ -140,6 +139,7 @@ fn the_tables_and_columns_are_sqlite_s() {
 fn every_statement_the_backend_runs_prepares_on_postgresql() {
     let Some(mut db) = Scratch::new() else { return };
     db.apply_every_step();
+    db.client.batch_execute(schema::PG_VERSION_TABLE).expect("the version table");
     let statements = statements_of_sql_rs();
     for (name, _) in SQLITE_ONLY {
         assert!(statements.contains_key(*name), "SQLITE_ONLY names `{name}`, which sql.rs no longer has");
@@ -173,7 +173,7 @@ fn trace_ranks_alerts_as_fts5_does() {
     db.apply_every_step();
     let sqlite = Connection::open_in_memory().expect("open");
     schema::migrate(&sqlite, 0, VERSION).expect("migrate");
-    super::super::load::load(&sqlite, &corpus(), u64::MAX).expect("load");
+    super::super::load::load(super::super::db::Db::Sqlite(&sqlite), &corpus(), u64::MAX).expect("load");
 
     let mut rows =
         sqlite.prepare("SELECT seq, id, level, text, node, severity FROM alerts ORDER BY seq").expect("alerts");
@@ -306,8 +306,6 @@ fn expected_type(sqlite: &str) -> &'static str {
     }
 }
 
-type Columns = BTreeMap<(String, String), (String, bool)>;
-
 /// Every ordinary table's columns of a new SQLite store: type and NOT NULL.
 fn sqlite_columns() -> Columns {
     let conn = Connection::open_in_memory().expect("open");
@@ -329,64 +327,6 @@ fn sqlite_columns() -> Columns {
         }
     }
     out
-}
-
-/// A schema of its own on the test server, dropped with this.
-struct Scratch {
-    client: Client,
-    name: String,
-}
-
-impl Scratch {
-    /// A new schema, or `None` (after saying so) when no server is named.
-    fn new() -> Option<Scratch> {
-        let Some(url) = std::env::var_os("M1ND_TEST_PG") else {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "M1ND_TEST_PG is unset under CI: start a server with `eval \"$(bash scripts/pg-cluster.sh up)\"`"
-            );
-            eprintln!(
-                "skipped: M1ND_TEST_PG is unset (start a server with `eval \"$(bash scripts/pg-cluster.sh up)\"`)"
-            );
-            return None;
-        };
-        let url = url.into_string().expect("M1ND_TEST_PG is UTF-8");
-        // The error names the server, never the URL: it may hold a password.
-        let mut client = Client::connect(&url, NoTls).unwrap_or_else(|e| panic!("connect to M1ND_TEST_PG: {e}"));
-        static NEXT: AtomicU32 = AtomicU32::new(0);
-        let name = format!("t_{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
-        client
-            .batch_execute(&format!(
-                "DROP SCHEMA IF EXISTS {name} CASCADE; CREATE SCHEMA {name}; SET search_path = {name}"
-            ))
-            .expect("a schema of the test's own");
-        Some(Scratch { client, name })
-    }
-
-    fn apply_every_step(&mut self) {
-        for (n, step) in schema::postgres_steps(0, VERSION).unwrap_or_else(|e| panic!("{e}")).iter().enumerate() {
-            self.client.batch_execute(step).unwrap_or_else(|e| panic!("step {}: {e}", n + 1));
-        }
-    }
-
-    /// Every column of the schema's tables: `data_type` and NOT NULL.
-    fn columns(&mut self) -> Columns {
-        let rows = self
-            .client
-            .query(
-                "SELECT table_name::text, column_name::text, data_type::text, is_nullable = 'NO' \
-                 FROM information_schema.columns WHERE table_schema = $1",
-                &[&self.name],
-            )
-            .expect("columns");
-        rows.iter().map(|r| ((r.get(0), r.get(1)), (r.get(2), r.get(3)))).collect()
-    }
-}
-
-impl Drop for Scratch {
-    fn drop(&mut self) {
-        let _ = self.client.batch_execute(&format!("DROP SCHEMA IF EXISTS {} CASCADE", self.name));
-    }
 }
 
 /// Every `const NAME: &str` of `sql.rs`, its text as the compiler makes it:

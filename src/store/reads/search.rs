@@ -4,22 +4,19 @@
 
 use std::collections::HashSet;
 
-use rusqlite::OptionalExtension;
-
 use m1nd_core::runtime::{Item, Reading};
 
+use super::super::db::{Db, DbError, args};
 use super::super::sql;
 use super::{LISTED, Snapshot, count};
 
 impl Snapshot<'_> {
     /// `(id, text)` pairs of a small table, in insertion order.
-    fn pairs(&self, sql: &str) -> rusqlite::Result<Vec<(String, String)>> {
-        let mut statement = self.tx.prepare_cached(sql)?;
-        let rows = statement.query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?;
-        rows.collect()
+    fn pairs(&self, sql: &'static str) -> Result<Vec<(String, String)>, DbError> {
+        self.db().rows(sql, args![], |row| Ok((row.get(0)?, row.get(1)?)))
     }
 
-    pub(super) fn impact(&self, node: &str) -> rusqlite::Result<Reading> {
+    pub(super) fn impact(&self, node: &str) -> Result<Reading, DbError> {
         let mut hits: Vec<(String, &str)> = Vec::new();
         for (id, at) in self.pairs(sql::BLOCK_NODES)? {
             if mentions(&at, node) || id == node {
@@ -43,12 +40,11 @@ impl Snapshot<'_> {
         Ok(Reading::listing(items).with("affected", affected))
     }
 
-    pub(super) fn why(&self, source: &str, target: &str) -> rusqlite::Result<Reading> {
-        let mut statement = self.tx.prepare_cached(sql::DRIFT_LINK)?;
-        let mut rows = statement.query([source, target])?;
-        let link = match rows.next()? {
-            Some(row) => {
-                let (id, evidence): (String, String) = (row.get(0)?, row.get(1)?);
+    pub(super) fn why(&self, source: &str, target: &str) -> Result<Reading, DbError> {
+        let found = self.db().row(sql::DRIFT_LINK, args![source, target], |row| Ok((row.get(0)?, row.get(1)?)))?;
+        let link = match found {
+            Some((id, evidence)) => {
+                let (id, evidence): (String, String) = (id, evidence);
                 let reason = if id == source {
                     format!("{target} moved it: {evidence}")
                 } else {
@@ -69,12 +65,11 @@ impl Snapshot<'_> {
     /// tell alerts apart, whose lists of alerts are the shortest. So the cost
     /// is a few short lists, never a scan of every alert, nor the long lists
     /// of the words every alert shares.
-    pub(super) fn trace(&self, error_text: &str) -> rusqlite::Result<Reading> {
+    pub(super) fn trace(&self, error_text: &str) -> Result<Reading, DbError> {
         let sought = sought_words(error_text);
-        let mut frequency = self.tx.prepare_cached(sql::WORD_ALERTS)?;
         let mut found = Vec::with_capacity(sought.len());
         for word in sought {
-            let alerts: Option<i64> = frequency.query_row([&word], |r| r.get(0)).optional()?;
+            let alerts: Option<i64> = self.db().row(sql::WORD_ALERTS, args![word], |r| r.get(0))?;
             if let Some(alerts) = alerts.filter(|n| *n > 0) {
                 found.push((alerts, word));
             }
@@ -85,10 +80,21 @@ impl Snapshot<'_> {
         let Some(query) = match_query(&rarest) else {
             return Ok(Reading::listing(None).with("matches", 0));
         };
-        let matches: i64 = self.tx.prepare_cached(sql::MATCH_COUNT)?.query_row([&query], |r| r.get(0))?;
-        let mut statement = self.tx.prepare_cached(sql::TRACE)?;
-        let rows = statement.query_map([&query], |row| Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?)))?;
-        let hits = rows.collect::<rusqlite::Result<Vec<_>>>()?;
+        let (matches, hits) = match self.db() {
+            // FTS5 takes one query string; PostgreSQL's index, the words.
+            Db::Sqlite(_) => (
+                self.db().row(sql::MATCH_COUNT, args![query], |r| r.get::<i64>(0))?,
+                self.db().rows(sql::TRACE, args![query], |r| Ok((r.get::<String>(0)?, r.get::<String>(1)?)))?,
+            ),
+            Db::Postgres(conn) => (
+                conn.query(sql::PG_MATCH_COUNT, &[&rarest])?.first().map(|r| r.get::<_, i64>(0)),
+                conn.query(sql::PG_TRACE, &[&rarest])?
+                    .iter()
+                    .map(|r| (r.get::<_, String>(0), r.get::<_, String>(1)))
+                    .collect(),
+            ),
+        };
+        let matches = matches.unwrap_or(0);
         let items = hits.iter().map(|(id, node)| Item::new([("id", id.as_str()), ("node", node)]));
         Ok(Reading::listing(items).with("matches", u64::try_from(matches).unwrap_or(0)))
     }

@@ -56,8 +56,9 @@ fn tallies_agree_with_the_tables() {
         store.memorize(&format!("claim {n}"), "test", Some("agent-new"), None).expect("memorize");
     }
     let snapshot = store.snapshot().expect("snapshot");
+    let tx = store.lite();
     let rows = |table: &str| -> usize {
-        let n: i64 = snapshot.tx.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0)).expect(table);
+        let n: i64 = tx.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0)).expect(table);
         to_usize(n as u64)
     };
     let counts = snapshot.counts().expect("counts");
@@ -71,14 +72,12 @@ fn tallies_agree_with_the_tables() {
     assert_eq!(counts.presences, rows("presences"));
     assert_eq!(counts.presences, 4);
     for phase in Phase::ALL {
-        let n: i64 = snapshot
-            .tx
+        let n: i64 = tx
             .query_row("SELECT count(*) FROM missions WHERE phase = ?1", [phase.as_str()], |r| r.get(0))
             .expect("phase");
         assert_eq!(snapshot.tally(&tally::phase(phase)).expect("tally"), n as u64, "{phase:?}");
     }
-    let low: i64 = snapshot
-        .tx
+    let low: i64 = tx
         .query_row("SELECT count(*) FROM modules WHERE score_value < ?1", [tally::LOW_TRUST], |r| r.get(0))
         .expect("low");
     assert_eq!(snapshot.tally(tally::LOW_MODULES).expect("low"), low as u64);
@@ -86,7 +85,7 @@ fn tallies_agree_with_the_tables() {
     let names = snapshot.column("SELECT name FROM tallies");
     assert!(names.len() > 10, "{names:?}");
     for name in names.into_iter().flatten().chain(["no.such.count".to_owned(), String::new()]) {
-        let alone = tally::get(&snapshot.tx, &name).expect("get");
+        let alone = tally::get(snapshot.db(), &name).expect("get");
         assert_eq!(snapshot.tally(&name).expect("tally"), alone, "{name}");
     }
 }
@@ -171,7 +170,7 @@ fn listing_statements_are_never_prepared_again() {
         store.memorize(&format!("round {round}"), "test", None, None).expect("write");
     }
     for sql in sql::LISTINGS.into_iter().chain([sql::TALLIES, sql::STORE_VERSION]) {
-        let statement = store.conn.prepare_cached(sql).expect("cached");
+        let statement = store.lite().prepare_cached(sql).expect("cached");
         assert_eq!(statement.get_status(rusqlite::StatementStatus::RePrepare), 0, "re-prepared: {sql}");
         assert!(statement.get_status(rusqlite::StatementStatus::Run) >= 3, "not run from the cache: {sql}");
     }
@@ -186,7 +185,7 @@ fn the_root_reads_counts_and_a_drill_reads_one_listing() {
     let runs = |store: &Store| -> Vec<i32> {
         sql::LISTINGS
             .iter()
-            .map(|sql| store.conn.prepare_cached(sql).expect("prepare").get_status(rusqlite::StatementStatus::Run))
+            .map(|sql| store.lite().prepare_cached(sql).expect("prepare").get_status(rusqlite::StatementStatus::Run))
             .collect()
     };
     let compose = |select: Option<&str>| {

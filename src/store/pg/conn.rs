@@ -1,0 +1,174 @@
+//! One connection to the PostgreSQL database that holds a store, set up
+//! the way the store relies on, with its statements prepared once.
+//!
+//! Each store thread keeps its own connection (as it keeps its own SQLite
+//! connection), so this is a plain synchronous `postgres::Client` in a
+//! `RefCell`: the store's reads take `&self`, and one thread never runs two
+//! statements at once. The client runs a small runtime of its own, so it
+//! must never be called from inside an async task; the store's threads and
+//! the CLI are plain threads.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use postgres::types::ToSql;
+use postgres::{Client, Config, NoTls, Row, Statement};
+
+use super::super::error::{StoreError, postgres_message};
+use super::super::location::PostgresUrl;
+use super::super::sql;
+use super::dollar_placeholders;
+
+/// How long connecting may take before the server counts as unreachable,
+/// unless the location sets `connect_timeout` itself.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What every session of the store sets, after anything the location's own
+/// `options` say:
+/// - `synchronous_commit = on`: a COMMIT returns once the server has the
+///   write on disk, so acknowledged means durable whatever the server's
+///   default;
+/// - `lock_timeout`: a write waiting for another replica's past the busy
+///   timeout gives up, as SQLite's busy handler does ([`super::super::BUSY_TIMEOUT`]);
+/// - `idle_in_transaction_session_timeout`: a replica frozen inside a
+///   transaction (stopped, or cut off) does not hold the store's row lock
+///   for ever.
+const SESSION: &str = "-c synchronous_commit=on -c lock_timeout=5s -c idle_in_transaction_session_timeout=10s";
+
+/// A connection and the statements it has prepared, by their `sql.rs` text.
+pub(in crate::store) struct PgConn {
+    client: RefCell<Client>,
+    prepared: RefCell<HashMap<&'static str, Statement>>,
+}
+
+impl std::fmt::Debug for PgConn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PgConn").field("prepared", &self.prepared.borrow().len()).finish_non_exhaustive()
+    }
+}
+
+/// What errors name for the store at `url`: its location, password hidden.
+pub(in crate::store) fn shown(url: &PostgresUrl) -> PathBuf {
+    PathBuf::from(url.to_string())
+}
+
+/// Connect to the database at `url` as the store needs it: the session
+/// settings above, and a server that keeps what it acknowledges (`fsync`
+/// on). An unreachable server is [`StoreError::Unavailable`], worth a
+/// retry; a server that answered and refused (a wrong password, no such
+/// database) is [`StoreError::Sql`] with the server's words, which never
+/// hold the password.
+pub(in crate::store) fn connect(url: &PostgresUrl) -> Result<PgConn, StoreError> {
+    let at = shown(url);
+    let mut config: Config = url.connection_string().parse().map_err(|e: postgres::Error| StoreError::Sql {
+        path: at.clone(),
+        op: "read the location",
+        message: format!("{e}: give a postgres:// URL or a libpq keyword string"),
+    })?;
+    if config.get_connect_timeout().is_none() {
+        config.connect_timeout(CONNECT_TIMEOUT);
+    }
+    if config.get_application_name().is_none() {
+        config.application_name(concat!("m1nd/", env!("CARGO_PKG_VERSION")));
+    }
+    config.keepalives_idle(Duration::from_secs(10));
+    let options = format!("{} {SESSION}", config.get_options().unwrap_or_default());
+    config.options(options.trim_start());
+    let mut client = config.connect(NoTls).map_err(|e| refused_or_unreachable(&at, &e))?;
+    let fsync: String = client
+        .query_one(sql::PG_FSYNC, &[])
+        .map_err(|e| StoreError::Sql { path: at.clone(), op: "read the settings of", message: postgres_message(&e) })?
+        .get(0);
+    if fsync != "on" {
+        return Err(StoreError::Sql {
+            path: at,
+            op: "use",
+            message: format!(
+                "the server runs with fsync = {fsync}, so a write it acknowledged might not survive a crash; \
+                 the store refuses to run on it (set fsync = on)"
+            ),
+        });
+    }
+    Ok(PgConn { client: RefCell::new(client), prepared: RefCell::new(HashMap::new()) })
+}
+
+/// A failed connect, sorted: a server that answered and said no, or none.
+fn refused_or_unreachable(at: &std::path::Path, e: &postgres::Error) -> StoreError {
+    if e.as_db_error().is_some() {
+        StoreError::Sql { path: at.to_owned(), op: "connect to", message: postgres_message(e) }
+    } else {
+        StoreError::Unavailable { path: at.to_owned(), reason: e.to_string() }
+    }
+}
+
+impl PgConn {
+    /// `sql`'s prepared statement, prepared on first use.
+    fn statement(&self, client: &mut Client, sql: &'static str) -> Result<Statement, postgres::Error> {
+        if let Some(statement) = self.prepared.borrow().get(sql) {
+            return Ok(statement.clone());
+        }
+        let statement = client.prepare(&dollar_placeholders(sql))?;
+        self.prepared.borrow_mut().insert(sql, statement.clone());
+        Ok(statement)
+    }
+
+    /// Every row of `sql`.
+    pub(in crate::store) fn query(
+        &self,
+        sql: &'static str,
+        args: &[&(dyn ToSql + Sync)],
+    ) -> Result<Vec<Row>, postgres::Error> {
+        let mut client = self.client.borrow_mut();
+        let statement = self.statement(&mut client, sql)?;
+        client.query(&statement, args)
+    }
+
+    /// Run `sql`: how many rows it changed.
+    pub(in crate::store) fn execute(
+        &self,
+        sql: &'static str,
+        args: &[&(dyn ToSql + Sync)],
+    ) -> Result<u64, postgres::Error> {
+        let mut client = self.client.borrow_mut();
+        let statement = self.statement(&mut client, sql)?;
+        client.execute(&statement, args)
+    }
+
+    /// Run statements that take no arguments (transaction control, a
+    /// migration step), unprepared.
+    pub(in crate::store) fn batch(&self, sql: &str) -> Result<(), postgres::Error> {
+        self.client.borrow_mut().batch_execute(sql)
+    }
+
+    /// Whether the server closed the connection (it then serves nothing
+    /// more, and the store is opened afresh).
+    pub(in crate::store) fn is_closed(&self) -> bool {
+        self.client.borrow().is_closed()
+    }
+
+    /// Begin a read: one snapshot of the database (`REPEATABLE READ`),
+    /// read-only, ended when the returned guard drops.
+    pub(in crate::store) fn read(&self) -> Result<PgRead<'_>, postgres::Error> {
+        self.batch(sql::PG_BEGIN_READ)?;
+        Ok(PgRead(self))
+    }
+}
+
+/// An open read transaction; dropping it ends it, having written nothing.
+pub(in crate::store) struct PgRead<'c>(&'c PgConn);
+
+impl PgRead<'_> {
+    pub(in crate::store) fn conn(&self) -> &PgConn {
+        self.0
+    }
+}
+
+impl Drop for PgRead<'_> {
+    fn drop(&mut self) {
+        // A read-only transaction has nothing to keep; if the connection is
+        // gone, so is the transaction.
+        let _ = self.0.batch(sql::ROLLBACK);
+    }
+}

@@ -1,0 +1,91 @@
+//! A schema of its own on the test server, for each PostgreSQL test.
+//!
+//! `M1ND_TEST_PG` names the server (`scripts/pg-cluster.sh up` prints it).
+//! Without it a test says it was skipped; under CI (`CI` set) it fails
+//! instead, so CI never passes by skipping.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+use postgres::{Client, NoTls};
+
+use super::super::location::Location;
+use super::super::schema::{self, VERSION};
+
+/// Every column of a schema's tables: `(table, column)` to type and NOT NULL.
+pub(super) type Columns = BTreeMap<(String, String), (String, bool)>;
+
+/// A schema of its own on the test server, dropped with this.
+pub(super) struct Scratch {
+    pub client: Client,
+    pub name: String,
+    /// The server's URL, as `M1ND_TEST_PG` gives it.
+    server: String,
+}
+
+impl Scratch {
+    /// A new schema, or `None` (after saying so) when no server is named.
+    pub fn new() -> Option<Scratch> {
+        let Some(url) = std::env::var_os("M1ND_TEST_PG") else {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "M1ND_TEST_PG is unset under CI: start a server with `eval \"$(bash scripts/pg-cluster.sh up)\"`"
+            );
+            eprintln!(
+                "skipped: M1ND_TEST_PG is unset (start a server with `eval \"$(bash scripts/pg-cluster.sh up)\"`)"
+            );
+            return None;
+        };
+        let url = url.into_string().expect("M1ND_TEST_PG is UTF-8");
+        let server = url.clone();
+        // The error names the server, never the URL: it may hold a password.
+        let mut client = Client::connect(&url, NoTls).unwrap_or_else(|e| panic!("connect to M1ND_TEST_PG: {e}"));
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        let name = format!("t_{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
+        client
+            .batch_execute(&format!(
+                "DROP SCHEMA IF EXISTS {name} CASCADE; CREATE SCHEMA {name}; SET search_path = {name}"
+            ))
+            .expect("a schema of the test's own");
+        Some(Scratch { client, name, server })
+    }
+
+    /// This schema as a store location: the server's URL, with the schema
+    /// first on the session's `search_path`.
+    pub fn location(&self) -> Location {
+        self.location_on(&self.server)
+    }
+
+    /// [`Scratch::location`] on another server URL (a wrong password, a closed port).
+    pub fn location_on(&self, server: &str) -> Location {
+        let joint = if server.contains('?') { '&' } else { '?' };
+        format!("{server}{joint}options=-c%20search_path%3D{}", self.name)
+            .parse()
+            .unwrap_or_else(|never| match never {})
+    }
+
+    pub fn apply_every_step(&mut self) {
+        for (n, step) in schema::postgres_steps(0, VERSION).unwrap_or_else(|e| panic!("{e}")).iter().enumerate() {
+            self.client.batch_execute(step).unwrap_or_else(|e| panic!("step {}: {e}", n + 1));
+        }
+    }
+
+    /// Every column of the schema's tables: `data_type` and NOT NULL.
+    pub fn columns(&mut self) -> Columns {
+        let rows = self
+            .client
+            .query(
+                "SELECT table_name::text, column_name::text, data_type::text, is_nullable = 'NO' \
+                 FROM information_schema.columns WHERE table_schema = $1",
+                &[&self.name],
+            )
+            .expect("columns");
+        rows.iter().map(|r| ((r.get(0), r.get(1)), (r.get(2), r.get(3)))).collect()
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = self.client.batch_execute(&format!("DROP SCHEMA IF EXISTS {} CASCADE", self.name));
+    }
+}
