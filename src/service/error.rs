@@ -193,6 +193,7 @@ fn store_kind(e: &StoreError) -> ErrorKind {
         | StoreError::Sql { .. }
         | StoreError::Interrupted
         | StoreError::Unavailable { .. }
+        | StoreError::OutcomeUnknown { .. }
         | StoreError::NotOnPostgres { .. }
         | StoreError::Stopped => ErrorKind::Unavailable,
         StoreError::Corrupt { .. } | StoreError::NotRegular { .. } => ErrorKind::Internal,

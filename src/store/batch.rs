@@ -13,14 +13,13 @@
 //! change in it, and none is acknowledged. Changes apply in the order given,
 //! and each one that lands bumps `store_version` once.
 
-use rusqlite::Connection;
-
-use super::db::Db;
+use super::db::{Db, DbError, args};
 use super::error::StoreError;
+use super::frame::Frame;
 use super::state::Counts;
 use super::tray::{Act, ActRefused, Acted, Judged};
 use super::writes::{PersistAction, PersistOutcome, agent_of, check_expected, memory_id, record_presence};
-use super::{Store, clock, sql, state, tally, tray};
+use super::{Store, sql, state, tally, tray};
 
 /// One write waiting for its turn.
 #[derive(Clone, Debug)]
@@ -83,47 +82,41 @@ impl Change {
     }
 
     /// Apply the change at `actual` (the version before it), in the caller's savepoint.
-    fn apply(&self, conn: &Connection, frame: &super::writes::Frame, actual: u64) -> Result<Applied, Refusal> {
+    fn apply(&self, frame: &Frame<'_>, actual: u64) -> Result<Applied, Refusal> {
         match self {
             Change::Memorize { claim, source, agent, expected } => {
                 check_expected(*expected, actual)?;
                 let version = frame.next(actual)?;
                 let agent = agent_of(agent.as_deref());
                 (|| {
-                    let id = memory_id(conn, version)?;
-                    conn.prepare_cached(sql::INSERT_MEMORY)?.execute(rusqlite::params![
-                        id,
-                        claim,
-                        source.trim(),
-                        clock::now_utc(),
-                        agent
-                    ])?;
-                    tally::add(Db::Sqlite(conn), tally::MEMORIES, 1)?;
-                    agent.map_or(Ok(()), |a| record_presence(conn, a, "memorize"))
+                    let id = memory_id(frame.db(), version)?;
+                    frame.insert(sql::INSERT_MEMORY, args![id, claim, source.trim(), frame.now(), agent])?;
+                    tally::add(frame.db(), tally::MEMORIES, 1)?;
+                    agent.map_or(Ok(()), |a| record_presence(frame, a, "memorize"))
                 })()
                 .map_err(|e| frame.fail(e))?;
-                frame.bump(conn, version)?;
+                frame.bump(version)?;
                 Ok(Applied::Landed(Landing::Memorized(version)))
             }
             Change::Checkpoint { action, agent, expected } => {
                 check_expected(*expected, actual)?;
                 let version = frame.next(actual)?;
                 (|| {
-                    conn.execute(sql::ADD_CHECKPOINT, [])?;
-                    agent_of(agent.as_deref()).map_or(Ok(()), |a| record_presence(conn, a, "persist"))
+                    frame.db().execute(sql::ADD_CHECKPOINT, args![])?;
+                    agent_of(agent.as_deref()).map_or(Ok(()), |a| record_presence(frame, a, "persist"))
                 })()
                 .map_err(|e| frame.fail(e))?;
-                frame.bump(conn, version)?;
+                frame.bump(version)?;
                 Ok(Applied::Landed(Landing::Persisted(*action, version)))
             }
             Change::Act { act, target, receipt_hash, seen_version } => {
-                match tray::judge_in(conn, frame, *act, target, receipt_hash, *seen_version, actual)? {
+                match tray::judge_in(frame, *act, target, receipt_hash, *seen_version, actual)? {
                     Judged::Already(acted) => Ok(Applied::Already(acted)),
                     Judged::Go => {
                         let version = frame.next(actual)?;
-                        tray::apply(conn, *act, target, receipt_hash, *seen_version, version)
+                        tray::apply(frame, *act, target, receipt_hash, *seen_version, version)
                             .map_err(|e| ActRefused::Store(frame.fail(e)))?;
-                        frame.bump(conn, version).map_err(ActRefused::Store)?;
+                        frame.bump(version).map_err(ActRefused::Store)?;
                         Ok(Applied::Landed(Landing::Acted(version)))
                     }
                 }
@@ -141,27 +134,30 @@ impl Store {
         if results.iter().all(Option::is_some) {
             return results.into_iter().flatten().collect();
         }
-        let outcome = self.write_transaction(|tx, frame| {
-            let mut actual = frame.version(tx)?;
+        let outcome = self.write_transaction(|frame| {
+            let mut actual = frame.version()?;
             let mut landed = Vec::new();
             for (i, change) in changes.iter().enumerate() {
                 if results[i].is_some() {
                     continue;
                 }
-                let savepoint = tx.savepoint().map_err(|e| frame.fail(e))?;
-                match change.apply(&savepoint, frame, actual) {
+                let savepoint = frame.savepoint()?;
+                match change.apply(frame, actual) {
                     Ok(Applied::Landed(landing)) => {
-                        savepoint.commit().map_err(|e| frame.fail(e))?;
+                        savepoint.keep()?;
                         actual = landing.version();
                         landed.push((i, landing));
                     }
-                    // Dropping a savepoint rolls it back: nothing of the change stays.
-                    Ok(Applied::Already(acted)) => results[i] = Some(Ok(Done::Acted(acted))),
+                    // Nothing of the change stays.
+                    Ok(Applied::Already(acted)) => {
+                        savepoint.undo()?;
+                        results[i] = Some(Ok(Done::Acted(acted)));
+                    }
                     Err(refusal) => {
-                        drop(savepoint);
-                        // SQLite ends the whole transaction on some failures (a full
-                        // disk, say): then nothing in it can land.
-                        if tx.is_autocommit() {
+                        // The backend may have ended the whole transaction (SQLite
+                        // on a full disk, PostgreSQL with its connection): then
+                        // nothing in it can land.
+                        if savepoint.undo().is_err() {
                             return Err(refusal.into_store_error());
                         }
                         results[i] = Some(Err(refusal));
@@ -169,7 +165,7 @@ impl Store {
                 }
             }
             let counts = if landed.iter().any(|(_, l)| matches!(l, Landing::Persisted(..))) {
-                Some(counts_in(tx).map_err(|e| frame.fail(e))?)
+                Some(counts_in(frame.db()).map_err(|e| frame.fail(e))?)
             } else {
                 None
             };
@@ -225,9 +221,9 @@ impl Refusal {
 }
 
 /// How much of each kind the store holds, inside the write transaction.
-fn counts_in(conn: &Connection) -> rusqlite::Result<Counts> {
-    let tallies = tally::Tallies::read(Db::Sqlite(conn))?;
-    let checkpoints: i64 = conn.query_row(sql::CHECKPOINTS, [], |r| r.get(0))?;
+fn counts_in(db: Db<'_>) -> Result<Counts, DbError> {
+    let tallies = tally::Tallies::read(db)?;
+    let checkpoints: i64 = db.row(sql::CHECKPOINTS, args![], |r| r.get(0))?.unwrap_or(0);
     Ok(Counts::from_tallies(&tallies, u64::try_from(checkpoints).unwrap_or(0)))
 }
 

@@ -52,19 +52,9 @@ pub(super) enum DbError {
     Sqlite(#[from] rusqlite::Error),
     #[error("{}", postgres_message(.0))]
     Postgres(#[from] postgres::Error),
-}
-
-/// The write path still speaks rusqlite's errors (it runs on SQLite only;
-/// a PostgreSQL store refuses writes before any statement), so a shared
-/// helper's error goes back into rusqlite's there. A PostgreSQL error can
-/// only get here if that refusal were bypassed; it keeps its words.
-impl From<DbError> for rusqlite::Error {
-    fn from(e: DbError) -> Self {
-        match e {
-            DbError::Sqlite(e) => e,
-            DbError::Postgres(e) => rusqlite::Error::ToSqlConversionFailure(Box::new(e)),
-        }
-    }
+    /// A statement did what the store's own logic rules out.
+    #[error("{0}; nothing was written")]
+    Unexpected(&'static str),
 }
 
 impl StoreError {
@@ -73,6 +63,7 @@ impl StoreError {
         match e {
             DbError::Sqlite(e) => StoreError::sql(path, op, e),
             DbError::Postgres(e) => StoreError::postgres(path, op, e),
+            DbError::Unexpected(_) => StoreError::Sql { path: path.to_owned(), op, message: e.to_string() },
         }
     }
 }
@@ -141,6 +132,24 @@ impl Db<'_> {
         Ok(if first.is_empty() { None } else { first.swap_remove(0) })
     }
 
+    /// Run statements that take no arguments (savepoints), unprepared.
+    pub(super) fn batch(self, sql: &'static str) -> Result<(), DbError> {
+        match self {
+            Db::Sqlite(conn) => Ok(conn.execute_batch(sql)?),
+            Db::Postgres(conn) => Ok(conn.batch(sql)?),
+        }
+    }
+
+    /// Whether a transaction is still open on this connection. SQLite ends
+    /// one by itself on some failures (a full disk); a PostgreSQL
+    /// transaction ends with its connection.
+    pub(super) fn in_transaction(self) -> bool {
+        match self {
+            Db::Sqlite(conn) => !conn.is_autocommit(),
+            Db::Postgres(conn) => !conn.is_closed(),
+        }
+    }
+
     /// Run `sql` for its effect: how many rows it changed.
     pub(super) fn execute(self, sql: &'static str, args: &[&dyn Arg]) -> Result<u64, DbError> {
         match self {
@@ -156,6 +165,34 @@ impl Db<'_> {
         }
     }
 }
+
+/// The bytes a row of `args` stores, as a size cap counts them on a
+/// backend without pages to cap (PostgreSQL, see `frame.rs`): the UTF-8
+/// length of each text or blob, 8 for a number, and [`ROW_BYTES`] for the
+/// row itself, so a flood of tiny rows fills a store too.
+pub(super) fn stored_bytes(args: &[&dyn Arg]) -> u64 {
+    use rusqlite::types::{ToSqlOutput, Value, ValueRef};
+    let of = |value: ValueRef<'_>| match value {
+        ValueRef::Null => 0,
+        ValueRef::Integer(_) | ValueRef::Real(_) => 8,
+        ValueRef::Text(bytes) | ValueRef::Blob(bytes) => bytes.len() as u64,
+    };
+    let values = args.iter().map(|arg| match arg.sqlite().to_sql() {
+        Ok(ToSqlOutput::Borrowed(value)) => of(value),
+        Ok(ToSqlOutput::Owned(value)) => match &value {
+            Value::Text(text) => text.len() as u64,
+            Value::Blob(bytes) => bytes.len() as u64,
+            Value::Null => 0,
+            Value::Integer(_) | Value::Real(_) => 8,
+        },
+        // A value that cannot be bound fails its statement; it stores nothing.
+        Ok(_) | Err(_) => 0,
+    });
+    values.fold(ROW_BYTES, u64::saturating_add)
+}
+
+/// What a row costs beyond its values, as [`stored_bytes`] counts.
+pub(super) const ROW_BYTES: u64 = 32;
 
 #[cfg(test)]
 mod tests {
@@ -178,5 +215,12 @@ mod tests {
         assert_eq!(first.as_deref(), Some("a"));
         const NONE: &str = "SELECT name FROM t WHERE n > ?1";
         assert_eq!(db.row(NONE, args![9_i64], |r| r.get::<String>(0)).expect("no row"), None);
+    }
+
+    #[test]
+    fn a_row_stores_the_bytes_of_its_text_and_numbers() {
+        assert_eq!(stored_bytes(args![]), ROW_BYTES);
+        assert_eq!(stored_bytes(args!["é", 7_i64, None::<String>, Some("abc")]), ROW_BYTES + 2 + 8 + 3);
+        assert_eq!(stored_bytes(args![String::from("x").repeat(1000), 0.5_f64]), ROW_BYTES + 1000 + 8);
     }
 }

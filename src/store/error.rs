@@ -84,6 +84,16 @@ pub enum StoreError {
     /// request may be sent again once it is back.
     #[error("the store {} cannot be reached: {reason}; nothing changed, retry when it is back", .path.display())]
     Unavailable { path: PathBuf, reason: String },
+    /// The connection to the database was lost while a COMMIT was on its
+    /// way, and a new connection could not learn whether it landed. The
+    /// write happened exactly once or not at all.
+    #[error(
+        "the connection to the store {} was lost during a commit, and whether the write landed could not be \
+         learned ({reason}); read the store to see, or send the write again with its expected_store_version, \
+         which can never apply it twice",
+        .path.display()
+    )]
+    OutcomeUnknown { path: PathBuf, reason: String },
     /// Something this build does on a SQLite store only; `what` says what.
     #[error(
         "{what} is not built for a PostgreSQL store yet; nothing changed (a store in a directory does it: \
@@ -136,6 +146,9 @@ impl Clone for StoreError {
             StoreError::BadArgument(why) => StoreError::BadArgument(why.clone()),
             StoreError::Unavailable { path, reason } => {
                 StoreError::Unavailable { path: path.clone(), reason: reason.clone() }
+            }
+            StoreError::OutcomeUnknown { path, reason } => {
+                StoreError::OutcomeUnknown { path: path.clone(), reason: reason.clone() }
             }
             StoreError::NotOnPostgres { what } => StoreError::NotOnPostgres { what },
             StoreError::Interrupted => StoreError::Interrupted,

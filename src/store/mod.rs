@@ -87,6 +87,7 @@ mod db;
 mod demo;
 mod error;
 mod file;
+mod frame;
 #[cfg(test)]
 mod integrity_tests;
 mod json;

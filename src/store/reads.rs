@@ -144,7 +144,7 @@ impl Snapshot<'_> {
     }
 
     /// The read transaction's connection.
-    fn db(&self) -> Db<'_> {
+    pub(super) fn db(&self) -> Db<'_> {
         self.tx.db()
     }
 

@@ -395,5 +395,51 @@ pub(super) const PG_LOCK_SCHEMA: &str = "SELECT pg_advisory_xact_lock(hashtext('
 /// A read: one snapshot of the database for all its statements, writing nothing.
 pub(super) const PG_BEGIN_READ: &str = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
 
+// ---------------------------------------------------------------------------
+// Write transactions on either backend (frame.rs, pg/write.rs)
+// ---------------------------------------------------------------------------
+
+/// A change of a group begins: it can be undone alone.
+pub(super) const SAVEPOINT: &str = "SAVEPOINT change";
+
+/// A change of a group is kept.
+pub(super) const RELEASE_SAVEPOINT: &str = "RELEASE SAVEPOINT change";
+
+/// A change of a group is undone (its savepoint is released after).
+pub(super) const ROLLBACK_TO_SAVEPOINT: &str = "ROLLBACK TO SAVEPOINT change";
+
+/// PostgreSQL: a write begins. `READ COMMITTED` whatever the server's
+/// default: each statement after the store row's lock sees every commit
+/// made before it was granted (a stricter level would fail a write on a
+/// row another replica changed meanwhile, rather than wait for it).
+pub(super) const PG_BEGIN_WRITE: &str = "BEGIN ISOLATION LEVEL READ COMMITTED READ WRITE";
+
+/// PostgreSQL: the first statement of every write. It locks the store row,
+/// so writers of every replica take turns, and reads what the frame
+/// checks and keeps: the store's incarnation (a store made anew in its
+/// place is not written through an old connection), the schema version (a
+/// newer build may have migrated it), the transaction's id (to learn a
+/// commit's outcome if the connection is lost during it) and the
+/// database's clock.
+pub(super) const PG_WRITE_FRAME: &str = "SELECT incarnation, (SELECT version FROM m1nd_schema WHERE one = 1), \
+     txid_current(), to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), max_bytes \
+     FROM store WHERE one = 1 FOR UPDATE";
+
+/// PostgreSQL: whether transaction `?1` committed (`committed`, `aborted`,
+/// `in progress`, or NULL once too old to know), asked on a new connection
+/// after the one that sent its COMMIT was lost.
+pub(super) const PG_XACT_STATUS: &str = "SELECT txid_status(?1)";
+
+/// PostgreSQL: claim `?1` more bytes for a change, within the cap; no row
+/// changes when the claim would pass it.
+pub(super) const PG_CLAIM_BYTES: &str =
+    "UPDATE store SET used_bytes = used_bytes + ?1 WHERE one = 1 AND used_bytes + ?1 <= max_bytes";
+
+/// PostgreSQL: the bytes a store holds and its cap, for a refusal.
+pub(super) const PG_USED_BYTES: &str = "SELECT used_bytes, max_bytes FROM store WHERE one = 1";
+
+/// PostgreSQL: the bytes a new store holds once loaded (`?1`).
+pub(super) const PG_SET_USED_BYTES: &str = "UPDATE store SET used_bytes = ?1 WHERE one = 1";
+
 #[cfg(test)]
 mod tests;

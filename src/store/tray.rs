@@ -20,13 +20,12 @@
 //! acting at once get one act and one "already".
 
 use m1nd_core::sanitize::{cap, display};
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
-use super::db::Db;
+use super::db::{Db, DbError, args};
 use super::error::StoreError;
+use super::frame::Frame;
 use super::state::{BlockStatus, Phase};
-use super::writes::Frame;
-use super::{Store, clock, sql, tally};
+use super::{Store, sql, tally};
 
 /// How many waiting missions and candidate blocks the tray lists: the limit
 /// written into the tray's listings (`sql::tray_listed!`), read from the
@@ -199,68 +198,59 @@ impl Store {
     /// The tray: waiting missions and candidate blocks with their receipts.
     /// One read transaction; writes nothing.
     pub fn tray(&self) -> Result<TrayState, StoreError> {
-        let fail = |e: rusqlite::Error| StoreError::sql(&self.path, "read", &e);
-        let tx = self.sqlite("the tray")?.unchecked_transaction().map_err(fail)?;
-        let store_version = current_version(&tx).map_err(fail)?;
-        let missions = tx
-            .prepare_cached(sql::WAITING_MISSIONS)
-            .and_then(|mut s| {
-                s.query_map([], |r| {
-                    let (id, title, agent): (String, String, String) = (r.get(0)?, r.get(1)?, r.get(2)?);
-                    let phase = Phase::MergeWait.as_str();
-                    let receipt_hash = receipt_hash(&id, &title, phase, &agent);
-                    let (title, agent) = (display(&title, cap::TRAY_FIELD), display(&agent, cap::NAME));
-                    Ok(WaitingMission { id, title, agent, phase, receipt_hash })
-                })?
-                .collect::<rusqlite::Result<Vec<_>>>()
+        let snapshot = self.snapshot()?;
+        let (db, store_version) = (snapshot.db(), snapshot.version());
+        let fail = |e: DbError| StoreError::db(&self.path, "read", &e);
+        let missions = db
+            .rows(sql::WAITING_MISSIONS, args![], |r| {
+                let (id, title, agent): (String, String, String) = (r.get(0)?, r.get(1)?, r.get(2)?);
+                let phase = Phase::MergeWait.as_str();
+                let receipt_hash = receipt_hash(&id, &title, phase, &agent);
+                let (title, agent) = (display(&title, cap::TRAY_FIELD), display(&agent, cap::NAME));
+                Ok(WaitingMission { id, title, agent, phase, receipt_hash })
             })
             .map_err(fail)?;
         let candidate = BlockStatus::Candidate.as_str();
-        let candidates = tx
-            .prepare_cached(sql::CANDIDATE_BLOCKS)
-            .and_then(|mut s| {
-                s.query_map([], |r| {
-                    let mut block = CandidateBlock {
-                        id: r.get(0)?,
-                        title: r.get(1)?,
-                        receipt: r.get(2)?,
-                        hash: r.get(3)?,
-                        node: r.get(4)?,
-                        receipt_hash: String::new(),
-                    };
-                    block.receipt_hash = block_receipt_hash(&block, candidate);
-                    for field in [&mut block.title, &mut block.receipt, &mut block.hash, &mut block.node] {
-                        *field = display(field, cap::TRAY_FIELD);
-                    }
-                    Ok(block)
-                })?
-                .collect::<rusqlite::Result<Vec<_>>>()
+        let candidates = db
+            .rows(sql::CANDIDATE_BLOCKS, args![], |r| {
+                let mut block = CandidateBlock {
+                    id: r.get(0)?,
+                    title: r.get(1)?,
+                    receipt: r.get(2)?,
+                    hash: r.get(3)?,
+                    node: r.get(4)?,
+                    receipt_hash: String::new(),
+                };
+                block.receipt_hash = block_receipt_hash(&block, candidate);
+                for field in [&mut block.title, &mut block.receipt, &mut block.hash, &mut block.node] {
+                    *field = display(field, cap::TRAY_FIELD);
+                }
+                Ok(block)
             })
             .map_err(fail)?;
-        let waiting = tally::get(Db::Sqlite(&tx), &tally::phase(Phase::MergeWait)).map_err(|e| fail(e.into()))?;
-        let candidate_count =
-            tally::get(Db::Sqlite(&tx), &tally::status(BlockStatus::Candidate)).map_err(|e| fail(e.into()))?;
+        let waiting = tally::get(db, &tally::phase(Phase::MergeWait)).map_err(fail)?;
+        let candidate_count = tally::get(db, &tally::status(BlockStatus::Candidate)).map_err(fail)?;
         Ok(TrayState { store_version, waiting, missions, candidate_count, candidates })
     }
 }
 
-/// Decide on the state `conn` sees, at `version`, whether the act may land.
+/// Decide on the state the write transaction sees, at `version`, whether
+/// the act may land.
 pub(super) fn judge_in(
-    conn: &Connection,
-    frame: &Frame,
+    frame: &Frame<'_>,
     act: Act,
     target: &str,
     receipt: &str,
     seen_version: u64,
     version: u64,
 ) -> Result<Judged, ActRefused> {
-    let fail = |e: rusqlite::Error| ActRefused::Store(frame.fail(e));
-    let Some(now) = read_target(conn, act, target).map_err(fail)? else {
+    let fail = |e: DbError| ActRefused::Store(frame.fail(e));
+    let Some(now) = read_target(frame.db(), act, target).map_err(fail)? else {
         return Err(ActRefused::Unknown { act });
     };
-    let earlier: Option<(String, i64, String)> = conn
-        .prepare_cached(sql::EARLIER_ACT)
-        .and_then(|mut s| s.query_row([act.as_str(), target], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).optional())
+    let earlier: Option<(String, i64, String)> = frame
+        .db()
+        .row(sql::EARLIER_ACT, args![act.as_str(), target], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
         .map_err(fail)?;
     if let Some((hash, store_version, at)) = earlier {
         if constant_time_eq::constant_time_eq(hash.as_bytes(), receipt.as_bytes()) {
@@ -282,13 +272,11 @@ pub(super) fn judge_in(
 }
 
 /// The target's record as it is in this transaction.
-fn read_target(tx: &Connection, act: Act, id: &str) -> rusqlite::Result<Option<Target>> {
+fn read_target(db: Db<'_>, act: Act, id: &str) -> Result<Option<Target>, DbError> {
     match act {
         Act::Stamp => {
-            let row: Option<(String, String, String)> = tx
-                .prepare_cached(sql::MISSION_RECORD)?
-                .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-                .optional()?;
+            let row: Option<(String, String, String)> =
+                db.row(sql::MISSION_RECORD, args![id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
             Ok(row.map(|(title, phase, agent)| {
                 let state = Phase::ALL.into_iter().find(|p| p.as_str() == phase).map_or("unknown", Phase::as_str);
                 let hash = receipt_hash(id, &title, state, &agent);
@@ -296,20 +284,17 @@ fn read_target(tx: &Connection, act: Act, id: &str) -> rusqlite::Result<Option<T
             }))
         }
         Act::Ratify => {
-            let row: Option<(CandidateBlock, String)> = tx
-                .prepare_cached(sql::BLOCK_RECORD)?
-                .query_row([id], |r| {
-                    let block = CandidateBlock {
-                        id: id.to_owned(),
-                        title: r.get(0)?,
-                        receipt: r.get(1)?,
-                        hash: r.get(2)?,
-                        node: r.get(3)?,
-                        receipt_hash: String::new(),
-                    };
-                    Ok((block, r.get(4)?))
-                })
-                .optional()?;
+            let row: Option<(CandidateBlock, String)> = db.row(sql::BLOCK_RECORD, args![id], |r| {
+                let block = CandidateBlock {
+                    id: id.to_owned(),
+                    title: r.get(0)?,
+                    receipt: r.get(1)?,
+                    hash: r.get(2)?,
+                    node: r.get(3)?,
+                    receipt_hash: String::new(),
+                };
+                Ok((block, r.get(4)?))
+            })?;
             Ok(row.map(|(block, status)| {
                 let all = [BlockStatus::Fresh, BlockStatus::Stale, BlockStatus::Candidate];
                 let state = all.into_iter().find(|s| s.as_str() == status).map_or("unknown", BlockStatus::as_str);
@@ -322,13 +307,13 @@ fn read_target(tx: &Connection, act: Act, id: &str) -> rusqlite::Result<Option<T
 
 /// The write itself: the target moves, the orderings and tallies follow, the act is kept.
 pub(super) fn apply(
-    tx: &Connection,
+    frame: &Frame<'_>,
     act: Act,
     id: &str,
     receipt: &str,
     seen: u64,
     version: u64,
-) -> rusqlite::Result<()> {
+) -> Result<(), DbError> {
     let (statement, from, to) = match act {
         Act::Stamp => (sql::STAMP_MISSION, tally::phase(Phase::MergeWait), tally::phase(Phase::Landed)),
         Act::Ratify => (sql::RATIFY_BLOCK, tally::status(BlockStatus::Candidate), tally::status(BlockStatus::Fresh)),
@@ -337,23 +322,18 @@ pub(super) fn apply(
         Act::Stamp => (Phase::Landed.as_str(), Phase::MergeWait.as_str()),
         Act::Ratify => (BlockStatus::Fresh.as_str(), BlockStatus::Candidate.as_str()),
     };
-    if tx.prepare_cached(statement)?.execute(params![id, to_state, from_state])? != 1 {
+    let db = frame.db();
+    if db.execute(statement, args![id, to_state, from_state])? != 1 {
         // The judgement and the commit saw the same version, so this cannot
         // happen; if it did, roll back rather than record an act that did nothing.
-        return Err(rusqlite::Error::QueryReturnedNoRows);
+        return Err(DbError::Unexpected("the act's target did not move"));
     }
     // `tally::add` inserts before it updates, and the table's CHECK refuses a
     // negative insert, so a count that falls is updated in place.
-    tx.prepare_cached(sql::TALLY_DROP)?.execute([from])?;
-    tally::add(Db::Sqlite(tx), &to, 1)?;
-    tx.prepare_cached(sql::INSERT_ACT)?
-        .execute(params![act.as_str(), id, receipt, seen as i64, version as i64, clock::now_utc()])
-        .map(drop)
-}
-
-fn current_version(tx: &Transaction<'_>) -> rusqlite::Result<u64> {
-    let v: i64 = tx.prepare_cached(sql::STORE_VERSION)?.query_row([], |r| r.get(0))?;
-    Ok(u64::try_from(v).unwrap_or(0))
+    db.execute(sql::TALLY_DROP, args![from])?;
+    tally::add(db, &to, 1)?;
+    let (seen, version) = (i64::try_from(seen).unwrap_or(i64::MAX), i64::try_from(version).unwrap_or(i64::MAX));
+    frame.insert(sql::INSERT_ACT, args![act.as_str(), id, receipt, seen, version, frame.now()])
 }
 
 #[cfg(test)]
@@ -437,8 +417,8 @@ mod tests {
         store.memorize("unrelated", "test", None, None).expect("memorize");
         assert!(matches!(store.act(Act::Stamp, &a.id, &a.receipt_hash, tray.store_version), Ok(Acted::Now { .. })));
         store
-            .commit(None, None, |tx, _| {
-                tx.execute("UPDATE missions SET title = 'changed' WHERE id = ?1", [&b.id]).map(drop)
+            .commit(None, None, |frame, _| {
+                frame.db().execute("UPDATE missions SET title = 'changed' WHERE id = ?1", args![b.id]).map(drop)
             })
             .expect("change b");
         let before = files(&store);

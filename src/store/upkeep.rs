@@ -27,7 +27,8 @@ use super::error::StoreError;
 use rusqlite::OpenFlags;
 use rusqlite::backup::{Backup, StepResult};
 
-use super::{MIN_MAX_BYTES, Store, check, configure, connect, discard, place_new, sql, sync_dir};
+use super::db::args;
+use super::{Conn, MIN_MAX_BYTES, Store, check, configure, connect, discard, place_new, sql, sync_dir};
 
 /// What [`Store::add_checksums`] did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,13 +85,12 @@ impl Store {
     /// below [`MIN_MAX_BYTES`], is refused. Servers started before keep the
     /// cap they opened the store with until they are restarted.
     pub fn set_max_bytes(&mut self, max_bytes: u64) -> Result<u64, StoreError> {
-        self.sqlite("`store set-max-bytes`")?;
         if max_bytes < MIN_MAX_BYTES {
             return Err(StoreError::BadArgument(format!(
                 "a store's size cap must be at least {MIN_MAX_BYTES} bytes, not {max_bytes}"
             )));
         }
-        let held = fs::metadata(&self.path).map_err(|e| StoreError::io(&self.path, "inspect", e))?.len();
+        let held = self.held_bytes()?;
         if max_bytes < held {
             return Err(StoreError::BadArgument(format!(
                 "{} already holds {held} bytes; a cap of {max_bytes} is below that",
@@ -98,12 +98,31 @@ impl Store {
             )));
         }
         let cap = i64::try_from(max_bytes).map_err(|_| {
-            StoreError::BadArgument(format!("a size cap of {max_bytes} bytes is past what SQLite holds"))
+            StoreError::BadArgument(format!("a size cap of {max_bytes} bytes is past what a store holds"))
         })?;
-        let version = self.commit(None, None, |tx, _| tx.execute(sql::SET_MAX_BYTES, [cap]).map(drop))?;
+        let version =
+            self.commit(None, None, |frame, _| frame.db().execute(sql::SET_MAX_BYTES, args![cap]).map(drop))?;
         self.max_bytes = max_bytes;
-        self.limit_pages()?;
+        if let Conn::Sqlite(_) = self.conn {
+            self.limit_pages()?;
+        }
         Ok(version)
+    }
+
+    /// What the size cap is held against: the file's length on SQLite, the
+    /// bytes the rows store on PostgreSQL (`frame.rs`).
+    fn held_bytes(&self) -> Result<u64, StoreError> {
+        match self.conn {
+            Conn::Sqlite(_) => {
+                Ok(fs::metadata(&self.path).map_err(|e| StoreError::io(&self.path, "inspect", e))?.len())
+            }
+            Conn::Postgres(_) => {
+                let used = self.db().row(sql::PG_USED_BYTES, args![], |r| r.get::<i64>(0));
+                let used =
+                    used.map_err(|e| StoreError::db(&self.path, "read", &e))?.ok_or_else(|| self.no_store_row())?;
+                Ok(u64::try_from(used).unwrap_or(0))
+            }
+        }
     }
 }
 

@@ -33,13 +33,13 @@
 
 use std::fmt;
 
-use rusqlite::{Connection, OptionalExtension, Transaction, TransactionBehavior, params};
+use rusqlite::TransactionBehavior;
 
-use super::clock;
-use super::db::Db;
+use super::db::{Db, DbError, args};
 use super::error::StoreError;
+use super::frame::Frame;
 use super::state::{self, Counts, MAX_SOURCE_CHARS};
-use super::{Store, file, sql, tally};
+use super::{Conn, Store, clock, file, pg, sql, tally};
 
 /// What `persist` was asked to do.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,10 +105,10 @@ impl Store {
         check_source(source)?;
         let source = source.trim();
         let agent = agent_of(agent);
-        self.commit(expected_store_version, agent.map(|a| (a, "memorize")), |tx, version| {
-            let id = memory_id(tx, version)?;
-            tx.prepare_cached(sql::INSERT_MEMORY)?.execute(params![id, claim, source, clock::now_utc(), agent])?;
-            tally::add(Db::Sqlite(tx), tally::MEMORIES, 1).map_err(rusqlite::Error::from)
+        self.commit(expected_store_version, agent.map(|a| (a, "memorize")), |frame, version| {
+            let id = memory_id(frame.db(), version)?;
+            frame.insert(sql::INSERT_MEMORY, args![id, claim, source, frame.now(), agent])?;
+            tally::add(frame.db(), tally::MEMORIES, 1)
         })
     }
 
@@ -126,8 +126,8 @@ impl Store {
         let wrote = action.writes();
         let committed = if wrote {
             let agent = agent_of(agent);
-            Some(self.commit(expected_store_version, agent.map(|a| (a, "persist")), |tx, _| {
-                tx.execute(sql::ADD_CHECKPOINT, []).map(drop)
+            Some(self.commit(expected_store_version, agent.map(|a| (a, "persist")), |frame, _| {
+                frame.db().execute(sql::ADD_CHECKPOINT, args![]).map(drop)
             })?)
         } else {
             None
@@ -143,48 +143,46 @@ impl Store {
         Ok(PersistOutcome { action, store_version, wrote, counts: snapshot.counts()? })
     }
 
-    /// One write transaction: check the files and the version, apply
-    /// `change` (which gets the version the write will produce), record the
-    /// agent's presence, bump, commit, and check the file is still the
-    /// store's. Any failure rolls everything back.
+    /// One write transaction: check the version, apply `change` (which
+    /// gets the version the write will produce), record the agent's
+    /// presence, bump, commit. Any failure rolls everything back.
     pub(super) fn commit(
         &mut self,
         expected: Option<u64>,
         seen: Option<(&str, &str)>,
-        change: impl FnOnce(&Connection, u64) -> rusqlite::Result<()>,
+        change: impl FnOnce(&Frame<'_>, u64) -> Result<(), DbError>,
     ) -> Result<u64, StoreError> {
-        self.write_transaction(|tx, frame| {
-            let actual = frame.version(tx)?;
+        self.write_transaction(|frame| {
+            let actual = frame.version()?;
             check_expected(expected, actual)?;
             let version = frame.next(actual)?;
-            change(tx, version).map_err(|e| frame.fail(e))?;
+            change(frame, version).map_err(|e| frame.fail(e))?;
             if let Some((agent, doing)) = seen {
-                record_presence(tx, agent, doing).map_err(|e| frame.fail(e))?;
+                record_presence(frame, agent, doing).map_err(|e| frame.fail(e))?;
             }
-            frame.bump(tx, version)?;
+            frame.bump(version)?;
             Ok(version)
         })
     }
 
-    /// The frame of every write transaction, one change or many: the files
-    /// are checked, `BEGIN IMMEDIATE` takes the write lock, the path must
-    /// still name the file the connection holds, `body` runs, the commit is
-    /// synced, and the path is checked again, so nothing is acknowledged
-    /// that is not durable in the store at its path. Any failure before the
-    /// commit rolls everything back.
+    /// The frame of every write transaction, one change or many: `body`
+    /// runs inside one transaction that holds the store's write lock, and
+    /// its result is returned only once the commit is durable in the store
+    /// at its location. Any failure before the commit rolls everything back.
+    /// SQLite's frame is here; PostgreSQL's is `pg/write.rs`.
     pub(super) fn write_transaction<T>(
         &mut self,
-        body: impl FnOnce(&mut Transaction<'_>, &Frame) -> Result<T, StoreError>,
+        body: impl FnOnce(&Frame<'_>) -> Result<T, StoreError>,
     ) -> Result<T, StoreError> {
         let Store { dir, path, conn, file: opened, max_bytes } = self;
-        let super::Conn::Sqlite(conn) = conn else {
-            return Err(StoreError::NotOnPostgres { what: "writing" });
+        let conn = match conn {
+            Conn::Sqlite(conn) => conn,
+            Conn::Postgres(conn) => return pg::write::transaction(conn, path, *opened, body),
         };
-        let frame = Frame { path: path.clone(), max_bytes: *max_bytes };
         let opened = *opened;
-        let still_ours = || match file::id_of(&frame.path) {
+        let still_ours = || match file::id_of(path) {
             Ok(now) if now == opened => Ok(()),
-            Ok(_) | Err(StoreError::NotFound { .. }) => Err(StoreError::Moved { path: frame.path.clone() }),
+            Ok(_) | Err(StoreError::NotFound { .. }) => Err(StoreError::Moved { path: path.clone() }),
             Err(e) => Err(e),
         };
         file::check_journal(dir)?;
@@ -192,11 +190,13 @@ impl Store {
         // Declared before the transaction, so dropped after it has ended:
         // then this process's blocked readers are woken (turnstile.rs).
         let _writing = super::turnstile::Writing::begin();
-        let mut tx = conn.transaction_with_behavior(TransactionBehavior::Immediate).map_err(|e| frame.fail(e))?;
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .map_err(|e| StoreError::write(path, "write", *max_bytes, &e))?;
         // The lock is on the file the connection opened; if the path now
         // names another file, writing here would not be writing the store.
         still_ours()?;
-        let value = body(&mut tx, &frame)?;
+        let value = body(&Frame::new(Db::Sqlite(&tx), path, *max_bytes, clock::now_utc()))?;
         match tx.commit() {
             Ok(()) => {}
             // Deleting the journal is the commit. If something else deleted
@@ -205,43 +205,10 @@ impl Store {
             // done next, syncing the directory so the journal cannot come
             // back, is done here; then the write stands like any other.
             Err(e) if journal_was_already_gone(&e) => super::sync_dir(dir)?,
-            Err(e) => return Err(frame.fail(e)),
+            Err(e) => return Err(StoreError::write(path, "write", *max_bytes, &e)),
         }
         still_ours()?;
         Ok(value)
-    }
-}
-
-/// What a write transaction's body needs to read and bump the version and
-/// to say what went wrong.
-pub(super) struct Frame {
-    path: std::path::PathBuf,
-    max_bytes: u64,
-}
-
-impl Frame {
-    /// A SQLite failure during the write, as a store error.
-    pub(super) fn fail(&self, e: rusqlite::Error) -> StoreError {
-        StoreError::write(&self.path, "write", self.max_bytes, &e)
-    }
-
-    /// `store_version` as the transaction sees it.
-    pub(super) fn version(&self, conn: &Connection) -> Result<u64, StoreError> {
-        let actual: i64 = conn.query_row(sql::STORE_VERSION, [], |r| r.get(0)).map_err(|e| self.fail(e))?;
-        u64::try_from(actual).map_err(|_| StoreError::corrupt(&self.path, "store_version < 0"))
-    }
-
-    /// The version after `actual`, if the store can hold it.
-    pub(super) fn next(&self, actual: u64) -> Result<u64, StoreError> {
-        actual
-            .checked_add(1)
-            .filter(|v| i64::try_from(*v).is_ok())
-            .ok_or_else(|| StoreError::corrupt(&self.path, "store_version is at its maximum and cannot grow"))
-    }
-
-    /// Move `store_version` to `version`.
-    pub(super) fn bump(&self, conn: &Connection, version: u64) -> Result<(), StoreError> {
-        conn.execute(sql::SET_STORE_VERSION, [version as i64]).map(drop).map_err(|e| self.fail(e))
     }
 }
 
@@ -276,11 +243,13 @@ pub(super) fn agent_of(agent: Option<&str>) -> Option<&str> {
 
 /// Insert or refresh `agent`'s presence: first seen (`since`) stays, what it
 /// did and when it was last seen move.
-pub(super) fn record_presence(tx: &Connection, agent: &str, doing: &str) -> rusqlite::Result<()> {
-    let known = tx.prepare_cached(sql::PRESENCE_KNOWN)?.query_row([agent], |_| Ok(())).optional()?.is_some();
-    let now = clock::now_utc();
-    tx.prepare_cached(sql::UPSERT_PRESENCE)?.execute(params![agent, doing, now])?;
-    if known { Ok(()) } else { tally::add(Db::Sqlite(tx), tally::PRESENCES, 1).map_err(rusqlite::Error::from) }
+pub(super) fn record_presence(frame: &Frame<'_>, agent: &str, doing: &str) -> Result<(), DbError> {
+    let known = frame.db().row(sql::PRESENCE_KNOWN, args![agent], |_| Ok(()))?.is_some();
+    if known {
+        return frame.db().execute(sql::UPSERT_PRESENCE, args![agent, doing, frame.now()]).map(drop);
+    }
+    frame.insert(sql::UPSERT_PRESENCE, args![agent, doing, frame.now()])?;
+    tally::add(frame.db(), tally::PRESENCES, 1)
 }
 
 pub(super) fn check_expected(expected: Option<u64>, actual: u64) -> Result<(), StoreError> {
@@ -292,10 +261,9 @@ pub(super) fn check_expected(expected: Option<u64>, actual: u64) -> Result<(), S
 
 /// `mem_` + the version in hex: unique because versions only grow, with a
 /// suffix in the unlikely case an imported id already took it.
-pub(super) fn memory_id(tx: &Connection, version: u64) -> rusqlite::Result<String> {
+pub(super) fn memory_id(db: Db<'_>, version: u64) -> Result<String, DbError> {
     let base = format!("mem_{version:08x}");
-    let mut taken = tx.prepare_cached(sql::MEMORY_ID_TAKEN)?;
-    let mut is_taken = |id: &str| taken.query_row([id], |_| Ok(())).optional().map(|row| row.is_some());
+    let is_taken = |id: &str| db.row(sql::MEMORY_ID_TAKEN, args![id], |_| Ok(())).map(|row| row.is_some());
     if !is_taken(&base)? {
         return Ok(base);
     }

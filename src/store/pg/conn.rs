@@ -39,6 +39,9 @@ const SESSION: &str = "-c synchronous_commit=on -c lock_timeout=5s -c idle_in_tr
 
 /// A connection and the statements it has prepared, by their `sql.rs` text.
 pub(in crate::store) struct PgConn {
+    /// Where it connected, to connect again (a lost commit's outcome is
+    /// asked on a new connection: `pg/write.rs`).
+    url: PostgresUrl,
     client: RefCell<Client>,
     prepared: RefCell<HashMap<&'static str, Statement>>,
 }
@@ -91,7 +94,7 @@ pub(in crate::store) fn connect(url: &PostgresUrl) -> Result<PgConn, StoreError>
             ),
         });
     }
-    Ok(PgConn { client: RefCell::new(client), prepared: RefCell::new(HashMap::new()) })
+    Ok(PgConn { url: url.clone(), client: RefCell::new(client), prepared: RefCell::new(HashMap::new()) })
 }
 
 /// A failed connect, sorted: a server that answered and said no, or none.
@@ -140,6 +143,11 @@ impl PgConn {
     /// migration step), unprepared.
     pub(in crate::store) fn batch(&self, sql: &str) -> Result<(), postgres::Error> {
         self.client.borrow_mut().batch_execute(sql)
+    }
+
+    /// The location this connection was made to.
+    pub(in crate::store) fn url(&self) -> &PostgresUrl {
+        &self.url
     }
 
     /// Whether the server closed the connection (it then serves nothing

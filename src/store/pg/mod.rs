@@ -8,10 +8,12 @@
 //! - [`open`]: making a store in a database (the loader, and the word
 //!   index counted by [`terms`]), and opening one, refusing a newer schema.
 //!
-//! Reads run on PostgreSQL; writes do not yet, and are refused with
-//! `StoreError::NotOnPostgres` before anything is sent.
+//! - [`write`]: the write frame, where replicas take turns on the store
+//!   row and a commit lost with its connection is resolved.
 
 pub(super) mod conn;
+#[cfg(test)]
+mod cut_proxy;
 pub(super) mod ddl;
 pub(super) mod open;
 #[cfg(test)]
@@ -21,6 +23,9 @@ mod store_tests;
 pub(super) mod terms;
 #[cfg(test)]
 mod tests;
+pub(super) mod write;
+#[cfg(test)]
+mod write_tests;
 
 /// `text` with SQLite's numbered placeholders (`?1`) written as
 /// PostgreSQL's (`$1`), outside quoted literals. The numbers are kept, so a

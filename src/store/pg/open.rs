@@ -16,6 +16,7 @@ use super::super::db::{Db, args};
 use super::super::error::StoreError;
 use super::super::load;
 use super::super::location::PostgresUrl;
+use super::super::room::{Cause, NoRoom, Room};
 use super::super::schema::{self, VERSION};
 use super::super::sql;
 use super::super::state::State;
@@ -92,7 +93,11 @@ pub(in crate::store) fn create(url: &PostgresUrl, state: &State, max_bytes: u64)
             conn.batch(&step)?;
         }
         conn.execute(sql::PG_SET_SCHEMA_VERSION, &[&i64::from(VERSION), &WRITTEN_BY])?;
-        load::load(Db::Postgres(conn), state, max_bytes).map_err(Failed::Db)?;
+        let stored = load::load(Db::Postgres(conn), state, max_bytes).map_err(Failed::Db)?;
+        if stored > max_bytes {
+            return Err(Failed::Full { stored, max_bytes });
+        }
+        conn.execute(sql::PG_SET_USED_BYTES, &[&i64::try_from(stored).unwrap_or(i64::MAX)])?;
         index_alerts(conn)
     })
     .map_err(|e| e.into_store_error(url, "create"))
@@ -133,6 +138,11 @@ fn index_alerts(conn: &PgConn) -> Result<(), Failed> {
 /// Why a transaction of this file failed.
 enum Failed {
     Exists,
+    /// The state holds more than the cap lets a store hold.
+    Full {
+        stored: u64,
+        max_bytes: u64,
+    },
     Pg(postgres::Error),
     Db(super::super::db::DbError),
     Other(String),
@@ -149,6 +159,10 @@ impl Failed {
         let at = shown(url);
         match self {
             Failed::Exists => StoreError::AlreadyExists { path: at },
+            Failed::Full { stored, max_bytes } => {
+                let room = Room { cap: max_bytes, used: stored, disk_free: None, file_size_limit: None };
+                StoreError::Full { path: at, why: NoRoom { room, causes: vec![Cause::SizeCap] } }
+            }
             Failed::Pg(e) => StoreError::postgres(&at, op, &e),
             Failed::Db(e) => StoreError::db(&at, op, &e),
             Failed::Other(message) => StoreError::Sql { path: at, op, message },

@@ -84,6 +84,39 @@ impl Scratch {
     }
 }
 
+impl Scratch {
+    /// Every row of every table of the schema, as text, table by table: two
+    /// fingerprints are equal exactly when the store holds the same.
+    pub fn fingerprint(&mut self) -> Vec<(String, String)> {
+        let tables: Vec<String> = self
+            .client
+            .query(
+                "SELECT table_name::text FROM information_schema.tables WHERE table_schema = $1 ORDER BY 1",
+                &[&self.name],
+            )
+            .expect("tables")
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        tables
+            .into_iter()
+            .map(|table| {
+                let rows = format!(
+                    "SELECT coalesce(string_agg(t::text, E'\\n' ORDER BY t::text), '') FROM {}.{table} t",
+                    self.name
+                );
+                let text: String = self.client.query_one(&rows, &[]).expect("rows").get(0);
+                (table, text)
+            })
+            .collect()
+    }
+
+    /// The URL of the test server, as `M1ND_TEST_PG` gives it.
+    pub fn server(&self) -> &str {
+        &self.server
+    }
+}
+
 impl Drop for Scratch {
     fn drop(&mut self) {
         let _ = self.client.batch_execute(&format!("DROP SCHEMA IF EXISTS {} CASCADE", self.name));

@@ -2,7 +2,6 @@
 //! server (`M1ND_TEST_PG`; see `scratch.rs`), and held to a SQLite store
 //! made from the same state: every read answers the same on both.
 
-use super::super::location::Location;
 use super::super::schema::VERSION;
 use super::super::test_dir::{racing_inits, test_dir};
 use super::super::verbs::Read;
@@ -170,17 +169,4 @@ fn password_of(url: &str) -> String {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
     let user_part = rest.rsplit_once('@').map_or("", |(user, _)| user);
     user_part.split_once(':').map_or("", |(_, password)| password).to_owned()
-}
-
-#[test]
-fn writes_on_postgresql_are_refused_before_anything_is_sent() {
-    let Some(db) = Scratch::new() else { return };
-    let mut store =
-        Store::create_at(&db.location(), &Store::demo_state().expect("demo"), DEFAULT_MAX_BYTES).expect("init");
-    let err = store.memorize("a claim", "a source", None, None).expect_err("not yet");
-    assert!(matches!(err, StoreError::NotOnPostgres { .. }), "{err:?}");
-    assert!(err.keeps_connection());
-    assert_eq!(store.version().expect("version"), 1, "nothing was written");
-    assert!(matches!(store.tray(), Err(StoreError::NotOnPostgres { .. })));
-    let Location::Postgres(_) = db.location() else { panic!("a database location") };
 }
