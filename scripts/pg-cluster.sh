@@ -9,6 +9,8 @@
 #       M1ND_TEST_PG (the URL the tests connect to) and M1ND_PG_CLUSTER (its directory)
 #   bash scripts/pg-cluster.sh down [DIR]
 #       stops it and removes its directory (DIR defaults to $M1ND_PG_CLUSTER)
+#   bash scripts/pg-cluster.sh restart [DIR]
+#       a fast restart on the same port (every session is cut), for fault tests
 #
 # Needs Debian's postgresql package (initdb, pg_ctl). initdb refuses to run as
 # root, so as root the server runs as the package's unprivileged `postgres`
@@ -79,11 +81,23 @@ down() {
   echo "pg-cluster: stopped and removed $dir" >&2
 }
 
+restart() {
+  local dir="${1:-${M1ND_PG_CLUSTER:-}}" bin
+  if [[ -z "$dir" || ! -d "$dir/data" ]]; then
+    echo "pg-cluster: no cluster to restart (give its directory, or set M1ND_PG_CLUSTER)" >&2
+    exit 2
+  fi
+  bin=$(bindir)
+  # pg_ctl restart starts the server with the options it was started with.
+  as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -t 60 restart >&2
+}
+
 case "${1:-}" in
   up) up ;;
   down) down "${2:-}" ;;
+  restart) restart "${2:-}" ;;
   *)
-    echo "usage: $0 up | down [DIR]" >&2
+    echo "usage: $0 up | down [DIR] | restart [DIR]" >&2
     exit 2
     ;;
 esac

@@ -89,7 +89,7 @@ enum PolicyCommand {
 #[derive(Debug, Args)]
 struct StoreArg {
     /// Where the store is: a directory, or a PostgreSQL database (a `postgres://` URL or a libpq
-    /// keyword string; `init`, `import`, `cockpit` and `serve --read-only` take one so far).
+    /// keyword string; every command but `store check`, `backup` and `add-checksums` takes one).
     // The variable's value is never shown in `--help`: a URL may hold a password.
     // Read as an OS string, so that a directory whose name is not UTF-8 still works.
     #[arg(

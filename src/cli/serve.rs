@@ -223,7 +223,7 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
     let read_only = args.read_only || from_env;
     let at = args.store.location();
     if let Location::Postgres(_) = at {
-        check_database(at, read_only)?;
+        check_database(at)?;
     }
     let options = args.load.options(at.clone(), read_only)?;
     let http = args.http.options()?;
@@ -243,15 +243,8 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
 
 /// A server on a PostgreSQL store starts only if the store opens now: an
 /// unreachable server, a wrong password, a database without a store or with
-/// a newer one is refused at start (exit 2), not at the first request. It
-/// serves reads only so far: writes on PostgreSQL are not built yet.
-fn check_database(at: &Location, read_only: bool) -> Result<(), Failure> {
-    if !read_only {
-        return Err(Failure::usage(format!(
-            "{at} is a PostgreSQL store, which this build serves read-only so far: add --read-only \
-             (or serve a store in a directory)"
-        )));
-    }
+/// a newer one is refused at start (exit 2), not at the first request.
+fn check_database(at: &Location) -> Result<(), Failure> {
     Store::open_at(at).map(drop).map_err(|e| Failure::usage(e.to_string()))
 }
 

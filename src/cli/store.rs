@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use clap::Args;
 use m1nd::invocation::{self, shell_word};
-use m1nd::store::{Checksums, Report, Store, StoreError};
+use m1nd::store::{Checksums, Location, Report, Store, StoreError};
 
 use super::{Failure, MaxBytesArg, StoreArg, emit, store_failure};
 
@@ -132,11 +132,17 @@ pub struct SetMaxBytesArgs {
 }
 
 pub fn set_max_bytes(args: SetMaxBytesArgs) -> Result<(), Failure> {
-    let mut store = Store::open(args.store.dir()?).map_err(store_failure)?;
+    let at = args.store.location();
+    let mut store = Store::open_at(at).map_err(store_failure)?;
     let version = store.set_max_bytes(args.max_bytes).map_err(store_failure)?;
+    // SQLite's cap is set on each connection when it opens; a database's
+    // is read by every write.
+    let servers = match at {
+        Location::Dir(_) => "servers started before apply it when restarted",
+        Location::Postgres(_) => "every server on it applies it from its next write",
+    };
     emit(&format!(
-        "{} now declares a size cap of {} bytes (store_version {version}); servers started before apply it when \
-         restarted",
+        "{} now declares a size cap of {} bytes (store_version {version}); {servers}",
         store.path().display(),
         args.max_bytes
     ))

@@ -57,10 +57,24 @@ class HttpServer:
 
 
 def start(
-    store: Path, *, args: list[str] | None = None, env: dict[str, str] | None = None, addr: str = "127.0.0.1:0"
+    store: Path | str,
+    *,
+    args: list[str] | None = None,
+    env: dict[str, str] | None = None,
+    addr: str = "127.0.0.1:0",
+    logs: Path | None = None,
 ) -> HttpServer:
-    """Start `m1nd serve --http ADDR --store DIR [args]` and wait for its address."""
-    stderr_path = store.parent / f"serve-http-{store.name}-{time.monotonic_ns()}.stderr"
+    """Start `m1nd serve --http ADDR --store STORE [args]` and wait for its address.
+
+    STORE is a directory or a PostgreSQL location; the server's stderr goes to a file in `logs`,
+    by default beside a directory store.
+    """
+    if isinstance(store, Path):
+        logs, name = logs or store.parent, store.name
+    else:
+        assert logs is not None, "a database location needs a directory for the server's log"
+        name = "postgres"
+    stderr_path = logs / f"serve-http-{name}-{time.monotonic_ns()}.stderr"
     return launch(["serve", "--store", str(store), "--http", addr, *(args or [])], stderr_path, env=env)
 
 

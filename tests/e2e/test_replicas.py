@@ -25,7 +25,7 @@ import sqlite3
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -86,10 +86,13 @@ class Balanced:
 
 
 @contextmanager
-def balance(store_a: Path, store_b: Path, workdir: Path, up: tuple[str, ...] = ("a", "b")) -> Iterator[Balanced]:
-    """Replicas `a` on `store_a` and `b` on `store_b` behind HAProxy, once `up` are UP and the rest DOWN."""
+def balance(
+    store_a: Path | str, store_b: Path | str, workdir: Path, up: tuple[str, ...] = ("a", "b")
+) -> Iterator[Balanced]:
+    """Replicas `a` on `store_a` and `b` on `store_b` (directories or PostgreSQL locations) behind
+    HAProxy, once `up` are UP and the rest DOWN."""
     binary = haproxy_bin()
-    replicas = [start(store_a), start(store_b)]
+    replicas = [start(store_a, logs=workdir), start(store_b, logs=workdir)]
     port = free_port()
     admin = workdir / "lb.sock"
     env = dict(
@@ -196,10 +199,19 @@ async def test_legacy_sessions_stay_on_the_replica_that_opened_them(balanced: Ba
     assert all(count >= 1 for count in served(balanced).values())
 
 
-def test_kill_9_of_one_replica_mid_burst_loses_no_acknowledged_write(balanced: Balanced, store: Path) -> None:
-    lb, victim = balanced.lb, balanced.replicas[0]
-    acknowledged: list[str] = []
-    failed: list[tuple[str, int, str]] = []
+@dataclass
+class Burst:
+    """What writers through the balancer saw: the claims acknowledged, and the rest."""
+
+    acknowledged: list[str]
+    failed: list[tuple[str, int, str]]
+
+
+def burst_across(lb: HttpServer, fault: Callable[[], None], after: int = BURST) -> Burst:
+    """WRITERS writers memorize through `lb`; once BURST writes are acknowledged `fault()` runs, and
+    the burst goes on until `after` more are acknowledged. However slow the machine, each part is
+    bounded by BURST_TIMEOUT_S."""
+    burst = Burst([], [])
     stopping = threading.Event()
     lock = threading.Lock()
 
@@ -214,13 +226,13 @@ def test_kill_9_of_one_replica_mid_burst_loses_no_acknowledged_write(balanced: B
                 status, result = 0, {"error": str(e)}
             with lock:
                 if status == 200 and result is not None and not result["isError"]:
-                    acknowledged.append(claim)
+                    burst.acknowledged.append(claim)
                 else:
-                    failed.append((claim, status, str(result)[:200]))
+                    burst.failed.append((claim, status, str(result)[:1000]))
 
     def acknowledged_count() -> int:
         with lock:
-            return len(acknowledged)
+            return len(burst.acknowledged)
 
     def wait_for(count: int, what: str) -> None:
         deadline = time.monotonic() + BURST_TIMEOUT_S
@@ -232,28 +244,41 @@ def test_kill_9_of_one_replica_mid_burst_loses_no_acknowledged_write(balanced: B
     for t in threads:
         t.start()
     try:
-        # However slow the machine: writes acknowledged before the kill, and
-        # as many again after it, by the replica that is left.
-        wait_for(BURST, "before the kill")
-        victim.process.kill()
-        victim.process.wait()
-        at_kill = acknowledged_count()
-        wait_for(at_kill + BURST, "after the kill")
+        wait_for(BURST, "before the fault")
+        fault()
+        at_fault = acknowledged_count()
+        wait_for(at_fault + after, "after the fault")
     finally:
         stopping.set()
         for t in threads:
             t.join(timeout=60)
     assert not any(t.is_alive() for t in threads)
+    return burst
 
-    missing = set(acknowledged) - stored_claims(store)
+
+def kill_9(replica: HttpServer) -> Callable[[], None]:
+    def fault() -> None:
+        replica.process.kill()
+        replica.process.wait()
+
+    return fault
+
+
+def test_kill_9_of_one_replica_mid_burst_loses_no_acknowledged_write(balanced: Balanced, store: Path) -> None:
+    burst = burst_across(balanced.lb, kill_9(balanced.replicas[0]))
+    missing = set(burst.acknowledged) - stored_claims(store)
     assert not missing, f"{len(missing)} acknowledged writes are not in the store: {sorted(missing)[:5]}"
     # Only what was in flight on the killed replica may fail: one request per writer at most,
     # answered by the balancer as a bad gateway, never as a refusal from m1nd.
-    assert len(failed) <= WRITERS, failed
-    assert all(status in (0, 502, 503, 504) for _, status, _ in failed), failed
+    assert len(burst.failed) <= WRITERS, burst.failed
+    assert all(status in (0, 502, 503, 504) for _, status, _ in burst.failed), burst.failed
+    wait_until_down(balanced, "a")
+
+
+def wait_until_down(balanced: Balanced, name: str) -> None:
     deadline = time.monotonic() + UP_TIMEOUT_S
-    while not balanced.stat()["a"]["status"].startswith("DOWN"):
-        assert time.monotonic() < deadline, balanced.stat()["a"]
+    while not balanced.stat()[name]["status"].startswith("DOWN"):
+        assert time.monotonic() < deadline, balanced.stat()[name]
         time.sleep(0.1)
 
 

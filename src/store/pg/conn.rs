@@ -97,13 +97,11 @@ pub(in crate::store) fn connect(url: &PostgresUrl) -> Result<PgConn, StoreError>
     Ok(PgConn { url: url.clone(), client: RefCell::new(client), prepared: RefCell::new(HashMap::new()) })
 }
 
-/// A failed connect, sorted: a server that answered and said no, or none.
+/// A failed connect, sorted: a server that cannot serve now (none there, or
+/// starting, shutting down, full of connections) is worth a retry; one that
+/// answered and said no (a wrong password, no such database) is not.
 fn refused_or_unreachable(at: &std::path::Path, e: &postgres::Error) -> StoreError {
-    if e.as_db_error().is_some() {
-        StoreError::Sql { path: at.to_owned(), op: "connect to", message: postgres_message(e) }
-    } else {
-        StoreError::Unavailable { path: at.to_owned(), reason: e.to_string() }
-    }
+    StoreError::postgres(at, "connect to", e)
 }
 
 impl PgConn {

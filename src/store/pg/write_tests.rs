@@ -7,7 +7,7 @@ use super::super::batch::{Change, Done, Refusal};
 use super::super::location::Location;
 use super::super::state::MAX_CLAIM_CHARS;
 use super::super::test_dir::test_dir;
-use super::super::tray::Act;
+use super::super::tray::{Act, Acted};
 use super::super::verbs::Read;
 use super::super::writes::PersistAction;
 use super::super::{DEFAULT_MAX_BYTES, MIN_MAX_BYTES, State, Store, StoreError};
@@ -313,4 +313,32 @@ fn a_commit_lost_before_the_server_took_it_is_refused_and_writes_nothing() {
     assert!(store.still_at_path().is_err());
     let mut again = Store::open_at(&through(&db, &proxy)).expect("reopen");
     assert_eq!(again.memorize("retried", "test", None, Some(1)).expect("retry lands"), 2);
+}
+
+/// Two people stamping the same mission at once through two replicas (two
+/// connections): one stamp lands, the other is told it already happened.
+#[test]
+fn two_stamps_at_once_on_two_connections_land_once() {
+    let Some(db) = Scratch::new() else { return };
+    let first = demo(&db);
+    let tray = first.tray().expect("tray");
+    let mission = tray.missions[0].clone();
+    let start = std::sync::Barrier::new(2);
+    let acted: Vec<Acted> = std::thread::scope(|scope| {
+        let runs: Vec<_> = (0..2)
+            .map(|_| {
+                let (location, start, mission) = (db.location(), &start, &mission);
+                scope.spawn(move || {
+                    let mut store = Store::open_at(&location).expect("open");
+                    start.wait();
+                    store.act(Act::Stamp, &mission.id, &mission.receipt_hash, tray.store_version).expect("act")
+                })
+            })
+            .collect();
+        runs.into_iter().map(|run| run.join().expect("a stamp")).collect()
+    });
+    let now = acted.iter().filter(|a| matches!(a, Acted::Now { .. })).count();
+    let already = acted.iter().filter(|a| matches!(a, Acted::Already { .. })).count();
+    assert_eq!((now, already), (1, 1), "{acted:?}");
+    assert_eq!(first.version().expect("version"), tray.store_version + 1);
 }

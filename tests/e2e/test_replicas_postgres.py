@@ -1,0 +1,168 @@
+"""Two `m1nd serve --http` replicas on one PostgreSQL store, behind HAProxy (deploy/haproxy.cfg).
+
+The store is a schema of its own on the throwaway server `scripts/pg-cluster.sh up` starts
+(`M1ND_TEST_PG`, `M1ND_PG_CLUSTER`). Proven here, through the balancer and the replicas:
+- a write acknowledged by either replica is read back by the other at once, and the balancer
+  spreads requests over both;
+- `kill -9` of one replica during a burst of writes loses no acknowledged write;
+- a restart of the database server during a burst loses no acknowledged write, and both
+  replicas write again once it is back, with no restart of their own;
+- writes sent at once to both replicas each land once, at a version of their own.
+
+Without a server these tests are skipped; under CI (`CI` set) they fail instead. Every loop
+here is bounded in count and time.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import subprocess
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from harness import ROOT, m1nd_bin
+from http_harness import HttpServer
+from test_replicas import WRITERS, Balanced, balance, burst_across, call, kill_9, wait_until_down
+
+_SCHEMAS = itertools.count()
+
+
+def server_url() -> str:
+    url = os.environ.get("M1ND_TEST_PG")
+    if not url:
+        if os.environ.get("CI"):
+            pytest.fail("M1ND_TEST_PG is unset under CI: start a server with scripts/pg-cluster.sh up")
+        pytest.skip('M1ND_TEST_PG is unset (start a server: eval "$(bash scripts/pg-cluster.sh up)")')
+    return url
+
+
+def psql(url: str, sql: str) -> list[str]:
+    """Run `sql` with Debian's psql; its rows, one string each."""
+    done = subprocess.run(
+        ["psql", url, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.splitlines()
+
+
+class PgStore:
+    """A demo store in a schema of its own, made by `m1nd init --demo`."""
+
+    def __init__(self, server: str, schema: str) -> None:
+        self.server, self.schema = server, schema
+        self.location = f"{server}?options=-c%20search_path%3D{schema}"
+
+    def claims(self) -> set[str]:
+        return set(psql(self.server, f"SELECT claim FROM {self.schema}.memories"))
+
+
+@pytest.fixture
+def pg_store() -> Iterator[PgStore]:
+    server = server_url()
+    schema = f"e2e_{os.getpid()}_{next(_SCHEMAS)}"
+    psql(server, f"DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")
+    store = PgStore(server, schema)
+    done = subprocess.run(
+        [str(m1nd_bin()), "init", "--demo", "--store", store.location],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
+    try:
+        yield store
+    finally:
+        psql(server, f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+
+
+@pytest.fixture
+def balanced(pg_store: PgStore, tmp_path: Path) -> Iterator[Balanced]:
+    with balance(pg_store.location, pg_store.location, tmp_path) as b:
+        yield b
+
+
+def status_of(server: HttpServer, request_id: int = 1) -> int:
+    status, result = call(server, "persist", {"action": "status"}, request_id)
+    assert status == 200 and result and not result["isError"], (status, result)
+    return result["structuredContent"]["store_version"]
+
+
+def test_a_write_on_either_replica_is_read_back_by_the_other_at_once(balanced: Balanced, pg_store: PgStore) -> None:
+    a, b = balanced.replicas
+    version = status_of(a)
+    for n in range(6):
+        writer, reader = (a, b) if n % 2 == 0 else (b, a)
+        status, result = call(writer, "memorize", {"claim": f"replica claim {n}"}, request_id=n)
+        assert status == 200 and result and not result["isError"], result
+        written = result["structuredContent"]["store_version"]
+        assert written == version + n + 1, result
+        # No wait: the other replica's very next read has it.
+        assert status_of(reader, 100 + n) == written
+    for n in range(8):
+        status_of(balanced.lb, 200 + n)
+    stats = balanced.stat()
+    assert all(int(stats[name]["stot"]) >= 3 for name in ("a", "b")), stats
+    assert {f"replica claim {n}" for n in range(6)} <= pg_store.claims()
+
+
+def test_kill_9_of_one_replica_mid_burst_loses_no_acknowledged_write(balanced: Balanced, pg_store: PgStore) -> None:
+    burst = burst_across(balanced.lb, kill_9(balanced.replicas[0]))
+    missing = set(burst.acknowledged) - pg_store.claims()
+    assert not missing, f"{len(missing)} acknowledged writes are not in the store: {sorted(missing)[:5]}"
+    assert len(burst.failed) <= WRITERS, burst.failed
+    assert all(status in (0, 502, 503, 504) for _, status, _ in burst.failed), burst.failed
+    wait_until_down(balanced, "a")
+
+
+def test_a_database_restart_mid_burst_loses_no_acknowledged_write(balanced: Balanced, pg_store: PgStore) -> None:
+    cluster = os.environ.get("M1ND_PG_CLUSTER")
+    if not cluster:
+        pytest.skip("M1ND_PG_CLUSTER is unset: the server was not started by scripts/pg-cluster.sh")
+
+    def restart() -> None:
+        done = subprocess.run(
+            ["bash", str(ROOT / "scripts" / "pg-cluster.sh"), "restart", cluster],
+            capture_output=True,
+            text=True,
+            timeout=90,
+        )
+        assert done.returncode == 0, done.stderr
+
+    burst = burst_across(balanced.lb, restart)
+    missing = set(burst.acknowledged) - pg_store.claims()
+    assert not missing, f"{len(missing)} acknowledged writes are not in the store: {sorted(missing)[:5]}"
+    # What failed was refused as worth a retry (by a replica, or by the balancer while both
+    # replicas failed their checks), never as anything else.
+    retryable = ("retry", "cannot be reached", "lost", "503", "502", "504")
+    unexpected = [f for f in burst.failed if f[1] not in (0, 502, 503, 504) and not any(r in f[2] for r in retryable)]
+    assert not unexpected, unexpected
+    # Both replicas write again, without a restart of their own.
+    for n, replica in enumerate(balanced.replicas):
+        status, result = call(replica, "memorize", {"claim": f"after the restart {n}"}, request_id=n)
+        assert status == 200 and result and not result["isError"], result
+    assert {"after the restart 0", "after the restart 1"} <= pg_store.claims()
+
+
+def test_writes_at_once_on_two_replicas_each_get_a_version_of_their_own(balanced: Balanced) -> None:
+    a, b = balanced.replicas
+    before = status_of(a)
+
+    def write(pair: tuple[int, HttpServer]) -> tuple[int, dict | None]:
+        n, replica = pair
+        return call(replica, "memorize", {"claim": f"at once {n}"}, request_id=n)
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        results = list(pool.map(write, [(n, (a, b)[n % 2]) for n in range(16)]))
+    assert all(status == 200 and r and not r["isError"] for status, r in results), results
+    # The store row's lock makes the replicas' writes take turns: sixteen writes, sixteen versions.
+    versions = sorted(r["structuredContent"]["store_version"] for _, r in results if r)
+    assert versions == list(range(before + 1, before + 17)), versions
