@@ -4,7 +4,7 @@
 //! They take their work from one [`FairQueue`], so every client gets its
 //! turn. A job whose caller left is dropped when its turn comes; a job past
 //! its deadline is answered "over budget" without running; a running read
-//! stops at SQLite's next checkpoint when either happens
+//! stops at the store's next checkpoint when either happens
 //! ([`Store::stop_when`](crate::store::Store::stop_when)). Nothing here
 //! writes: a read never blocks a reader, and in rollback-journal mode it
 //! only makes the writer's commit wait for the read to end.
@@ -99,18 +99,18 @@ impl Reader {
             }
             self.counters.count(&self.counters.reads);
             self.budget.set(job.deadline, job.cancel.clone());
-            self.run(job.work);
+            self.run(job.work, job.deadline);
         }
     }
 
-    fn run(&mut self, work: ReadWork) {
+    fn run(&mut self, work: ReadWork, deadline: Instant) {
         let budget = Arc::clone(&self.budget);
         let (answers, probe) = (&self.answers, &self.probe);
         let held = &mut self.held;
         let mut with = |f: &mut dyn FnMut(&mut crate::store::Store) -> Result<Answer, ServiceError>| {
             held.with(|store| {
                 let budget = Arc::clone(&budget);
-                store.stop_when(move || budget.spent());
+                store.stop_when(deadline, move || budget.spent());
                 f(store)
             })
         };

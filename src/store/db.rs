@@ -55,6 +55,9 @@ pub(super) enum DbError {
     /// A statement did what the store's own logic rules out.
     #[error("{0}; nothing was written")]
     Unexpected(&'static str),
+    /// The reader's budget ran out, or its caller left, before a statement.
+    #[error("the read was stopped")]
+    Stopped,
 }
 
 impl StoreError {
@@ -64,6 +67,7 @@ impl StoreError {
             DbError::Sqlite(e) => StoreError::sql(path, op, e),
             DbError::Postgres(e) => StoreError::postgres(path, op, e),
             DbError::Unexpected(_) => StoreError::Sql { path: path.to_owned(), op, message: e.to_string() },
+            DbError::Stopped => StoreError::Stopped,
         }
     }
 }
@@ -111,6 +115,9 @@ impl Db<'_> {
                 Ok(out)
             }
             Db::Postgres(conn) => {
+                if conn.should_stop() {
+                    return Err(DbError::Stopped);
+                }
                 let bound: Vec<&(dyn postgres::types::ToSql + Sync)> = args.iter().map(|a| a.postgres()).collect();
                 conn.query(sql, &bound)?.iter().map(|row| read(&Row::Postgres(row))).collect()
             }

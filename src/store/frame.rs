@@ -56,7 +56,7 @@ impl<'c> Frame<'c> {
         match e {
             DbError::Sqlite(e) => StoreError::write(self.path, "write", self.max_bytes, &e),
             DbError::Postgres(e) => StoreError::postgres(self.path, "write", &e),
-            e @ DbError::Unexpected(_) => StoreError::db(self.path, "write", &e),
+            e @ (DbError::Unexpected(_) | DbError::Stopped) => StoreError::db(self.path, "write", &e),
         }
     }
 

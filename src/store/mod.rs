@@ -344,15 +344,22 @@ impl Store {
         if file::probe(&self.path)? == self.file { Ok(()) } else { Err(StoreError::Moved { path: self.path.clone() }) }
     }
 
-    /// Stop any statement of this connection at its next checkpoint (every
-    /// [`STOP_CHECK_STEPS`] SQLite steps) once `stop` says so; the statement
-    /// then fails with [`StoreError::Stopped`]. Reads use it for their time
-    /// budget and for callers that left. A PostgreSQL statement is not
-    /// stopped yet: it runs to its end (see docs/design/postgres-replicas.md).
-    pub fn stop_when(&mut self, stop: impl Fn() -> bool + Send + std::panic::RefUnwindSafe + 'static) {
-        if let Conn::Sqlite(conn) = &mut self.conn {
+    /// Stop the reads of this connection once `stop` says so, or at
+    /// `deadline` (which `stop` also watches); the read then fails with
+    /// [`StoreError::Stopped`]. Reads use it for their time budget and for
+    /// callers that left. SQLite looks at `stop` every [`STOP_CHECK_STEPS`]
+    /// steps of a statement. PostgreSQL looks before every statement, and
+    /// the server itself ends a statement still running at the deadline
+    /// (each read transaction's `statement_timeout`).
+    pub fn stop_when(
+        &mut self,
+        deadline: std::time::Instant,
+        stop: impl Fn() -> bool + Send + std::panic::RefUnwindSafe + 'static,
+    ) {
+        match &mut self.conn {
             // Only fails for a connection that is already closed, which a Store never holds.
-            let _ = conn.progress_handler(STOP_CHECK_STEPS, Some(stop));
+            Conn::Sqlite(conn) => drop(conn.progress_handler(STOP_CHECK_STEPS, Some(stop))),
+            Conn::Postgres(conn) => conn.stop_when(deadline, stop),
         }
     }
 

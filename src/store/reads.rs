@@ -80,6 +80,7 @@ impl Store {
         let arriving = super::turnstile::Arriving::new();
         let tx = match &self.conn {
             Conn::Sqlite(conn) => ReadTx::Sqlite(conn.unchecked_transaction().map_err(|e| fail(e.into()))?),
+            Conn::Postgres(conn) if conn.should_stop() => return Err(StoreError::Stopped),
             Conn::Postgres(conn) => ReadTx::Postgres(conn.read().map_err(|e| fail(e.into()))?),
         };
         let version: i64 =

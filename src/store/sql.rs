@@ -395,6 +395,11 @@ pub(super) const PG_LOCK_SCHEMA: &str = "SELECT pg_advisory_xact_lock(hashtext('
 /// A read: one snapshot of the database for all its statements, writing nothing.
 pub(super) const PG_BEGIN_READ: &str = "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY";
 
+/// A reader's deadline, for the statements of its read transaction: the
+/// milliseconds left follow (`pg/conn.rs`). A setting, not a statement with
+/// a placeholder: `SET` takes none.
+pub(super) const PG_LOCAL_STATEMENT_TIMEOUT: &str = "SET LOCAL statement_timeout = ";
+
 // ---------------------------------------------------------------------------
 // Write transactions on either backend (frame.rs, pg/write.rs)
 // ---------------------------------------------------------------------------

@@ -11,7 +11,7 @@
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use postgres::types::ToSql;
 use postgres::{Client, Config, NoTls, Row, Statement};
@@ -44,6 +44,14 @@ pub(in crate::store) struct PgConn {
     url: PostgresUrl,
     client: RefCell<Client>,
     prepared: RefCell<HashMap<&'static str, Statement>>,
+    /// When reads stop (`Store::stop_when`).
+    stop: RefCell<Option<Stop>>,
+}
+
+/// A reader's budget: a deadline, and whether to stop now.
+struct Stop {
+    deadline: Instant,
+    now: Box<dyn Fn() -> bool + Send>,
 }
 
 impl std::fmt::Debug for PgConn {
@@ -94,7 +102,12 @@ pub(in crate::store) fn connect(url: &PostgresUrl) -> Result<PgConn, StoreError>
             ),
         });
     }
-    Ok(PgConn { url: url.clone(), client: RefCell::new(client), prepared: RefCell::new(HashMap::new()) })
+    Ok(PgConn {
+        url: url.clone(),
+        client: RefCell::new(client),
+        prepared: RefCell::new(HashMap::new()),
+        stop: RefCell::new(None),
+    })
 }
 
 /// A failed connect, sorted: a server that cannot serve now (none there, or
@@ -154,10 +167,31 @@ impl PgConn {
         self.client.borrow().is_closed()
     }
 
+    /// Stop reads once `now` says so, or at `deadline`.
+    pub(in crate::store) fn stop_when(&self, deadline: Instant, now: impl Fn() -> bool + Send + 'static) {
+        *self.stop.borrow_mut() = Some(Stop { deadline, now: Box::new(now) });
+    }
+
+    /// Whether the reader's budget says to stop before the next statement
+    /// (its deadline has passed, or its caller left).
+    pub(in crate::store) fn should_stop(&self) -> bool {
+        self.stop.borrow().as_ref().is_some_and(|stop| Instant::now() >= stop.deadline || (stop.now)())
+    }
+
     /// Begin a read: one snapshot of the database (`REPEATABLE READ`),
-    /// read-only, ended when the returned guard drops.
+    /// read-only, ended when the returned guard drops. Under a reader's
+    /// budget the server ends any statement of it still running at the
+    /// deadline (`statement_timeout`, set for this transaction only).
     pub(in crate::store) fn read(&self) -> Result<PgRead<'_>, postgres::Error> {
-        self.batch(sql::PG_BEGIN_READ)?;
+        let left = self.stop.borrow().as_ref().map(|stop| stop.deadline.saturating_duration_since(Instant::now()));
+        match left {
+            None => self.batch(sql::PG_BEGIN_READ)?,
+            Some(left) => {
+                // At least 1: a timeout of 0 would mean none.
+                let millis = left.as_millis().clamp(1, i32::MAX as u128);
+                self.batch(&format!("{}; {}{millis}", sql::PG_BEGIN_READ, sql::PG_LOCAL_STATEMENT_TIMEOUT))?;
+            }
+        }
         Ok(PgRead(self))
     }
 }

@@ -170,3 +170,29 @@ fn password_of(url: &str) -> String {
     let user_part = rest.rsplit_once('@').map_or("", |(user, _)| user);
     user_part.split_once(':').map_or("", |(_, password)| password).to_owned()
 }
+
+/// A reader's budget on PostgreSQL: a caller who left stops the read before
+/// its next statement, and a statement still running at the deadline is
+/// ended by the server (`statement_timeout`), not waited for.
+#[test]
+fn a_read_whose_caller_left_or_whose_deadline_passed_is_stopped() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::time::{Duration, Instant};
+
+    let Some(db) = Scratch::new() else { return };
+    let mut store =
+        Store::create_at(&db.location(), &Store::demo_state().expect("demo"), DEFAULT_MAX_BYTES).expect("init");
+    let left = Arc::new(AtomicBool::new(false));
+    let caller = Arc::clone(&left);
+    store.stop_when(Instant::now() + Duration::from_secs(60), move || caller.load(Ordering::SeqCst));
+    store.snapshot().expect("read").read(Read::North, &[]).expect("within its budget");
+    left.store(true, Ordering::SeqCst);
+    assert!(matches!(store.snapshot().map(drop), Err(StoreError::Stopped)));
+
+    store.stop_when(Instant::now() + Duration::from_millis(300), || false);
+    let snapshot = store.snapshot().expect("begun within the budget");
+    let slow = snapshot.db().row("SELECT pg_sleep(10)::text", super::super::db::args![], |r| r.get::<String>(0));
+    let stopped = slow.map_err(|e| StoreError::db(store.path(), "read", &e));
+    assert!(matches!(stopped, Err(StoreError::Stopped)), "{stopped:?}");
+}
