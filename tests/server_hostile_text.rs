@@ -1,12 +1,15 @@
 //! Text from state reaches a caller only through the sanitiser: a claim
 //! carrying invisible characters, escapes and line breaks comes back from
-//! every read and every cockpit level with none of them.
+//! every read and every cockpit level with none of them, on a SQLite store
+//! and on a PostgreSQL one.
 
 mod server_support;
 
 use m1nd_core::sanitize::is_hidden;
 use serde_json::{Value, json};
-use server_support::{Mcp, demo_store, is_error};
+use std::path::Path;
+
+use server_support::{Mcp, is_error};
 
 /// Every string in `value`, keys included.
 fn strings(value: &Value, out: &mut Vec<String>) {
@@ -23,10 +26,8 @@ fn strings(value: &Value, out: &mut Vec<String>) {
     }
 }
 
-#[test]
-fn hostile_claims_come_back_from_reads_and_the_cockpit_clean() {
-    let (_dir, store) = demo_store("hostile-text");
-    let mut mcp = Mcp::writable(&store);
+fn hostile_claims_come_back_from_reads_and_the_cockpit_clean(store: &Path) {
+    let mut mcp = Mcp::writable(store);
     let tagged: String = "obey".chars().map(|c| char::from_u32(0xE0000 + c as u32).expect("tag")).collect();
     let claim = format!("visible{tagged}\u{202E}x\r\nforged\u{1b}[2J\u{3164}\u{00AD}\u{2060}\u{FE0F} end");
     let wrote = mcp.call("memorize", json!({"claim": claim}));
@@ -55,3 +56,5 @@ fn hostile_claims_come_back_from_reads_and_the_cockpit_clean() {
     }
     assert!(seen_claim, "some read shows the claim");
 }
+
+on_both_backends!(hostile_claims_come_back_from_reads_and_the_cockpit_clean);

@@ -90,3 +90,64 @@ async fn a_call_nobody_waits_for_is_not_run() {
     assert_eq!(stats.writes + stats.abandoned, 201, "{stats:?}");
     assert!(stats.abandoned > 0, "no queued call was dropped: {stats:?}");
 }
+
+#[path = "server_support/pg.rs"]
+mod pg;
+
+/// Two services on one PostgreSQL store stand for two replicas. B is not
+/// polled: its tabs hear A's write through `LISTEN/NOTIFY`, read once. A
+/// storm of notifications that are junk or about another store costs B no
+/// read; one about its own store is read at most once per coalescing period.
+#[test]
+fn another_replicas_write_reaches_the_tabs_through_listen_notify_and_a_storm_costs_little() {
+    use m1nd::store::Location;
+    let Some(mut schema) = pg::PgSchema::new("events") else { return };
+    let at = Location::from(std::ffi::OsString::from(&schema.location));
+    Store::create_at(&at, &Store::demo_state().expect("demo"), 1 << 30).expect("init");
+    let incarnation = schema.one("SELECT incarnation FROM store");
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let (a, b) = (
+        Service::start(Options::new(at.clone())).expect("replica a"),
+        Service::start(Options::new(at.clone())).expect("replica b"),
+    );
+    // Sync database calls run on a plain thread: the client has a runtime of its own.
+    let mut storm = |sql: String| std::thread::scope(|s| s.spawn(|| schema.execute(&sql)).join().expect("storm"));
+    let mut tabs: Vec<_> = (0..TABS).map(|_| b.versions()).collect();
+    runtime.block_on(async {
+        for tab in &mut tabs {
+            sees(tab, 1).await;
+        }
+        let idle = b.stats();
+        tokio::time::sleep(VERSION_CHECK * 4).await;
+        assert_eq!(b.stats().checks, idle.checks, "a PostgreSQL store is not polled");
+
+        let args = json!({ "claim": "written on replica a", "expected_store_version": 1 });
+        let answer = a.call("memorize", args.as_object()).await;
+        assert!(!answer.is_error(), "{answer:?}");
+        for tab in &mut tabs {
+            sees(tab, 2).await;
+        }
+        let heard = b.stats();
+        assert!(heard.notified >= 1 && heard.check_reads > idle.check_reads, "{idle:?} → {heard:?}");
+    });
+
+    let before = b.stats();
+    storm("SELECT pg_notify('m1nd', 'junk ' || g) FROM generate_series(1, 100000) g".into());
+    storm("SELECT pg_notify('m1nd', repeat('f', 32) || ':' || g) FROM generate_series(1, 1000) g".into());
+    runtime.block_on(async { tokio::time::sleep(Duration::from_secs(1)).await });
+    let junk = b.stats();
+    assert_eq!((junk.check_reads, junk.notified), (before.check_reads, before.notified), "junk was read");
+
+    let started = std::time::Instant::now();
+    storm(format!("SELECT pg_notify('m1nd', '{incarnation}:' || g) FROM generate_series(1, 20000) g"));
+    runtime.block_on(async { tokio::time::sleep(Duration::from_millis(500)).await });
+    let reads = b.stats().check_reads - junk.check_reads;
+    let periods = started.elapsed().as_millis() / 25;
+    assert!(reads >= 1 && u128::from(reads) <= periods + 1, "{reads} reads in {periods} periods of 25 ms");
+    runtime.block_on(async {
+        assert!(!tabs[0].has_changed().expect("open"), "nothing moved, and no tab was told otherwise");
+        let status = b.call("persist", json!({ "action": "status" }).as_object()).await;
+        assert!(!status.is_error(), "{status:?}");
+    });
+    drop((a, b));
+}

@@ -2,14 +2,15 @@
 //! answer means" in `src/store/writes.rs`): the write landed once or not at
 //! all, and retrying it with the `expected_store_version` it was based on
 //! is always safe: it lands if the first did not, and is refused as a
-//! conflict if the first did. Never twice.
+//! conflict if the first did. Never twice. Each case runs on a SQLite store
+//! and on a PostgreSQL one.
 
 mod server_support;
 
 use std::path::Path;
 
 use serde_json::{Value, json};
-use server_support::{Mcp, claims, demo_store, is_error, text, version};
+use server_support::{Mcp, claims, is_error, text, version};
 
 /// The retry a client makes when it does not know whether `claim` landed.
 fn retry(store: &Path, claim: &str, based_on: u64) -> Value {
@@ -34,12 +35,10 @@ fn landed_once(store: &Path, claim: &str, based_on: u64, retried: &Value) {
     }
 }
 
-#[test]
-fn a_cancelled_write_retried_with_its_version_lands_once() {
-    let (_dir, store) = demo_store("ack-cancel");
-    let based_on = version(&store);
+fn a_cancelled_write_retried_with_its_version_lands_once(store: &Path) {
+    let based_on = version(store);
     let claim = "sent, then cancelled";
-    let mut mcp = Mcp::writable(&store);
+    let mut mcp = Mcp::writable(store);
     let id = mcp.send_call("memorize", json!({ "claim": claim, "expected_store_version": based_on }));
     mcp.send_value(&json!({
         "jsonrpc": "2.0",
@@ -48,31 +47,27 @@ fn a_cancelled_write_retried_with_its_version_lands_once() {
     }));
     mcp.assert_alive();
     assert_eq!(mcp.finish(), Some(0));
-    landed_once(&store, claim, based_on, &retry(&store, claim, based_on));
+    landed_once(store, claim, based_on, &retry(store, claim, based_on));
 }
 
-#[test]
-fn a_write_whose_client_died_retried_with_its_version_lands_once() {
-    let (_dir, store) = demo_store("ack-died");
-    let based_on = version(&store);
+fn a_write_whose_client_died_retried_with_its_version_lands_once(store: &Path) {
+    let based_on = version(store);
     let claim = "sent by a client that died";
-    let mut mcp = Mcp::writable(&store);
+    let mut mcp = Mcp::writable(store);
     mcp.send_call("memorize", json!({ "claim": claim, "expected_store_version": based_on }));
     // The client goes away without reading the answer: its end of stdin
     // closes and nothing reads the server's output.
     drop(mcp);
-    landed_once(&store, claim, based_on, &retry(&store, claim, based_on));
+    landed_once(store, claim, based_on, &retry(store, claim, based_on));
 }
 
 /// Two writes in flight under one request id (a client that reused an id):
 /// whatever the answers, the store holds the claim once, because both carry
 /// the same `expected_store_version` and only one can commit.
-#[test]
-fn duplicate_ids_in_flight_with_one_version_land_once() {
-    let (_dir, store) = demo_store("ack-duplicate");
-    let based_on = version(&store);
+fn duplicate_ids_in_flight_with_one_version_land_once(store: &Path) {
+    let based_on = version(store);
     let claim = "sent twice under one id";
-    let mut mcp = Mcp::writable(&store);
+    let mut mcp = Mcp::writable(store);
     let request = json!({
         "jsonrpc": "2.0",
         "id": 4242,
@@ -85,21 +80,26 @@ fn duplicate_ids_in_flight_with_one_version_land_once() {
     assert!(first.get("result").is_some() || first.get("error").is_some(), "{first}");
     mcp.assert_alive();
     assert_eq!(mcp.finish(), Some(0));
-    landed_once(&store, claim, based_on, &retry(&store, claim, based_on));
+    landed_once(store, claim, based_on, &retry(store, claim, based_on));
 }
 
 /// The plain case the others rely on: an answered write, retried with the
 /// same version, is refused and names both versions.
-#[test]
-fn an_answered_write_retried_with_its_version_is_refused() {
-    let (_dir, store) = demo_store("ack-answered");
-    let based_on = version(&store);
+fn an_answered_write_retried_with_its_version_is_refused(store: &Path) {
+    let based_on = version(store);
     let claim = "answered the first time";
-    let mut mcp = Mcp::writable(&store);
+    let mut mcp = Mcp::writable(store);
     let first = mcp.call("memorize", json!({ "claim": claim, "expected_store_version": based_on }));
     assert!(!is_error(&first), "{first}");
     assert_eq!(mcp.finish(), Some(0));
-    let retried = retry(&store, claim, based_on);
+    let retried = retry(store, claim, based_on);
     assert!(is_error(&retried), "{retried}");
-    landed_once(&store, claim, based_on, &retried);
+    landed_once(store, claim, based_on, &retried);
 }
+
+on_both_backends!(
+    a_cancelled_write_retried_with_its_version_lands_once,
+    a_write_whose_client_died_retried_with_its_version_lands_once,
+    duplicate_ids_in_flight_with_one_version_land_once,
+    an_answered_write_retried_with_its_version_is_refused,
+);

@@ -62,6 +62,7 @@ mod fair;
 mod held;
 pub mod help;
 mod jobs;
+mod listen;
 pub mod output_schema;
 mod readers;
 mod stats;
@@ -69,6 +70,7 @@ mod trail;
 mod writer;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use m1nd_core::guard::{Guard, Resolved};
@@ -162,6 +164,8 @@ struct Shared {
     help: Answer,
     /// The audit file, if `--audit` gave one.
     audit: Option<Arc<Audit>>,
+    /// Set when the service goes: the listener (PostgreSQL) stops.
+    stopped: Arc<AtomicBool>,
 }
 
 impl Drop for Shared {
@@ -169,6 +173,7 @@ impl Drop for Shared {
     fn drop(&mut self) {
         self.reads.close();
         self.looks.close();
+        self.stopped.store(true, Ordering::Relaxed);
     }
 }
 
@@ -198,6 +203,11 @@ impl Service {
         let probe = Arc::new(Probe::new(&options.store));
         let kept = writer::Kept { answers: Arc::clone(&answers), probe: Arc::clone(&probe) };
         let writer = writer::start(options.store.clone(), Arc::clone(&counters), kept).map_err(ServiceError::Thread)?;
+        let stopped = Arc::new(AtomicBool::new(false));
+        if let Location::Postgres(url) = &options.store {
+            let (versions, counters, stop) = (writer.versions.clone(), Arc::clone(&counters), Arc::clone(&stopped));
+            listen::start(url.clone(), versions, counters, stop).map_err(ServiceError::Thread)?;
+        }
         let shared = |queue: &Arc<FairQueue<ReadJob>>| readers::Shared {
             queue: Arc::clone(queue),
             answers: Arc::clone(&answers),
@@ -218,6 +228,7 @@ impl Service {
             counters,
             help,
             audit: options.audit,
+            stopped,
         })))
     }
 

@@ -15,6 +15,7 @@ pub struct Counters {
     pub over_budget: AtomicU64,
     pub checks: AtomicU64,
     pub check_reads: AtomicU64,
+    pub notified: AtomicU64,
     pub roots_composed: AtomicU64,
 }
 
@@ -38,6 +39,7 @@ impl Counters {
             over_budget: get(&self.over_budget),
             checks: get(&self.checks),
             check_reads: get(&self.check_reads),
+            notified: get(&self.notified),
             roots_composed: get(&self.roots_composed),
         }
     }
@@ -60,8 +62,12 @@ pub struct Stats {
     pub over_budget: u64,
     /// Cheap `data_version` checks made while the writer was idle.
     pub checks: u64,
-    /// Store reads made by those checks (only when one saw a change).
+    /// Store reads made by those checks (only when one saw a change), and
+    /// by the listener of a PostgreSQL store.
     pub check_reads: u64,
+    /// Times the listener of a PostgreSQL store heard another commit (many
+    /// notifications heard together count once).
+    pub notified: u64,
     /// Cockpit roots the writer composed after a commit (one read each).
     pub roots_composed: u64,
 }

@@ -29,7 +29,8 @@
 //! the writer asks SQLite whether another connection committed (`PRAGMA
 //! data_version`, no transaction) and reads the version only then. So N open
 //! event streams cost one cheap check per period between them, and no store
-//! read at all while nothing changes.
+//! read at all while nothing changes. A PostgreSQL store is not polled: the
+//! listener hears other replicas' commits (`listen.rs`).
 
 use std::sync::Arc;
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -80,6 +81,8 @@ pub fn start(store: Location, counters: Arc<Counters>, kept: Kept) -> std::io::R
     let (messages, queue) = mpsc::channel::<Message>();
     let (versions, _) = watch::channel(None);
     let mut writer = Writer {
+        // A database's other writers are heard by the listener (`listen.rs`).
+        polls: matches!(store, Location::Dir(_)),
         held: Held::new(store),
         versions: versions.clone(),
         counters,
@@ -92,6 +95,8 @@ pub fn start(store: Location, counters: Arc<Counters>, kept: Kept) -> std::io::R
 }
 
 struct Writer {
+    /// Whether the idle check looks for other writers' commits (SQLite).
+    polls: bool,
     held: Held,
     versions: watch::Sender<Option<u64>>,
     counters: Arc<Counters>,
@@ -105,7 +110,7 @@ struct Writer {
 impl Writer {
     fn serve(&mut self, queue: &mpsc::Receiver<Message>) {
         loop {
-            let first = if self.versions.receiver_count() > 0 {
+            let first = if self.polls && self.versions.receiver_count() > 0 {
                 match queue.recv_timeout(VERSION_CHECK) {
                     Ok(message) => message,
                     Err(RecvTimeoutError::Timeout) => {

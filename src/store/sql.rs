@@ -430,6 +430,21 @@ pub(super) const PG_WRITE_FRAME: &str = "SELECT incarnation, (SELECT version FRO
      txid_current(), to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), max_bytes \
      FROM store WHERE one = 1 FOR UPDATE";
 
+/// PostgreSQL: the channel every write notifies (`pg/listen.rs`).
+macro_rules! pg_channel {
+    () => {
+        "m1nd"
+    };
+}
+
+/// PostgreSQL: the last statement of every write tells the listeners of
+/// every replica, once it commits, which store moved and to which version.
+pub(super) const PG_NOTIFY: &str =
+    concat!("SELECT pg_notify('", pg_channel!(), "', incarnation || ':' || store_version) FROM store WHERE one = 1");
+
+/// PostgreSQL: a connection that hears every write's notification.
+pub(super) const PG_LISTEN: &str = concat!("LISTEN ", pg_channel!());
+
 /// PostgreSQL: whether transaction `?1` committed (`committed`, `aborted`,
 /// `in progress`, or NULL once too old to know), asked on a new connection
 /// after the one that sent its COMMIT was lost.

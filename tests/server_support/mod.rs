@@ -9,6 +9,7 @@
 pub mod cases;
 pub mod git;
 pub mod http;
+pub mod pg;
 
 use std::collections::{BTreeMap, HashMap};
 use std::io::{BufRead, BufReader, Write};
@@ -39,6 +40,28 @@ pub fn temp_dir(name: &str) -> TempDir {
     tempfile::Builder::new().prefix(&format!("m1nd-{name}-")).tempdir().expect("create temp dir")
 }
 
+/// Each test named, a `fn(&Path)` given a demo store, run twice: on a
+/// SQLite store in a directory (`NAME::sqlite`) and on a PostgreSQL store
+/// in a schema of its own (`NAME::postgresql`; see [`pg`]).
+#[macro_export]
+macro_rules! on_both_backends {
+    ($($name:ident),+ $(,)?) => {$(
+        mod $name {
+            #[test]
+            fn sqlite() {
+                let (_dir, store) = $crate::server_support::demo_store(stringify!($name));
+                super::$name(&store);
+            }
+
+            #[test]
+            fn postgresql() {
+                let Some((_schema, store)) = $crate::server_support::pg::PgSchema::demo("t") else { return };
+                super::$name(&store);
+            }
+        }
+    )+};
+}
+
 /// A temp dir holding a demo store at `<dir>/store`.
 pub fn demo_store(name: &str) -> (TempDir, PathBuf) {
     let dir = temp_dir(name);
@@ -66,6 +89,9 @@ pub fn edited_demo_store(name: &str, change: impl FnOnce(&mut Value)) -> (TempDi
 /// Every claim stored, oldest first, read from `store`'s `state.db` with a
 /// read-only connection of its own (so it sees what is durable at the path).
 pub fn claims(store: &Path) -> Vec<String> {
+    if let Some(url) = database(store) {
+        return pg::claims(url);
+    }
     let flags = rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let db = rusqlite::Connection::open_with_flags(store.join(m1nd::store::DB_FILE), flags).expect("open state.db");
     db.busy_timeout(Duration::from_secs(10)).expect("busy timeout");
@@ -76,7 +102,17 @@ pub fn claims(store: &Path) -> Vec<String> {
 
 /// The store's `store_version`.
 pub fn version(store: &Path) -> u64 {
-    m1nd::store::Store::open(store).and_then(|s| s.version()).expect("store_version")
+    let at = match database(store) {
+        Some(url) => m1nd::store::Location::from(std::ffi::OsString::from(url)),
+        None => m1nd::store::Location::from(store),
+    };
+    m1nd::store::Store::open_at(&at).and_then(|s| s.version()).expect("store_version")
+}
+
+/// The PostgreSQL location a test passes where a store directory goes
+/// (`pg::PgSchema::demo`), or `None` for a directory.
+pub fn database(store: &Path) -> Option<&str> {
+    store.to_str().filter(|s| s.starts_with("postgres://"))
 }
 
 /// Every file under `dir` (relative path → bytes), so any change is visible:

@@ -161,6 +161,26 @@ impl PgConn {
         &self.url
     }
 
+    /// The payloads of the notifications that arrive within `wait` of the
+    /// call (once one has, with those already there), at most `most`.
+    pub(in crate::store) fn notifications(&self, wait: Duration, most: usize) -> Result<Vec<String>, postgres::Error> {
+        use postgres::fallible_iterator::FallibleIterator;
+        let mut client = self.client.borrow_mut();
+        let mut notifications = client.notifications();
+        let mut payloads = Vec::new();
+        if let Some(first) = notifications.timeout_iter(wait).next()? {
+            payloads.push(first.payload().to_owned());
+        }
+        let mut pending = notifications.iter();
+        while payloads.len() < most {
+            match pending.next()? {
+                Some(next) => payloads.push(next.payload().to_owned()),
+                None => break,
+            }
+        }
+        Ok(payloads)
+    }
+
     /// Whether the server closed the connection (it then serves nothing
     /// more, and the store is opened afresh).
     pub(in crate::store) fn is_closed(&self) -> bool {

@@ -9,12 +9,14 @@
 //!   index counted by [`terms`]), and opening one, refusing a newer schema.
 //!
 //! - [`write`]: the write frame, where replicas take turns on the store
-//!   row and a commit lost with its connection is resolved.
+//!   row and a commit lost with its connection is resolved;
+//! - [`listen`]: hearing the commits of other replicas (`LISTEN/NOTIFY`).
 
 pub(super) mod conn;
 #[cfg(test)]
 mod cut_proxy;
 pub(super) mod ddl;
+pub(super) mod listen;
 pub(super) mod open;
 #[cfg(test)]
 mod scratch;

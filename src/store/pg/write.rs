@@ -71,6 +71,8 @@ pub(in crate::store) fn transaction<T>(
     }
     let max_bytes = u64::try_from(max_bytes).unwrap_or(0);
     let value = body(&Frame::new(Db::Postgres(conn), path, max_bytes, now))?;
+    // Delivered to every replica's listener only if the write commits.
+    conn.query(sql::PG_NOTIFY, &[]).map_err(fail)?;
     open.commit(path, xid)?;
     Ok(value)
 }

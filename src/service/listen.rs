@@ -1,0 +1,117 @@
+//! The version watch on a PostgreSQL store: other replicas' commits,
+//! heard through `LISTEN/NOTIFY` (`store::Listener`) instead of the
+//! writer's idle polling, which serves a SQLite store.
+//!
+//! One thread, `m1nd-listen`, keeps a connection of its own. When a commit
+//! to this store is heard it reads the version once and tells every
+//! watcher (a tray tab's event stream, say) if it moved. Reads are
+//! coalesced: at most one per [`COALESCE`], however many notifications
+//! arrive, so a storm costs a bounded number of reads, and one of junk or
+//! of other stores costs none. When the connection is lost (a database
+//! restart, a network fault) it listens afresh, waiting a little longer
+//! each time up to [`MOST_BACKOFF`], and reads the version once on
+//! reconnecting, since commits made meanwhile were not heard.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use tokio::sync::watch;
+
+use super::stats::Counters;
+use crate::store::{Heard, Listener, PostgresUrl};
+
+/// The least time between two reads of the version.
+pub const COALESCE: Duration = Duration::from_millis(25);
+
+/// How long one wait for notifications lasts, between looks at whether the
+/// service has stopped.
+const WAIT: Duration = Duration::from_millis(250);
+
+/// The first wait before listening again after a failure, and the longest.
+const FIRST_BACKOFF: Duration = Duration::from_millis(100);
+pub const MOST_BACKOFF: Duration = Duration::from_secs(2);
+
+/// Start the listener for the store at `url`; it stops once `stopped` is set.
+pub fn start(
+    url: PostgresUrl,
+    versions: watch::Sender<Option<u64>>,
+    counters: Arc<Counters>,
+    stopped: Arc<AtomicBool>,
+) -> std::io::Result<()> {
+    let listen = Listen { url, versions, counters, stopped, last_read: None };
+    std::thread::Builder::new().name("m1nd-listen".to_owned()).spawn(move || listen.serve())?;
+    Ok(())
+}
+
+struct Listen {
+    url: PostgresUrl,
+    versions: watch::Sender<Option<u64>>,
+    counters: Arc<Counters>,
+    stopped: Arc<AtomicBool>,
+    last_read: Option<Instant>,
+}
+
+impl Listen {
+    fn serve(mut self) {
+        let mut backoff = FIRST_BACKOFF;
+        while !self.stopped.load(Ordering::Relaxed) {
+            let Ok(listener) = Listener::open(&self.url) else {
+                self.pause(backoff);
+                backoff = (backoff * 2).min(MOST_BACKOFF);
+                continue;
+            };
+            backoff = FIRST_BACKOFF;
+            // Whatever committed while nobody listened.
+            self.read(&listener);
+            while !self.stopped.load(Ordering::Relaxed) {
+                match listener.wait(WAIT) {
+                    Ok(Heard::Nothing) => {}
+                    Ok(Heard::Commits) => {
+                        self.counters.count(&self.counters.notified);
+                        self.coalesce();
+                        // What arrived while coalescing is covered by the read below.
+                        if listener.wait(Duration::ZERO).is_err() {
+                            break;
+                        }
+                        self.read(&listener);
+                    }
+                    Err(_) => break,
+                }
+            }
+        }
+    }
+
+    /// Wait until [`COALESCE`] has passed since the last read.
+    fn coalesce(&self) {
+        if let Some(last) = self.last_read {
+            let since = last.elapsed();
+            if since < COALESCE {
+                std::thread::sleep(COALESCE - since);
+            }
+        }
+    }
+
+    /// Read the version and tell the watchers if it moved.
+    fn read(&mut self, listener: &Listener) {
+        self.last_read = Some(Instant::now());
+        self.counters.count(&self.counters.check_reads);
+        if let Ok(version) = listener.version() {
+            self.versions.send_if_modified(|seen| {
+                let moved = *seen < Some(version);
+                if moved {
+                    *seen = Some(version);
+                }
+                moved
+            });
+        }
+    }
+
+    /// Sleep `pause`, waking early if the service stops.
+    fn pause(&self, pause: Duration) {
+        let until = Instant::now() + pause;
+        while !self.stopped.load(Ordering::Relaxed) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20).min(until.saturating_duration_since(Instant::now())));
+        }
+    }
+}
