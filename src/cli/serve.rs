@@ -244,8 +244,31 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
 /// A server on a PostgreSQL store starts only if the store opens now: an
 /// unreachable server, a wrong password, a database without a store or with
 /// a newer one is refused at start (exit 2), not at the first request.
+/// A clock that disagrees with the database's is worth a warning, not a
+/// refusal: writes record the database's time.
 fn check_database(at: &Location) -> Result<(), Failure> {
-    Store::open_at(at).map(drop).map_err(|e| Failure::usage(e.to_string()))
+    let store = Store::open_at(at).map_err(|e| Failure::usage(e.to_string()))?;
+    if let Ok(Some(skew)) = store.clock_skew_millis()
+        && let Some(warning) = clock_warning(skew)
+    {
+        eprintln!("m1nd: warning: {warning}");
+    }
+    Ok(())
+}
+
+/// How far apart the clocks may be before a replica says so.
+const CLOCK_TOLERANCE_MILLIS: i64 = 2_000;
+
+/// The warning for a clock `skew` milliseconds ahead of the database's.
+fn clock_warning(skew: i64) -> Option<String> {
+    if skew.abs() <= CLOCK_TOLERANCE_MILLIS {
+        return None;
+    }
+    let (seconds, way) = (skew.unsigned_abs() / 1000, if skew > 0 { "ahead of" } else { "behind" });
+    Some(format!(
+        "this machine's clock is {seconds} s {way} the database's; writes record the database's time, so their \
+         order holds, but this server's logs and timeouts use its own clock: set it right (NTP)"
+    ))
 }
 
 /// `1`/`true`/`yes`/`on` turn read-only on and `0`/`false`/`no`/`off` or empty
@@ -267,6 +290,15 @@ pub fn read_only_from_env(value: Option<std::ffi::OsString>) -> Result<bool, Fai
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_clock_past_the_tolerance_is_named_with_its_direction() {
+        assert_eq!(clock_warning(0), None);
+        assert_eq!(clock_warning(-CLOCK_TOLERANCE_MILLIS), None);
+        let behind = clock_warning(-400 * 86_400_000).expect("warned");
+        assert!(behind.contains("34560000 s behind the database's"), "{behind}");
+        assert!(clock_warning(2_001).expect("warned").contains("2 s ahead of"));
+    }
 
     #[test]
     fn env_values() {

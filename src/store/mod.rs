@@ -382,6 +382,21 @@ impl Store {
         }
     }
 
+    /// How far this machine's clock is ahead of the database's (behind when
+    /// negative), in milliseconds; `None` for a SQLite store, whose only
+    /// clock is this machine's. Writes on PostgreSQL record the database's
+    /// time, so a wrong clock here cannot misorder them; it is still worth
+    /// a warning, since this machine's logs and timeouts use it.
+    pub fn clock_skew_millis(&self) -> Result<Option<i64>, StoreError> {
+        let Conn::Postgres(_) = &self.conn else { return Ok(None) };
+        let database = self.db().row(sql::PG_CLOCK_MILLIS, db::args![], |r| r.get::<i64>(0));
+        let database = database.map_err(|e| StoreError::db(&self.path, "read", &e))?.unwrap_or_default();
+        let here = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| i64::try_from(d.as_millis()).unwrap_or(i64::MAX));
+        Ok(Some(here.saturating_sub(database)))
+    }
+
     /// The current `store_version`.
     pub fn version(&self) -> Result<u64, StoreError> {
         Ok(self.snapshot()?.version())

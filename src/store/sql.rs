@@ -430,6 +430,10 @@ pub(super) const PG_WRITE_FRAME: &str = "SELECT incarnation, (SELECT version FRO
      txid_current(), to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), max_bytes \
      FROM store WHERE one = 1 FOR UPDATE";
 
+/// PostgreSQL: the database's clock now, in milliseconds since the epoch,
+/// to compare with this machine's.
+pub(super) const PG_CLOCK_MILLIS: &str = "SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint";
+
 /// PostgreSQL: the channel every write notifies (`pg/listen.rs`).
 macro_rules! pg_channel {
     () => {

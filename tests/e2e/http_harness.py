@@ -63,11 +63,12 @@ def start(
     env: dict[str, str] | None = None,
     addr: str = "127.0.0.1:0",
     logs: Path | None = None,
+    wrapper: list[str] | None = None,
 ) -> HttpServer:
     """Start `m1nd serve --http ADDR --store STORE [args]` and wait for its address.
 
     STORE is a directory or a PostgreSQL location; the server's stderr goes to a file in `logs`,
-    by default beside a directory store.
+    by default beside a directory store. `wrapper` runs it through another program (`faketime`).
     """
     if isinstance(store, Path):
         logs, name = logs or store.parent, store.name
@@ -75,12 +76,16 @@ def start(
         assert logs is not None, "a database location needs a directory for the server's log"
         name = "postgres"
     stderr_path = logs / f"serve-http-{name}-{time.monotonic_ns()}.stderr"
-    return launch(["serve", "--store", str(store), "--http", addr, *(args or [])], stderr_path, env=env)
+    return launch(
+        ["serve", "--store", str(store), "--http", addr, *(args or [])], stderr_path, env=env, wrapper=wrapper
+    )
 
 
-def launch(args: list[str], stderr_path: Path, *, env: dict[str, str] | None = None) -> HttpServer:
+def launch(
+    args: list[str], stderr_path: Path, *, env: dict[str, str] | None = None, wrapper: list[str] | None = None
+) -> HttpServer:
     """Start `m1nd ARGS`, a `serve --http` command line as written, and wait for the address it prints."""
-    command = [str(m1nd_bin()), *args]
+    command = [*(wrapper or []), str(m1nd_bin()), *args]
     errlog = open(stderr_path, "wb")
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog, env=env)
     errlog.close()

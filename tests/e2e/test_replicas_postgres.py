@@ -7,7 +7,9 @@ The store is a schema of its own on the throwaway server `scripts/pg-cluster.sh 
 - `kill -9` of one replica during a burst of writes loses no acknowledged write;
 - a restart of the database server during a burst loses no acknowledged write, and both
   replicas write again once it is back, with no restart of their own;
-- writes sent at once to both replicas each land once, at a version of their own.
+- writes sent at once to both replicas each land once, at a version of their own;
+- a replica whose clock is wrong (Debian's faketime) warns at start, and its writes carry the
+  database's time.
 
 Without a server these tests are skipped; under CI (`CI` set) they fail instead. Every loop
 here is bounded in count and time.
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import shutil
 import subprocess
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -25,7 +28,7 @@ from pathlib import Path
 import pytest
 
 from harness import ROOT, m1nd_bin
-from http_harness import HttpServer
+from http_harness import HttpServer, start, stop
 from test_replicas import WRITERS, Balanced, balance, burst_across, call, kill_9, wait_until_down
 
 _SCHEMAS = itertools.count()
@@ -166,3 +169,37 @@ def test_writes_at_once_on_two_replicas_each_get_a_version_of_their_own(balanced
     # The store row's lock makes the replicas' writes take turns: sixteen writes, sixteen versions.
     versions = sorted(r["structuredContent"]["store_version"] for _, r in results if r)
     assert versions == list(range(before + 1, before + 17)), versions
+
+
+def test_a_replica_whose_clock_is_wrong_warns_and_records_the_databases_time(
+    pg_store: PgStore, tmp_path: Path
+) -> None:
+    faketime = shutil.which("faketime")
+    if faketime is None:
+        if os.environ.get("CI"):
+            pytest.fail("faketime is not installed; .ci/run installs Debian's faketime")
+        pytest.skip("faketime is not installed (apt-get install faketime)")
+    # Only the wall clock is wrong: timers run on the monotonic clock, as on a real machine.
+    env = dict(os.environ, FAKETIME_DONT_FAKE_MONOTONIC="1")
+    wrong = start(pg_store.location, logs=tmp_path, env=env, wrapper=[faketime, "-f", "-400d"])
+    right = start(pg_store.location, logs=tmp_path)
+    try:
+        warning = wrong.stderr_path.read_text()
+        assert "clock is" in warning and "behind the database's" in warning and "NTP" in warning, warning
+        assert "clock is" not in right.stderr_path.read_text()
+        for n, replica in enumerate((wrong, right)):
+            status, result = call(replica, "memorize", {"claim": f"when {n}", "agent_id": f"clock-{n}"}, n)
+            assert status == 200 and result and not result["isError"], result
+    finally:
+        stop(wrong)
+        stop(right)
+    # Both writes carry the database's time: the wrong clock moved neither, nor their order.
+    rows = psql(
+        pg_store.server,
+        f"SELECT claim, at, at >= to_char(now() AT TIME ZONE 'UTC' - interval '1 hour', "
+        f"'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') FROM {pg_store.schema}.memories WHERE claim LIKE 'when %' ORDER BY seq",
+    )
+    assert [row.split("|")[0] for row in rows] == ["when 0", "when 1"], rows
+    assert all(row.endswith("|t") for row in rows), rows
+    first, second = (row.split("|")[1] for row in rows)
+    assert first <= second, rows
