@@ -23,6 +23,8 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.types import PaginatedRequestParams
 
+import pg_store
+
 ROOT = Path(__file__).resolve().parents[2]
 POLICY = ROOT / "policy"
 SCHEMA = "m1nd-cockpit-v1"
@@ -76,7 +78,7 @@ def policy_digest() -> str:
 
 
 def init_store(store: Path) -> Path:
-    """Seed a demo store with `m1nd init --demo --store DIR`."""
+    """Seed a demo store with `m1nd init --demo --store STORE` (a directory or a PostgreSQL location)."""
     done = subprocess.run(
         [str(m1nd_bin()), "init", "--demo", "--store", str(store)],
         capture_output=True,
@@ -90,7 +92,10 @@ def init_store(store: Path) -> Path:
 
 
 def store_digest(store: Path) -> dict[str, str]:
-    """sha256 of every file under the store, by relative path (so added or removed files show too)."""
+    """sha256 of every file under the store, by relative path (so added or removed files show too);
+    for a PostgreSQL store, a digest of every table's rows."""
+    if isinstance(store, pg_store.PgLocation):
+        return pg_store.digest(store)
     return {
         path.relative_to(store).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
         for path in sorted(store.rglob("*"))

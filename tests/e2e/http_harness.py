@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import http.client
 import json
+import os
 import re
+import shutil
+import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
@@ -19,9 +23,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import pytest
 from mcp import Client
 
-from harness import m1nd_bin
+from harness import ROOT, m1nd_bin
+from pg_store import PgLocation
 
 MODES = ["legacy", "2026-07-28"]
 STATELESS = "2026-07-28"
@@ -57,7 +63,7 @@ class HttpServer:
 
 
 def start(
-    store: Path | str,
+    store: Path | PgLocation,
     *,
     args: list[str] | None = None,
     env: dict[str, str] | None = None,
@@ -68,14 +74,10 @@ def start(
     """Start `m1nd serve --http ADDR --store STORE [args]` and wait for its address.
 
     STORE is a directory or a PostgreSQL location; the server's stderr goes to a file in `logs`,
-    by default beside a directory store. `wrapper` runs it through another program (`faketime`).
+    by default beside the store (a PostgreSQL location names a directory for it). `wrapper` runs it through another program (`faketime`).
     """
-    if isinstance(store, Path):
-        logs, name = logs or store.parent, store.name
-    else:
-        assert logs is not None, "a database location needs a directory for the server's log"
-        name = "postgres"
-    stderr_path = logs / f"serve-http-{name}-{time.monotonic_ns()}.stderr"
+    logs = logs or store.parent
+    stderr_path = logs / f"serve-http-{store.name}-{time.monotonic_ns()}.stderr"
     return launch(
         ["serve", "--store", str(store), "--http", addr, *(args or [])], stderr_path, env=env, wrapper=wrapper
     )
@@ -113,11 +115,136 @@ def stop(server: HttpServer) -> None:
 
 @contextmanager
 def running(store: Path, **kwargs: Any) -> Iterator[HttpServer]:
+    """A server on `store`; on a PostgreSQL store, two replicas behind HAProxy, posted to through it."""
+    if isinstance(store, PgLocation):
+        with tempfile.TemporaryDirectory(prefix="m1nd-e2e-lb-") as workdir:
+            with balance(store, store, Path(workdir), options=kwargs) as balanced:
+                yield balanced.lb
+        return
     server = start(store, **kwargs)
     try:
         yield server
     finally:
         stop(server)
+
+
+HAPROXY_CFG = ROOT / "deploy" / "haproxy.cfg"
+UP_TIMEOUT_S = 20.0
+
+
+def haproxy_bin() -> str:
+    found = shutil.which("haproxy") or next((p for p in ("/usr/sbin/haproxy",) if Path(p).is_file()), None)
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail("haproxy is not installed; .ci/run installs Debian's haproxy")
+        pytest.skip("haproxy is not installed (apt-get install haproxy)")
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def balancer_config(workdir: Path, options: dict[str, Any]) -> Path:
+    """deploy/haproxy.cfg as it is, or, for replicas started with a token, with the token added
+    to the health check as the file's own comment says to."""
+    if "M1ND_HTTP_TOKEN" not in (options.get("env") or {}):
+        return HAPROXY_CFG
+    text = HAPROXY_CFG.read_text()
+    check = next(line for line in text.splitlines() if line.strip().startswith("http-check send "))
+    path = workdir / "haproxy-token.cfg"
+    path.write_text(text.replace(check, check + ' hdr Authorization "Bearer ${M1ND_HTTP_TOKEN}"'))
+    return path
+
+
+@dataclass
+class Balanced:
+    """The balancer (as an `HttpServer`, to post through it), the replicas, and its admin socket."""
+
+    lb: HttpServer
+    replicas: list[HttpServer]
+    admin: Path
+
+    def stat(self) -> dict[str, dict[str, str]]:
+        """`show stat` for the backend's servers, by name: HAProxy's own counts and states."""
+        lines = self.command("show stat").splitlines()
+        header = lines[0].lstrip("# ").split(",")
+        rows = [dict(zip(header, line.split(","))) for line in lines[1:] if line]
+        return {r["svname"]: r for r in rows if r["pxname"] == "m1nd" and r["svname"] in ("a", "b")}
+
+    def command(self, text: str) -> str:
+        with socket.socket(socket.AF_UNIX) as s:
+            s.settimeout(5)
+            s.connect(str(self.admin))
+            s.sendall(text.encode() + b"\n")
+            chunks = []
+            while chunk := s.recv(65536):
+                chunks.append(chunk)
+        return b"".join(chunks).decode()
+
+
+@contextmanager
+def balance(
+    store_a: Path | PgLocation,
+    store_b: Path | PgLocation,
+    workdir: Path,
+    up: tuple[str, ...] = ("a", "b"),
+    options: dict[str, Any] | None = None,
+) -> Iterator[Balanced]:
+    """Replicas `a` on `store_a` and `b` on `store_b` (directories or PostgreSQL locations), each
+    started with `options` (as `start` takes them), behind HAProxy, once `up` are UP and the rest
+    DOWN."""
+    binary = haproxy_bin()
+    options = options or {}
+    replicas = [start(store_a, logs=workdir, **options), start(store_b, logs=workdir, **options)]
+    port = free_port()
+    admin = workdir / "lb.sock"
+    env = dict(
+        os.environ,
+        M1ND_LB_BIND=f"127.0.0.1:{port}",
+        M1ND_REPLICA_A=f"127.0.0.1:{replicas[0].port}",
+        M1ND_REPLICA_B=f"127.0.0.1:{replicas[1].port}",
+        M1ND_LB_ADMIN=str(admin),
+    )
+    log = workdir / "haproxy.stderr"
+    with open(log, "wb") as err:
+        process = subprocess.Popen(
+            [binary, "-f", str(balancer_config(workdir, options)), "-db"],
+            stdin=subprocess.DEVNULL,
+            stdout=err,
+            stderr=err,
+            env={**env, **{k: v for k, v in (options.get("env") or {}).items() if k == "M1ND_HTTP_TOKEN"}},
+        )
+    balanced = Balanced(HttpServer(process, "127.0.0.1", port, log), replicas, admin)
+    try:
+        deadline = time.monotonic() + UP_TIMEOUT_S
+        while True:
+            if process.poll() is not None:
+                raise RuntimeError(f"haproxy exited {process.returncode}: {log.read_text()}")
+            try:
+                states = {name: row["status"] for name, row in balanced.stat().items()}
+            except OSError:
+                states = {}
+            wanted = {name: "UP" if name in up else "DOWN" for name in ("a", "b")}
+            if states == wanted:
+                break
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"haproxy saw {states}, not {wanted}, within {UP_TIMEOUT_S}s: {log.read_text()}")
+            time.sleep(0.1)
+        yield balanced
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+        for replica in replicas:
+            if replica.process.poll() is None:
+                stop(replica)
+
 
 
 @asynccontextmanager

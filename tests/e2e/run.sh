@@ -6,6 +6,9 @@
 #
 #   tests/e2e/run.sh                  build if needed, run the pytest suite, exit with pytest's code
 #   tests/e2e/run.sh -k moves         extra arguments go to pytest
+#   tests/e2e/run.sh --postgresql     the suite again on PostgreSQL stores (a schema per test on the
+#                                     server M1ND_TEST_PG names), each HTTP server two replicas
+#                                     behind HAProxy; what only a SQLite store has is skipped
 #   tests/e2e/run.sh bench            the stdio latency bench (bench_stdio.py) on the debug build
 #   tests/e2e/run.sh bench --release  the same on a release build (built here if needed)
 #   tests/e2e/run.sh bench-http [--release]  the HTTP bench (bench_http.py), with stdio's ratio
@@ -20,6 +23,10 @@ cd "$root"
 
 mode=test
 profile=debug
+if [[ "${1:-}" == "--postgresql" ]]; then
+  export M1ND_E2E_STORE=postgresql
+  shift
+fi
 if [[ "${1:-}" == "bench" || "${1:-}" == "bench-http" ]]; then
   mode="$1"
   shift

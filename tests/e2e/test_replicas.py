@@ -18,122 +18,29 @@ HAProxy is Debian's (`.ci/run` installs it); without it these tests are skipped,
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import socket
 import sqlite3
-import subprocess
 import threading
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from harness import ROOT, text_of
-from http_harness import HttpServer, client, start, stateless_call, stop
+import pg_store
+from harness import text_of
+from http_harness import UP_TIMEOUT_S, Balanced, HttpServer, balance, client, stateless_call
 
-HAPROXY_CFG = ROOT / "deploy" / "haproxy.cfg"
-UP_TIMEOUT_S = 20.0
+# Their store is a SQLite directory, read here with sqlite3; test_replicas_postgres.py is the
+# PostgreSQL counterpart.
+pytestmark = pytest.mark.skipif(pg_store.BACKEND != "sqlite", reason="replicas of a SQLite store directory")
+
 WRITERS = 4
 #: Writes acknowledged before the kill, and again after it.
 BURST = 40
 #: The most either burst may take.
 BURST_TIMEOUT_S = 60.0
-
-
-def haproxy_bin() -> str:
-    found = shutil.which("haproxy") or next((p for p in ("/usr/sbin/haproxy",) if Path(p).is_file()), None)
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("haproxy is not installed; .ci/run installs Debian's haproxy")
-        pytest.skip("haproxy is not installed (apt-get install haproxy)")
-    return found
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@dataclass
-class Balanced:
-    """The balancer (as an `HttpServer`, to post through it), the replicas, and its admin socket."""
-
-    lb: HttpServer
-    replicas: list[HttpServer]
-    admin: Path
-
-    def stat(self) -> dict[str, dict[str, str]]:
-        """`show stat` for the backend's servers, by name: HAProxy's own counts and states."""
-        lines = self.command("show stat").splitlines()
-        header = lines[0].lstrip("# ").split(",")
-        rows = [dict(zip(header, line.split(","))) for line in lines[1:] if line]
-        return {r["svname"]: r for r in rows if r["pxname"] == "m1nd" and r["svname"] in ("a", "b")}
-
-    def command(self, text: str) -> str:
-        with socket.socket(socket.AF_UNIX) as s:
-            s.settimeout(5)
-            s.connect(str(self.admin))
-            s.sendall(text.encode() + b"\n")
-            chunks = []
-            while chunk := s.recv(65536):
-                chunks.append(chunk)
-        return b"".join(chunks).decode()
-
-
-@contextmanager
-def balance(
-    store_a: Path | str, store_b: Path | str, workdir: Path, up: tuple[str, ...] = ("a", "b")
-) -> Iterator[Balanced]:
-    """Replicas `a` on `store_a` and `b` on `store_b` (directories or PostgreSQL locations) behind
-    HAProxy, once `up` are UP and the rest DOWN."""
-    binary = haproxy_bin()
-    replicas = [start(store_a, logs=workdir), start(store_b, logs=workdir)]
-    port = free_port()
-    admin = workdir / "lb.sock"
-    env = dict(
-        os.environ,
-        M1ND_LB_BIND=f"127.0.0.1:{port}",
-        M1ND_REPLICA_A=f"127.0.0.1:{replicas[0].port}",
-        M1ND_REPLICA_B=f"127.0.0.1:{replicas[1].port}",
-        M1ND_LB_ADMIN=str(admin),
-    )
-    log = workdir / "haproxy.stderr"
-    with open(log, "wb") as err:
-        process = subprocess.Popen(
-            [binary, "-f", str(HAPROXY_CFG), "-db"], stdin=subprocess.DEVNULL, stdout=err, stderr=err, env=env
-        )
-    balanced = Balanced(HttpServer(process, "127.0.0.1", port, log), replicas, admin)
-    try:
-        deadline = time.monotonic() + UP_TIMEOUT_S
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"haproxy exited {process.returncode}: {log.read_text()}")
-            try:
-                states = {name: row["status"] for name, row in balanced.stat().items()}
-            except OSError:
-                states = {}
-            wanted = {name: "UP" if name in up else "DOWN" for name in ("a", "b")}
-            if states == wanted:
-                break
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"haproxy saw {states}, not {wanted}, within {UP_TIMEOUT_S}s: {log.read_text()}")
-            time.sleep(0.1)
-        yield balanced
-    finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
-        for replica in replicas:
-            if replica.process.poll() is None:
-                stop(replica)
 
 
 @pytest.fixture

@@ -17,7 +17,6 @@ here is bounded in count and time.
 
 from __future__ import annotations
 
-import itertools
 import os
 import shutil
 import subprocess
@@ -27,69 +26,25 @@ from pathlib import Path
 
 import pytest
 
-from harness import ROOT, m1nd_bin
+import pg_store
+from harness import ROOT, init_store
 from http_harness import HttpServer, start, stop
+from pg_store import PgLocation, psql
 from test_replicas import WRITERS, Balanced, balance, burst_across, call, kill_9, wait_until_down
 
-_SCHEMAS = itertools.count()
-
-
-def server_url() -> str:
-    url = os.environ.get("M1ND_TEST_PG")
-    if not url:
-        if os.environ.get("CI"):
-            pytest.fail("M1ND_TEST_PG is unset under CI: start a server with scripts/pg-cluster.sh up")
-        pytest.skip('M1ND_TEST_PG is unset (start a server: eval "$(bash scripts/pg-cluster.sh up)")')
-    return url
-
-
-def psql(url: str, sql: str) -> list[str]:
-    """Run `sql` with Debian's psql; its rows, one string each."""
-    done = subprocess.run(
-        ["psql", url, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql],
-        capture_output=True,
-        text=True,
-        timeout=30,
-        stdin=subprocess.DEVNULL,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout.splitlines()
-
-
-class PgStore:
+@pytest.fixture
+def pg() -> Iterator[PgLocation]:
     """A demo store in a schema of its own, made by `m1nd init --demo`."""
-
-    def __init__(self, server: str, schema: str) -> None:
-        self.server, self.schema = server, schema
-        self.location = f"{server}?options=-c%20search_path%3D{schema}"
-
-    def claims(self) -> set[str]:
-        return set(psql(self.server, f"SELECT claim FROM {self.schema}.memories"))
-
-
-@pytest.fixture
-def pg_store() -> Iterator[PgStore]:
-    server = server_url()
-    schema = f"e2e_{os.getpid()}_{next(_SCHEMAS)}"
-    psql(server, f"DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")
-    store = PgStore(server, schema)
-    done = subprocess.run(
-        [str(m1nd_bin()), "init", "--demo", "--store", store.location],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
-    assert done.returncode == 0, done.stderr
+    location = pg_store.new_schema()
     try:
-        yield store
+        yield init_store(location)
     finally:
-        psql(server, f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+        pg_store.drop(location)
 
 
 @pytest.fixture
-def balanced(pg_store: PgStore, tmp_path: Path) -> Iterator[Balanced]:
-    with balance(pg_store.location, pg_store.location, tmp_path) as b:
+def balanced(pg: PgLocation, tmp_path: Path) -> Iterator[Balanced]:
+    with balance(pg, pg, tmp_path) as b:
         yield b
 
 
@@ -99,7 +54,7 @@ def status_of(server: HttpServer, request_id: int = 1) -> int:
     return result["structuredContent"]["store_version"]
 
 
-def test_a_write_on_either_replica_is_read_back_by_the_other_at_once(balanced: Balanced, pg_store: PgStore) -> None:
+def test_a_write_on_either_replica_is_read_back_by_the_other_at_once(balanced: Balanced, pg: PgLocation) -> None:
     a, b = balanced.replicas
     version = status_of(a)
     for n in range(6):
@@ -114,19 +69,19 @@ def test_a_write_on_either_replica_is_read_back_by_the_other_at_once(balanced: B
         status_of(balanced.lb, 200 + n)
     stats = balanced.stat()
     assert all(int(stats[name]["stot"]) >= 3 for name in ("a", "b")), stats
-    assert {f"replica claim {n}" for n in range(6)} <= pg_store.claims()
+    assert {f"replica claim {n}" for n in range(6)} <= pg_store.claims(pg)
 
 
-def test_kill_9_of_one_replica_mid_burst_loses_no_acknowledged_write(balanced: Balanced, pg_store: PgStore) -> None:
+def test_kill_9_of_one_replica_mid_burst_loses_no_acknowledged_write(balanced: Balanced, pg: PgLocation) -> None:
     burst = burst_across(balanced.lb, kill_9(balanced.replicas[0]))
-    missing = set(burst.acknowledged) - pg_store.claims()
+    missing = set(burst.acknowledged) - pg_store.claims(pg)
     assert not missing, f"{len(missing)} acknowledged writes are not in the store: {sorted(missing)[:5]}"
     assert len(burst.failed) <= WRITERS, burst.failed
     assert all(status in (0, 502, 503, 504) for _, status, _ in burst.failed), burst.failed
     wait_until_down(balanced, "a")
 
 
-def test_a_database_restart_mid_burst_loses_no_acknowledged_write(balanced: Balanced, pg_store: PgStore) -> None:
+def test_a_database_restart_mid_burst_loses_no_acknowledged_write(balanced: Balanced, pg: PgLocation) -> None:
     cluster = os.environ.get("M1ND_PG_CLUSTER")
     if not cluster:
         pytest.skip("M1ND_PG_CLUSTER is unset: the server was not started by scripts/pg-cluster.sh")
@@ -141,7 +96,7 @@ def test_a_database_restart_mid_burst_loses_no_acknowledged_write(balanced: Bala
         assert done.returncode == 0, done.stderr
 
     burst = burst_across(balanced.lb, restart)
-    missing = set(burst.acknowledged) - pg_store.claims()
+    missing = set(burst.acknowledged) - pg_store.claims(pg)
     assert not missing, f"{len(missing)} acknowledged writes are not in the store: {sorted(missing)[:5]}"
     # What failed was refused as worth a retry (by a replica, or by the balancer while both
     # replicas failed their checks), never as anything else.
@@ -152,7 +107,7 @@ def test_a_database_restart_mid_burst_loses_no_acknowledged_write(balanced: Bala
     for n, replica in enumerate(balanced.replicas):
         status, result = call(replica, "memorize", {"claim": f"after the restart {n}"}, request_id=n)
         assert status == 200 and result and not result["isError"], result
-    assert {"after the restart 0", "after the restart 1"} <= pg_store.claims()
+    assert {"after the restart 0", "after the restart 1"} <= pg_store.claims(pg)
 
 
 def test_writes_at_once_on_two_replicas_each_get_a_version_of_their_own(balanced: Balanced) -> None:
@@ -172,7 +127,7 @@ def test_writes_at_once_on_two_replicas_each_get_a_version_of_their_own(balanced
 
 
 def test_a_replica_whose_clock_is_wrong_warns_and_records_the_databases_time(
-    pg_store: PgStore, tmp_path: Path
+    pg: PgLocation, tmp_path: Path
 ) -> None:
     faketime = shutil.which("faketime")
     if faketime is None:
@@ -181,8 +136,8 @@ def test_a_replica_whose_clock_is_wrong_warns_and_records_the_databases_time(
         pytest.skip("faketime is not installed (apt-get install faketime)")
     # Only the wall clock is wrong: timers run on the monotonic clock, as on a real machine.
     env = dict(os.environ, FAKETIME_DONT_FAKE_MONOTONIC="1")
-    wrong = start(pg_store.location, logs=tmp_path, env=env, wrapper=[faketime, "-f", "-400d"])
-    right = start(pg_store.location, logs=tmp_path)
+    wrong = start(pg, logs=tmp_path, env=env, wrapper=[faketime, "-f", "-400d"])
+    right = start(pg, logs=tmp_path)
     try:
         warning = wrong.stderr_path.read_text()
         assert "clock is" in warning and "behind the database's" in warning and "NTP" in warning, warning
@@ -195,9 +150,9 @@ def test_a_replica_whose_clock_is_wrong_warns_and_records_the_databases_time(
         stop(right)
     # Both writes carry the database's time: the wrong clock moved neither, nor their order.
     rows = psql(
-        pg_store.server,
+        pg.server,
         f"SELECT claim, at, at >= to_char(now() AT TIME ZONE 'UTC' - interval '1 hour', "
-        f"'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') FROM {pg_store.schema}.memories WHERE claim LIKE 'when %' ORDER BY seq",
+        f"'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') FROM {pg.schema}.memories WHERE claim LIKE 'when %' ORDER BY seq",
     )
     assert [row.split("|")[0] for row in rows] == ["when 0", "when 1"], rows
     assert all(row.endswith("|t") for row in rows), rows

@@ -1,0 +1,271 @@
+"""Acknowledged writes per second and the human's cockpit p99, for one store on each backend:
+SQLite on one node, and PostgreSQL with 1, 2 and 4 replicas, in the same run, as ratios to SQLite.
+
+Every configuration runs behind HAProxy, configured from deploy/haproxy.cfg (a `server` line
+added for each replica past the second, as its header says), so the balancer's cost is in every
+figure alike. For `--seconds` each: `--writers` stateless clients `memorize` unique claims as
+fast as their answers come (roles.writer, the load test's), and one human looks at the cockpit
+root through MCP, pausing `--think` between looks. Afterwards every acknowledged claim must be in
+the store; a lost one fails the run. Timings never fail it.
+
+    scripts/bench-replicas.sh [--seconds S] [--writers N] [--replicas 1,2,4] [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import socket
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "loadtest"))
+import roles  # noqa: E402
+from mcp_http import Client, Outcome, free_port  # noqa: E402
+from team import machine, percentile  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+HAPROXY_CFG = ROOT / "deploy" / "haproxy.cfg"
+ADDRESS = re.compile(r"m1nd: serving MCP on http://127\.0\.0\.1:(?P<port>\d+)/mcp")
+UP_TIMEOUT_S = 30.0
+
+
+@dataclass
+class Config:
+    backend: str  # "sqlite" or "postgresql"
+    replicas: int
+
+    @property
+    def name(self) -> str:
+        return "SQLite, 1 node" if self.backend == "sqlite" else f"PostgreSQL, {self.replicas} replica(s)"
+
+
+def psql(url: str, sql: str) -> list[str]:
+    done = subprocess.run(["psql", url, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql],
+                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    if done.returncode != 0:
+        sys.exit(f"psql failed: {done.stderr}")
+    return done.stdout.splitlines()
+
+
+def serve(binary: Path, store: str, logs: Path, n: int) -> tuple[subprocess.Popen, int]:
+    log = logs / f"replica-{n}.stderr"
+    with open(log, "wb") as err:
+        process = subprocess.Popen([str(binary), "serve", "--store", store, "--http", "127.0.0.1:0"],
+                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
+    deadline = time.monotonic() + UP_TIMEOUT_S
+    while time.monotonic() < deadline:
+        found = ADDRESS.search(log.read_text(errors="replace"))
+        if found:
+            return process, int(found["port"])
+        if process.poll() is not None:
+            sys.exit(f"replica {n} exited {process.returncode}: {log.read_text()}")
+        time.sleep(0.02)
+    process.kill()
+    sys.exit(f"replica {n} printed no address within {UP_TIMEOUT_S}s")
+
+
+def balancer_config(replicas: int, out: Path) -> Path:
+    """deploy/haproxy.cfg with a `server` line for each replica past the second."""
+    text = HAPROXY_CFG.read_text()
+    line = next(l for l in text.splitlines() if l.strip().startswith("server b "))
+    extra = [line.replace("server b ", f"server {chr(ord('a') + k)} ").replace("REPLICA_B", f"REPLICA_{chr(ord('A') + k)}")
+             for k in range(2, replicas)]
+    path = out / "haproxy.cfg"
+    path.write_text(text.replace(line, "\n".join([line, *extra])))
+    return path
+
+
+def states(admin: Path) -> dict[str, str]:
+    with socket.socket(socket.AF_UNIX) as s:
+        s.settimeout(5)
+        s.connect(str(admin))
+        s.sendall(b"show stat\n")
+        chunks = []
+        while chunk := s.recv(65536):
+            chunks.append(chunk)
+    lines = b"".join(chunks).decode().splitlines()
+    header = lines[0].lstrip("# ").split(",")
+    rows = [dict(zip(header, line.split(","))) for line in lines[1:] if line]
+    return {r["svname"]: r["status"] for r in rows if r["pxname"] == "m1nd" and r["svname"] not in ("BACKEND",)}
+
+
+def balance(ports: list[int], out: Path) -> tuple[subprocess.Popen, int]:
+    """HAProxy in front of `ports` (a port listed twice for a single node), once every server is UP."""
+    haproxy = shutil.which("haproxy") or "/usr/sbin/haproxy"
+    lb_port, admin = free_port(), out / "lb.sock"
+    env = dict(os.environ, M1ND_LB_BIND=f"127.0.0.1:{lb_port}", M1ND_LB_ADMIN=str(admin))
+    for k, port in enumerate(ports):
+        env[f"M1ND_REPLICA_{chr(ord('A') + k)}"] = f"127.0.0.1:{port}"
+    with open(out / "haproxy.stderr", "wb") as err:
+        process = subprocess.Popen([haproxy, "-f", str(balancer_config(len(ports), out)), "-db"],
+                                   stdin=subprocess.DEVNULL, stdout=err, stderr=err, env=env)
+    deadline = time.monotonic() + UP_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            sys.exit(f"haproxy exited: {(out / 'haproxy.stderr').read_text()}")
+        try:
+            seen = states(admin)
+        except OSError:
+            seen = {}
+        if len(seen) == len(ports) and all(s == "UP" for s in seen.values()):
+            return process, lb_port
+        time.sleep(0.1)
+    process.kill()
+    sys.exit(f"haproxy did not see every replica UP within {UP_TIMEOUT_S}s: {(out / 'haproxy.stderr').read_text()}")
+
+
+def human(run: roles.Run, think: float, tally: roles.Tally) -> None:
+    """One person looking at the cockpit root through MCP, pausing between looks."""
+    client = Client(run.host, run.port, "stateless", "human")
+    try:
+        while not run.stop.is_set():
+            t0 = time.perf_counter()
+            answer = client.call("cockpit", {})
+            elapsed = time.perf_counter() - t0
+            if answer.outcome is Outcome.OK:
+                tally.ok += 1
+                tally.latencies_s.append(elapsed)
+            else:
+                tally.error(f"{answer.outcome.value}: {answer.detail}")
+            run.stop.wait(think)
+    finally:
+        client.close()
+
+
+def stored(config: Config, store: str) -> set[str]:
+    if config.backend == "sqlite":
+        with sqlite3.connect(f"file:{Path(store) / 'state.db'}?mode=ro", uri=True) as db:
+            return {claim for (claim,) in db.execute("SELECT claim FROM memories")}
+    server, schema = store.split("?", 1)[0], store.rsplit("%3D", 1)[1]
+    return set(psql(server, f"SELECT claim FROM {schema}.memories"))
+
+
+def measure(config: Config, args, server_url: str | None, work: Path) -> dict:
+    out = work / f"{config.backend}-{config.replicas}"
+    out.mkdir()
+    schema = None
+    if config.backend == "sqlite":
+        store = str(out / "store")
+    else:
+        assert server_url is not None
+        schema = f"bench_{os.getpid()}_{config.replicas}"
+        psql(server_url, f"DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")
+        store = f"{server_url}?options=-c%20search_path%3D{schema}"
+    init = subprocess.run([str(args.bin), "init", "--demo", "--store", store], capture_output=True, text=True)
+    if init.returncode != 0:
+        sys.exit(f"init failed: {init.stderr}")
+    processes: list[subprocess.Popen] = []
+    try:
+        ports = []
+        for n in range(config.replicas):
+            process, port = serve(args.bin, store, out, n)
+            processes.append(process)
+            ports.append(port)
+        # deploy/haproxy.cfg names two servers; a single node is named twice.
+        lb, lb_port = balance(ports if len(ports) > 1 else ports * 2, out)
+        processes.append(lb)
+        run = roles.Run("127.0.0.1", lb_port, uuid.uuid4().hex[:12])
+        run.became_ready("")
+        acknowledged: list[str] = []
+        writers = [roles.Tally("writer", "stateless") for _ in range(args.writers)]
+        person = roles.Tally("human", "stateless")
+        threads = [threading.Thread(target=roles.writer, args=(run, k, "stateless", acknowledged, t))
+                   for k, t in enumerate(writers)]
+        threads.append(threading.Thread(target=human, args=(run, args.think, person)))
+        started = time.monotonic()
+        for t in threads:
+            t.start()
+        time.sleep(args.seconds)
+        window, acked = time.monotonic() - started, len(acknowledged)
+        run.stop.set()
+        for t in threads:
+            t.join(timeout=120)
+    finally:
+        for process in reversed(processes):
+            process.terminate()
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+    lost = set(acknowledged) - stored(config, store)
+    if schema is not None:
+        psql(server_url or "", f"DROP SCHEMA IF EXISTS {schema} CASCADE")
+    errors = [e for t in [*writers, person] for e in t.errors]
+    return {
+        "config": config.name,
+        "writes_per_s": acked / window,
+        "write_p99_ms": 1000 * percentile([x for t in writers for x in t.latencies_s], 99),
+        "cockpit_p50_ms": 1000 * percentile(person.latencies_s, 50),
+        "cockpit_p99_ms": 1000 * percentile(person.latencies_s, 99),
+        "looks": person.ok,
+        "busy": sum(t.busy for t in writers),
+        "errors": len(errors),
+        "error_samples": errors[:3],
+        "lost": len(lost),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--bin", type=Path, default=ROOT / "target/release/m1nd")
+    parser.add_argument("--seconds", type=float, default=15.0, help="load per configuration")
+    parser.add_argument("--writers", type=int, default=32)
+    parser.add_argument("--think", type=float, default=0.1, help="the human's pause between looks, seconds")
+    parser.add_argument("--replicas", default="1,2,4", help="PostgreSQL replica counts to run")
+    parser.add_argument("--json", action="store_true", help="also write target/bench-replicas/report.json")
+    args = parser.parse_args()
+    if not 1 <= args.seconds <= 600 or not 1 <= args.writers <= 256:
+        sys.exit("--seconds must be 1..600 and --writers 1..256")
+    server_url = os.environ.get("M1ND_TEST_PG")
+    if not server_url:
+        sys.exit("M1ND_TEST_PG names no PostgreSQL server (scripts/bench-replicas.sh starts one)")
+    counts = [int(n) for n in args.replicas.split(",")]
+    if not all(1 <= n <= 26 for n in counts):
+        sys.exit("--replicas takes counts from 1 to 26")
+    configs = [Config("sqlite", 1), *(Config("postgresql", n) for n in counts)]
+    facts = machine()
+    print(f"m1nd replicas bench, {facts['date_utc']}; {facts['cores']} cores {facts['cpu']}, "
+          f"{facts['memory_gib']} GiB; {args.writers} writers and a human (pause {args.think:g} s), "
+          f"{args.seconds:g} s each, behind HAProxy", flush=True)
+    results = []
+    with tempfile.TemporaryDirectory(prefix="m1nd-bench-replicas-") as work:
+        for config in configs:
+            result = measure(config, args, server_url, Path(work))
+            results.append(result)
+            print(f"  {result['config']:<28} {result['writes_per_s']:>8,.1f} writes/s, cockpit p99 "
+                  f"{result['cockpit_p99_ms']:,.1f} ms ({result['looks']} looks), {result['errors']} errors, "
+                  f"{result['lost']} lost", flush=True)
+    base = results[0]
+    print("\n| configuration | acknowledged writes/s | ratio | cockpit p50 | cockpit p99 | ratio | write p99 |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in results:
+        print(f"| {r['config']} | {r['writes_per_s']:,.1f} | {r['writes_per_s'] / base['writes_per_s']:.2f}x | "
+              f"{r['cockpit_p50_ms']:,.1f} ms | {r['cockpit_p99_ms']:,.1f} ms | "
+              f"{r['cockpit_p99_ms'] / base['cockpit_p99_ms']:.2f}x | {r['write_p99_ms']:,.1f} ms |")
+    print(f"\nload average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}; every process "
+          f"(replicas, PostgreSQL, HAProxy, this driver) shares the machine's {facts['cores']} cores")
+    if args.json:
+        out = ROOT / "target" / "bench-replicas"
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "report.json").write_text(json.dumps({"machine": facts, "args": {k: str(v) for k, v in vars(args).items()},
+                                                     "results": results}, indent=2))
+    failures = [f"{r['config']}: {r['lost']} acknowledged writes lost" for r in results if r["lost"]]
+    failures += [f"{r['config']}: {r['errors']} errors, e.g. {r['error_samples']}" for r in results if r["errors"]]
+    for failure in failures:
+        print(f"FAILED: {failure}")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
