@@ -440,6 +440,9 @@ macro_rules! pg_channel {
         "m1nd"
     };
 }
+/// For the test that prepares every statement, which reads this file's text.
+#[cfg(test)]
+pub(super) use pg_channel;
 
 /// PostgreSQL: the last statement of every write tells the listeners of
 /// every replica, once it commits, which store moved and to which version.

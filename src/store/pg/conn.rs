@@ -10,16 +10,17 @@
 
 use std::cell::RefCell;
 use std::collections::HashMap;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use postgres::config::SslMode;
 use postgres::types::ToSql;
 use postgres::{Client, Config, NoTls, Row, Statement};
 
 use super::super::error::{StoreError, postgres_message};
 use super::super::location::PostgresUrl;
 use super::super::sql;
-use super::dollar_placeholders;
+use super::{dollar_placeholders, tls};
 
 /// How long connecting may take before the server counts as unreachable,
 /// unless the location sets `connect_timeout` itself.
@@ -72,6 +73,12 @@ pub(in crate::store) fn shown(url: &PostgresUrl) -> PathBuf {
 /// database) is [`StoreError::Sql`] with the server's words, which never
 /// hold the password.
 pub(in crate::store) fn connect(url: &PostgresUrl) -> Result<PgConn, StoreError> {
+    connect_trusting(url, std::env::var_os(tls::ROOT_CERT_ENV).map(PathBuf::from).as_deref())
+}
+
+/// [`connect`], trusting the CAs in `roots` (a PEM file) for TLS instead of
+/// the platform's.
+pub(in crate::store) fn connect_trusting(url: &PostgresUrl, roots: Option<&Path>) -> Result<PgConn, StoreError> {
     let at = shown(url);
     let mut config: Config = url.connection_string().parse().map_err(|e: postgres::Error| StoreError::Sql {
         path: at.clone(),
@@ -87,7 +94,11 @@ pub(in crate::store) fn connect(url: &PostgresUrl) -> Result<PgConn, StoreError>
     config.keepalives_idle(Duration::from_secs(10));
     let options = format!("{} {SESSION}", config.get_options().unwrap_or_default());
     config.options(options.trim_start());
-    let mut client = config.connect(NoTls).map_err(|e| refused_or_unreachable(&at, &e))?;
+    let connected = match config.get_ssl_mode() {
+        SslMode::Require => config.connect(tls::connector(&at, roots)?),
+        _ => config.connect(NoTls),
+    };
+    let mut client = connected.map_err(|e| refused_or_unreachable(&at, &e))?;
     let fsync: String = client
         .query_one(sql::PG_FSYNC, &[])
         .map_err(|e| StoreError::Sql { path: at.clone(), op: "read the settings of", message: postgres_message(&e) })?
@@ -114,7 +125,10 @@ pub(in crate::store) fn connect(url: &PostgresUrl) -> Result<PgConn, StoreError>
 /// starting, shutting down, full of connections) is worth a retry; one that
 /// answered and said no (a wrong password, no such database) is not.
 fn refused_or_unreachable(at: &std::path::Path, e: &postgres::Error) -> StoreError {
-    StoreError::postgres(at, "connect to", e)
+    match tls::handshake_refusal(e) {
+        Some(message) => StoreError::Sql { path: at.to_owned(), op: "connect to", message },
+        None => StoreError::postgres(at, "connect to", e),
+    }
 }
 
 impl PgConn {

@@ -4,7 +4,7 @@
 //!   history in `schema.rs`, held to SQLite's tables in the tests, which
 //!   also prepare there every statement of `sql.rs` the backend runs;
 //! - [`conn`]: a connection set up as the store relies on, with its
-//!   statements prepared once;
+//!   statements prepared once, over TLS when the location asks ([`tls`]);
 //! - [`open`]: making a store in a database (the loader, and the word
 //!   index counted by [`terms`]), and opening one, refusing a newer schema.
 //!
@@ -25,6 +25,9 @@ mod store_tests;
 pub(super) mod terms;
 #[cfg(test)]
 mod tests;
+mod tls;
+#[cfg(test)]
+mod tls_tests;
 pub(super) mod write;
 #[cfg(test)]
 mod write_tests;

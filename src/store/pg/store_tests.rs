@@ -165,7 +165,7 @@ fn a_wrong_password_or_no_server_is_a_clear_refusal_that_never_shows_the_passwor
 }
 
 /// The password of a `postgres://user:password@...` URL.
-fn password_of(url: &str) -> String {
+pub(super) fn password_of(url: &str) -> String {
     let rest = url.split_once("://").map_or(url, |(_, rest)| rest);
     let user_part = rest.rsplit_once('@').map_or("", |(user, _)| user);
     user_part.split_once(':').map_or("", |(_, password)| password).to_owned()

@@ -16,7 +16,7 @@ use std::path::Path;
 use rusqlite::Connection;
 
 use super::super::schema::{self, VERSION, alert_tokenizer};
-use super::super::sql::{self, listed, tray_listed};
+use super::super::sql::{self, listed, pg_channel, tray_listed};
 use super::super::state::{Alert, State};
 use super::dollar_placeholders;
 use super::scratch::{Columns, Scratch};
@@ -366,6 +366,7 @@ fn macro_text(mac: &syn::Macro) -> String {
         "listed" => listed!().to_owned(),
         "alert_tokenizer" => alert_tokenizer!().to_owned(),
         "tray_listed" => tray_listed!().to_owned(),
+        "pg_channel" => pg_channel!().to_owned(),
         "concat" => {
             let parts = mac
                 .parse_body_with(syn::punctuated::Punctuated::<syn::Expr, syn::Token![,]>::parse_terminated)
