@@ -158,3 +158,25 @@ def test_a_replica_whose_clock_is_wrong_warns_and_records_the_databases_time(
     assert all(row.endswith("|t") for row in rows), rows
     first, second = (row.split("|")[1] for row in rows)
     assert first <= second, rows
+
+
+def test_signatures_and_state_moved_are_the_same_on_either_replica(balanced: Balanced) -> None:
+    a, b = balanced.replicas
+
+    def cockpit(replica: HttpServer, arguments: dict, request_id: int) -> dict:
+        status, result = call(replica, "cockpit", arguments, request_id)
+        assert status == 200 and result and not result["isError"], result
+        return result["structuredContent"]
+
+    root_a, root_b = cockpit(a, {}, 1), cockpit(b, {}, 2)
+    assert (root_a["state_sig"], root_a["menu_sig"]) == (root_b["state_sig"], root_b["menu_sig"])
+    # A choice read on A is resolved on B while nothing moved...
+    select = next(e["select"] for e in root_a["entries"] if e["select"].startswith("2@"))
+    drilled = cockpit(b, {"select": select}, 3)
+    assert drilled["level"] == "2" and not drilled.get("state_moved"), drilled
+    # ...and after a write on B, the same choice is "state moved" on A, at B's version.
+    status, wrote = call(b, "memorize", {"claim": "moved on b"}, 4)
+    assert status == 200 and wrote and not wrote["isError"], wrote
+    moved = cockpit(a, {"select": select}, 5)
+    assert moved.get("state_moved") is True and moved["level"] == "root", moved
+    assert moved["store_version"] == wrote["structuredContent"]["store_version"], moved
