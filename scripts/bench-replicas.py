@@ -1,14 +1,18 @@
-"""Acknowledged writes per second and the human's cockpit p99, for one store on each backend:
-SQLite on one node, and PostgreSQL with 1, 2 and 4 replicas, in the same run, as ratios to SQLite.
+"""Acknowledged writes per second and the human's cockpit p99 under the team load test's roles,
+for one store on each backend: SQLite on one node, and PostgreSQL with 1, 2 and 4 replicas, in
+the same run, as ratios to SQLite.
 
-Every configuration runs behind HAProxy, configured from deploy/haproxy.cfg (a `server` line
-added for each replica past the second, as its header says), so the balancer's cost is in every
-figure alike. For `--seconds` each: `--writers` stateless clients `memorize` unique claims as
-fast as their answers come (roles.writer, the load test's), and one human looks at the cockpit
-root through MCP, pausing `--think` between looks. Afterwards every acknowledged claim must be in
-the store; a lost one fails the run. Timings never fail it.
+Each configuration gets the same store, imported from one `state.json` (the demo plus
+`--alerts` alerts and as many memories, scripts/loadtest/seed.py), and runs behind HAProxy,
+configured from deploy/haproxy.cfg (a `server` line added for each replica past the second, as
+its header says), so the balancer's cost is in every figure alike. For `--seconds` each, all
+stateless: `--writers` clients `memorize` unique claims as fast as their answers come, `--readers`
+heavy readers `trace` a long error text over every alert (the load test's roles.writer and
+roles.reader), and one human looks at the cockpit root, pausing `--think` between looks.
+Afterwards every acknowledged claim must be in the store; a lost one fails the run. Timings never
+fail it.
 
-    scripts/bench-replicas.sh [--seconds S] [--writers N] [--replicas 1,2,4] [--json]
+    scripts/bench-replicas.sh [--seconds S] [--writers N] [--readers N] [--alerts N] [--replicas 1,2,4] [--json]
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "loadtest"))
 import roles  # noqa: E402
+import seed  # noqa: E402
 from mcp_http import Client, Outcome, free_port  # noqa: E402
 from team import machine, percentile  # noqa: E402
 
@@ -151,7 +156,7 @@ def stored(config: Config, store: str) -> set[str]:
     return set(psql(server, f"SELECT claim FROM {schema}.memories"))
 
 
-def measure(config: Config, args, server_url: str | None, work: Path) -> dict:
+def measure(config: Config, args, server_url: str | None, work: Path, state: Path, error_text: str) -> dict:
     out = work / f"{config.backend}-{config.replicas}"
     out.mkdir()
     schema = None
@@ -162,9 +167,10 @@ def measure(config: Config, args, server_url: str | None, work: Path) -> dict:
         schema = f"bench_{os.getpid()}_{config.replicas}"
         psql(server_url, f"DROP SCHEMA IF EXISTS {schema} CASCADE; CREATE SCHEMA {schema}")
         store = f"{server_url}?options=-c%20search_path%3D{schema}"
-    init = subprocess.run([str(args.bin), "init", "--demo", "--store", store], capture_output=True, text=True)
-    if init.returncode != 0:
-        sys.exit(f"init failed: {init.stderr}")
+    made = subprocess.run([str(args.bin), "store", "import", str(state), "--store", store],
+                          capture_output=True, text=True)
+    if made.returncode != 0:
+        sys.exit(f"store import failed: {made.stderr}")
     processes: list[subprocess.Popen] = []
     try:
         ports = []
@@ -179,9 +185,13 @@ def measure(config: Config, args, server_url: str | None, work: Path) -> dict:
         run.became_ready("")
         acknowledged: list[str] = []
         writers = [roles.Tally("writer", "stateless") for _ in range(args.writers)]
+        readers = [roles.Tally("reader", "stateless") for _ in range(args.readers)]
         person = roles.Tally("human", "stateless")
+        matches: list[int] = []
         threads = [threading.Thread(target=roles.writer, args=(run, k, "stateless", acknowledged, t))
                    for k, t in enumerate(writers)]
+        threads += [threading.Thread(target=roles.reader, args=(run, k, "stateless", error_text, t, matches))
+                    for k, t in enumerate(readers)]
         threads.append(threading.Thread(target=human, args=(run, args.think, person)))
         started = time.monotonic()
         for t in threads:
@@ -201,7 +211,8 @@ def measure(config: Config, args, server_url: str | None, work: Path) -> dict:
     lost = set(acknowledged) - stored(config, store)
     if schema is not None:
         psql(server_url or "", f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-    errors = [e for t in [*writers, person] for e in t.errors]
+    errors = [e for t in [*writers, *readers, person] for e in t.errors]
+    traces = [x for t in readers for x in t.latencies_s]
     return {
         "config": config.name,
         "writes_per_s": acked / window,
@@ -209,6 +220,8 @@ def measure(config: Config, args, server_url: str | None, work: Path) -> dict:
         "cockpit_p50_ms": 1000 * percentile(person.latencies_s, 50),
         "cockpit_p99_ms": 1000 * percentile(person.latencies_s, 99),
         "looks": person.ok,
+        "traces_per_s": len(traces) / window,
+        "trace_p99_ms": 1000 * percentile(traces, 99),
         "busy": sum(t.busy for t in writers),
         "errors": len(errors),
         "error_samples": errors[:3],
@@ -221,12 +234,17 @@ def main() -> int:
     parser.add_argument("--bin", type=Path, default=ROOT / "target/release/m1nd")
     parser.add_argument("--seconds", type=float, default=15.0, help="load per configuration")
     parser.add_argument("--writers", type=int, default=32)
+    parser.add_argument("--readers", type=int, default=8, help="heavy `trace` readers")
+    parser.add_argument("--alerts", type=int, default=5_000, help="alerts (and memories) seeded")
+    parser.add_argument("--trace-bytes", type=int, default=16 * 1024, help="length of trace's error_text")
     parser.add_argument("--think", type=float, default=0.1, help="the human's pause between looks, seconds")
     parser.add_argument("--replicas", default="1,2,4", help="PostgreSQL replica counts to run")
     parser.add_argument("--json", action="store_true", help="also write target/bench-replicas/report.json")
     args = parser.parse_args()
-    if not 1 <= args.seconds <= 600 or not 1 <= args.writers <= 256:
-        sys.exit("--seconds must be 1..600 and --writers 1..256")
+    if not 1 <= args.seconds <= 600 or not 1 <= args.writers <= 256 or not 0 <= args.readers <= 64:
+        sys.exit("--seconds must be 1..600, --writers 1..256 and --readers 0..64")
+    if not 0 <= args.alerts <= 1_000_000:
+        sys.exit("--alerts must be 0..1,000,000")
     server_url = os.environ.get("M1ND_TEST_PG")
     if not server_url:
         sys.exit("M1ND_TEST_PG names no PostgreSQL server (scripts/bench-replicas.sh starts one)")
@@ -236,23 +254,28 @@ def main() -> int:
     configs = [Config("sqlite", 1), *(Config("postgresql", n) for n in counts)]
     facts = machine()
     print(f"m1nd replicas bench, {facts['date_utc']}; {facts['cores']} cores {facts['cpu']}, "
-          f"{facts['memory_gib']} GiB; {args.writers} writers and a human (pause {args.think:g} s), "
-          f"{args.seconds:g} s each, behind HAProxy", flush=True)
+          f"{facts['memory_gib']} GiB; {args.writers} writers, {args.readers} trace readers over "
+          f"{args.alerts:,} alerts and a human (pause {args.think:g} s), {args.seconds:g} s each, behind HAProxy",
+          flush=True)
     results = []
+    error_text = seed.error_text(args.trace_bytes)
     with tempfile.TemporaryDirectory(prefix="m1nd-bench-replicas-") as work:
+        state = seed.write_state(Path(work), args.alerts, args.alerts)
         for config in configs:
-            result = measure(config, args, server_url, Path(work))
+            result = measure(config, args, server_url, Path(work), state, error_text)
             results.append(result)
             print(f"  {result['config']:<28} {result['writes_per_s']:>8,.1f} writes/s, cockpit p99 "
-                  f"{result['cockpit_p99_ms']:,.1f} ms ({result['looks']} looks), {result['errors']} errors, "
-                  f"{result['lost']} lost", flush=True)
+                  f"{result['cockpit_p99_ms']:,.1f} ms ({result['looks']} looks), {result['traces_per_s']:,.1f} "
+                  f"traces/s, {result['errors']} errors, {result['lost']} lost", flush=True)
     base = results[0]
-    print("\n| configuration | acknowledged writes/s | ratio | cockpit p50 | cockpit p99 | ratio | write p99 |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
+    print("\n| configuration | acknowledged writes/s | ratio | cockpit p50 | cockpit p99 | ratio | write p99 | "
+          "trace p99 |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in results:
         print(f"| {r['config']} | {r['writes_per_s']:,.1f} | {r['writes_per_s'] / base['writes_per_s']:.2f}x | "
               f"{r['cockpit_p50_ms']:,.1f} ms | {r['cockpit_p99_ms']:,.1f} ms | "
-              f"{r['cockpit_p99_ms'] / base['cockpit_p99_ms']:.2f}x | {r['write_p99_ms']:,.1f} ms |")
+              f"{r['cockpit_p99_ms'] / base['cockpit_p99_ms']:.2f}x | {r['write_p99_ms']:,.1f} ms | "
+              f"{r['trace_p99_ms']:,.1f} ms |")
     print(f"\nload average at the end: {', '.join(f'{x:.2f}' for x in os.getloadavg())}; every process "
           f"(replicas, PostgreSQL, HAProxy, this driver) shares the machine's {facts['cores']} cores")
     if args.json:

@@ -58,14 +58,20 @@ def error_text(target_bytes: int) -> str:
     return "thread 'main' panicked: lease expired while holding the lock\nstack backtrace:\n" + "\n".join(frames)
 
 
-def seed(binary: Path, work: Path, alerts: int, memories: int) -> tuple[Path, float]:
-    """Write `state.json` under `work`, import it into `work/store`; the store and seconds taken."""
-    started = time.monotonic()
+def write_state(work: Path, alerts: int, memories: int) -> Path:
+    """`work/state.json`: the demo seed plus `alerts` alerts and `memories` memories."""
     state = json.loads((ROOT / "src/store/demo.json").read_text())
     state["alerts"] += [alert(n) for n in range(alerts)]
     state["memories"] += [memory(n) for n in range(memories)]
     source = work / "state.json"
     source.write_text(json.dumps(state))
+    return source
+
+
+def seed(binary: Path, work: Path, alerts: int, memories: int) -> tuple[Path, float]:
+    """Write `state.json` under `work`, import it into `work/store`; the store and seconds taken."""
+    started = time.monotonic()
+    source = write_state(work, alerts, memories)
     store = work / "store"
     subprocess.run([str(binary), "store", "import", str(source), "--store", str(store)], check=True,
                    capture_output=True)
