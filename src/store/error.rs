@@ -192,6 +192,11 @@ impl StoreError {
         StoreError::Io { path: path.into(), op, source }
     }
 
+    /// The store's one `store` row is gone: every read and write needs it.
+    pub(crate) fn no_store_row(path: impl Into<PathBuf>) -> Self {
+        StoreError::corrupt(path, "the `store` row is missing; it holds store_version")
+    }
+
     pub(crate) fn corrupt(path: impl Into<PathBuf>, reason: impl Into<String>) -> Self {
         StoreError::Corrupt { path: path.into(), line: 0, column: 0, reason: reason.into() }
     }

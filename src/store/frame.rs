@@ -21,7 +21,8 @@ use std::path::Path;
 
 use super::db::{Arg, Db, DbError, args, stored_bytes};
 use super::error::StoreError;
-use super::room::{Cause, NoRoom, Room};
+use super::reads::store_version;
+use super::room::NoRoom;
 use super::sql;
 
 /// One write transaction's connection, clock and size accounting.
@@ -52,11 +53,11 @@ impl<'c> Frame<'c> {
     }
 
     /// A failure of the driver during the write, as a store error.
+    /// SQLite's is measured for "no room" first (the page cap, the disk).
     pub(super) fn fail(&self, e: DbError) -> StoreError {
         match e {
             DbError::Sqlite(e) => StoreError::write(self.path, "write", self.max_bytes, &e),
-            DbError::Postgres(e) => StoreError::postgres(self.path, "write", &e),
-            e @ (DbError::Unexpected(_) | DbError::Stopped) => StoreError::db(self.path, "write", &e),
+            other => StoreError::db(self.path, "write", &other),
         }
     }
 
@@ -69,12 +70,7 @@ impl<'c> Frame<'c> {
 
     /// `store_version` as the transaction sees it.
     pub(super) fn version(&self) -> Result<u64, StoreError> {
-        let actual: i64 = self
-            .db
-            .row(sql::STORE_VERSION, args![], |r| r.get(0))
-            .map_err(|e| self.fail(e))?
-            .ok_or_else(|| StoreError::corrupt(self.path, "the `store` row is missing; it holds store_version"))?;
-        u64::try_from(actual).map_err(|_| StoreError::corrupt(self.path, "store_version < 0"))
+        store_version(self.db, self.path)
     }
 
     /// The version after `actual`, if the store can hold it.
@@ -106,10 +102,9 @@ impl<'c> Frame<'c> {
         match read {
             Ok(Some((used, cap))) => {
                 let (used, cap) = (u64::try_from(used).unwrap_or(0), u64::try_from(cap).unwrap_or(0));
-                let room = Room { cap, used, disk_free: None, file_size_limit: None };
-                StoreError::Full { path: self.path.to_owned(), why: NoRoom { room, causes: vec![Cause::SizeCap] } }
+                StoreError::Full { path: self.path.to_owned(), why: NoRoom::size_cap(cap, used) }
             }
-            Ok(None) => StoreError::corrupt(self.path, "the `store` row is missing; it holds store_version"),
+            Ok(None) => StoreError::no_store_row(self.path),
             Err(e) => self.fail(e),
         }
     }

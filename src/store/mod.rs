@@ -375,10 +375,8 @@ impl Store {
             Conn::Sqlite(conn) => conn
                 .pragma_query_value(None, "data_version", |r| r.get(0))
                 .map_err(|e| StoreError::sql(&self.path, "read", &e)),
-            Conn::Postgres(_) => {
-                let version = self.db().row(sql::STORE_VERSION, db::args![], |r| r.get::<i64>(0));
-                version.map_err(|e| StoreError::db(&self.path, "read", &e))?.ok_or_else(|| self.no_store_row())
-            }
+            // A version past i64 is refused by the store's CHECK long before.
+            Conn::Postgres(_) => reads::store_version(self.db(), &self.path).map(|v| v as i64),
         }
     }
 
@@ -419,7 +417,7 @@ impl Store {
     }
 
     fn no_store_row(&self) -> StoreError {
-        StoreError::corrupt(&self.path, "the `store` row is missing; it holds store_version")
+        StoreError::no_store_row(&self.path)
     }
 
     fn limit_pages(&self) -> Result<(), StoreError> {
@@ -477,9 +475,7 @@ fn declared_max_bytes(conn: &Connection, path: &Path) -> Result<u64, StoreError>
     let row = conn.query_row(sql::MAX_BYTES, [], |r| r.get::<_, i64>(0));
     match row {
         Ok(n) => Ok(u64::try_from(n).unwrap_or(DEFAULT_MAX_BYTES)),
-        Err(rusqlite::Error::QueryReturnedNoRows) => {
-            Err(StoreError::corrupt(path, "the `store` row is missing; it holds store_version"))
-        }
+        Err(rusqlite::Error::QueryReturnedNoRows) => Err(StoreError::no_store_row(path)),
         Err(e) => Err(StoreError::sql(path, "read", &e)),
     }
 }

@@ -16,6 +16,7 @@
 
 use std::borrow::Cow;
 use std::cell::{Cell, OnceCell};
+use std::path::Path;
 
 use m1nd_core::ReadVerb;
 use m1nd_core::runtime::{Item, ReadError, Reader, Reading};
@@ -71,6 +72,15 @@ impl ReadTx<'_> {
     }
 }
 
+/// `store_version` as `db` sees it (inside its transaction, if one is
+/// open): what every snapshot, write frame and listener reads first.
+pub(super) fn store_version(db: Db<'_>, path: &Path) -> Result<u64, StoreError> {
+    let version = db.row(sql::STORE_VERSION, args![], |r| r.get::<i64>(0));
+    let version =
+        version.map_err(|e| StoreError::db(path, "read", &e))?.ok_or_else(|| StoreError::no_store_row(path))?;
+    u64::try_from(version).map_err(|_| StoreError::corrupt(path, "store_version < 0"))
+}
+
 impl Store {
     /// Begin a read transaction. Nothing is written, now or when it ends.
     pub fn snapshot(&self) -> Result<Snapshot<'_>, StoreError> {
@@ -83,10 +93,8 @@ impl Store {
             Conn::Postgres(conn) if conn.should_stop() => return Err(StoreError::Stopped),
             Conn::Postgres(conn) => ReadTx::Postgres(conn.read().map_err(|e| fail(e.into()))?),
         };
-        let version: i64 =
-            tx.db().row(sql::STORE_VERSION, args![], |r| r.get(0)).map_err(fail)?.ok_or_else(|| self.no_store_row())?;
+        let version = store_version(tx.db(), &self.path)?;
         drop(arriving);
-        let version = u64::try_from(version).map_err(|_| StoreError::corrupt(&self.path, "store_version < 0"))?;
         Ok(Snapshot {
             store: self,
             tx,

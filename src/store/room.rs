@@ -89,6 +89,12 @@ impl Room {
 }
 
 impl NoRoom {
+    /// The refusal of a store that counts what its rows hold rather than
+    /// measuring a file (PostgreSQL): `used` of `cap` bytes, the cap the cause.
+    pub fn size_cap(cap: u64, used: u64) -> NoRoom {
+        NoRoom { room: Room { cap, used, disk_free: None, file_size_limit: None }, causes: vec![Cause::SizeCap] }
+    }
+
     /// Whether the process's file-size limit is among the causes: a write
     /// refused by it fails as an I/O error, not as "full", and is reported
     /// as no room only then.

@@ -14,9 +14,10 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::super::db::{Db, args};
+use super::super::db::Db;
 use super::super::error::StoreError;
 use super::super::location::PostgresUrl;
+use super::super::reads::store_version;
 use super::super::sql;
 use super::conn::{PgConn, shown};
 use super::open::open;
@@ -78,10 +79,7 @@ impl Listener {
 
     /// The store's version now.
     pub fn version(&self) -> Result<u64, StoreError> {
-        let version = Db::Postgres(&self.conn).row(sql::STORE_VERSION, args![], |r| r.get::<i64>(0));
-        let version = version.map_err(|e| StoreError::db(&self.path, "read", &e))?;
-        let version = version.ok_or_else(|| StoreError::corrupt(&self.path, "the `store` row is missing"))?;
-        u64::try_from(version).map_err(|_| StoreError::corrupt(&self.path, "store_version < 0"))
+        store_version(Db::Postgres(&self.conn), &self.path)
     }
 
     /// `INCARNATION:VERSION` of this store.

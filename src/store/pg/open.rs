@@ -16,7 +16,7 @@ use super::super::db::{Db, args};
 use super::super::error::StoreError;
 use super::super::load;
 use super::super::location::PostgresUrl;
-use super::super::room::{Cause, NoRoom, Room};
+use super::super::room::NoRoom;
 use super::super::schema::{self, VERSION};
 use super::super::sql;
 use super::super::state::State;
@@ -73,7 +73,7 @@ pub(in crate::store) fn open(url: &PostgresUrl) -> Result<Opened, StoreError> {
     }
     let row = conn.query(sql::PG_STORE_IDENT, &[]).map_err(fail("open"))?;
     let Some(row) = row.first() else {
-        return Err(StoreError::corrupt(at, "the `store` row is missing; it holds store_version"));
+        return Err(StoreError::no_store_row(at));
     };
     let (max_bytes, incarnation): (i64, String) = (row.get(0), row.get(1));
     Ok(Opened { conn, max_bytes: u64::try_from(max_bytes).unwrap_or(u64::MAX), incarnation })
@@ -160,8 +160,7 @@ impl Failed {
         match self {
             Failed::Exists => StoreError::AlreadyExists { path: at },
             Failed::Full { stored, max_bytes } => {
-                let room = Room { cap: max_bytes, used: stored, disk_free: None, file_size_limit: None };
-                StoreError::Full { path: at, why: NoRoom { room, causes: vec![Cause::SizeCap] } }
+                StoreError::Full { path: at, why: NoRoom::size_cap(max_bytes, stored) }
             }
             Failed::Pg(e) => StoreError::postgres(&at, op, &e),
             Failed::Db(e) => StoreError::db(&at, op, &e),

@@ -50,7 +50,7 @@ pub(in crate::store) fn transaction<T>(
     let open = Open(Some(conn));
     let rows = conn.query(sql::PG_WRITE_FRAME, &[]).map_err(fail)?;
     let Some(row) = rows.first() else {
-        return Err(StoreError::corrupt(path, "the `store` row is missing; it holds store_version"));
+        return Err(StoreError::no_store_row(path));
     };
     let read = || -> Result<(String, Option<i64>, i64, String, i64), postgres::Error> {
         Ok((row.try_get(0)?, row.try_get(1)?, row.try_get(2)?, row.try_get(3)?, row.try_get(4)?))
@@ -105,11 +105,13 @@ impl Drop for Open<'_> {
 }
 
 /// What became of transaction `xid`, whose COMMIT was sent on `conn`
-/// before the connection was `lost`.
+/// before the connection was `lost`. One new connection asks, while it
+/// lasts; another is made only if it is lost too.
 fn resolve(conn: &PgConn, path: &Path, xid: i64, lost: &postgres::Error) -> Result<(), StoreError> {
     let deadline = Instant::now() + RESOLVE_WITHIN;
+    let mut asking: Option<PgConn> = None;
     loop {
-        let last = match status(conn, path, xid) {
+        let last = match status(&mut asking, conn, path, xid) {
             Ok(Some(status)) if status == "committed" => return Ok(()),
             Ok(Some(status)) if status == "aborted" => {
                 return Err(StoreError::Unavailable {
@@ -123,7 +125,10 @@ fn resolve(conn: &PgConn, path: &Path, xid: i64, lost: &postgres::Error) -> Resu
                 let reason = "the server no longer knows the transaction".to_owned();
                 return Err(StoreError::OutcomeUnknown { path: path.to_owned(), reason });
             }
-            Err(e) => e.to_string(),
+            Err(e) => {
+                asking = None;
+                e.to_string()
+            }
         };
         if Instant::now() >= deadline {
             return Err(StoreError::OutcomeUnknown { path: path.to_owned(), reason: last });
@@ -132,9 +137,12 @@ fn resolve(conn: &PgConn, path: &Path, xid: i64, lost: &postgres::Error) -> Resu
     }
 }
 
-/// `txid_status(xid)`, asked on a new connection to where `conn` was.
-fn status(conn: &PgConn, path: &Path, xid: i64) -> Result<Option<String>, StoreError> {
-    let fresh = connect(conn.url())?;
+/// `txid_status(xid)`, asked on `asking`, connected first to where `conn` was.
+fn status(asking: &mut Option<PgConn>, conn: &PgConn, path: &Path, xid: i64) -> Result<Option<String>, StoreError> {
+    let fresh = match asking {
+        Some(fresh) => fresh,
+        None => asking.insert(connect(conn.url())?),
+    };
     let rows = fresh.query(sql::PG_XACT_STATUS, &[&xid]).map_err(|e| StoreError::postgres(path, "read", &e))?;
     Ok(rows.first().and_then(|row| row.get::<_, Option<String>>(0)))
 }

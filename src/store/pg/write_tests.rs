@@ -114,8 +114,12 @@ fn writes_on_postgresql_answer_as_they_do_on_sqlite() {
     assert_eq!(reopened.version().expect("version"), 6);
 }
 
+/// One instant for all a write records, in the store's UTC form. That the
+/// instant is the database's, not this machine's, cannot be seen here (both
+/// clocks are one); `test_replicas_postgres.py` shows it with a replica
+/// under faketime.
 #[test]
-fn a_write_records_the_database_clock() {
+fn a_write_records_one_instant_for_all_it_writes() {
     let Some(mut db) = Scratch::new() else { return };
     let mut store = demo(&db);
     store.memorize("when", "test", Some("agent-t"), None).expect("memorize");
@@ -137,7 +141,7 @@ fn a_write_records_the_database_clock() {
         .get(0);
     assert_eq!(at, seen, "one instant for the whole write");
     assert_eq!(at.len(), "2026-01-01T00:00:00Z".len(), "{at}");
-    assert!(at.as_str() <= server.as_str(), "{at} is after the server's {server}");
+    assert!(at.as_str() <= server.as_str(), "{at} is after the server's {server}, which took it before");
 }
 
 #[test]
