@@ -21,8 +21,6 @@ import argparse
 import json
 import os
 import re
-import shutil
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -34,13 +32,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "loadtest"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "lib"))
+import haproxy  # noqa: E402
 import roles  # noqa: E402
 import seed  # noqa: E402
 from mcp_http import Client, Outcome, free_port  # noqa: E402
 from team import machine, percentile  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-HAPROXY_CFG = ROOT / "deploy" / "haproxy.cfg"
 ADDRESS = re.compile(r"m1nd: serving MCP on http://127\.0\.0\.1:(?P<port>\d+)/mcp")
 UP_TIMEOUT_S = 30.0
 
@@ -80,54 +79,19 @@ def serve(binary: Path, store: str, logs: Path, n: int) -> tuple[subprocess.Pope
     sys.exit(f"replica {n} printed no address within {UP_TIMEOUT_S}s")
 
 
-def balancer_config(replicas: int, out: Path) -> Path:
-    """deploy/haproxy.cfg with a `server` line for each replica past the second."""
-    text = HAPROXY_CFG.read_text()
-    line = next(l for l in text.splitlines() if l.strip().startswith("server b "))
-    extra = [line.replace("server b ", f"server {chr(ord('a') + k)} ").replace("REPLICA_B", f"REPLICA_{chr(ord('A') + k)}")
-             for k in range(2, replicas)]
-    path = out / "haproxy.cfg"
-    path.write_text(text.replace(line, "\n".join([line, *extra])))
-    return path
-
-
-def states(admin: Path) -> dict[str, str]:
-    with socket.socket(socket.AF_UNIX) as s:
-        s.settimeout(5)
-        s.connect(str(admin))
-        s.sendall(b"show stat\n")
-        chunks = []
-        while chunk := s.recv(65536):
-            chunks.append(chunk)
-    lines = b"".join(chunks).decode().splitlines()
-    header = lines[0].lstrip("# ").split(",")
-    rows = [dict(zip(header, line.split(","))) for line in lines[1:] if line]
-    return {r["svname"]: r["status"] for r in rows if r["pxname"] == "m1nd" and r["svname"] not in ("BACKEND",)}
-
-
 def balance(ports: list[int], out: Path) -> tuple[subprocess.Popen, int]:
     """HAProxy in front of `ports` (a port listed twice for a single node), once every server is UP."""
-    haproxy = shutil.which("haproxy") or "/usr/sbin/haproxy"
-    lb_port, admin = free_port(), out / "lb.sock"
-    env = dict(os.environ, M1ND_LB_BIND=f"127.0.0.1:{lb_port}", M1ND_LB_ADMIN=str(admin))
-    for k, port in enumerate(ports):
-        env[f"M1ND_REPLICA_{chr(ord('A') + k)}"] = f"127.0.0.1:{port}"
-    with open(out / "haproxy.stderr", "wb") as err:
-        process = subprocess.Popen([haproxy, "-f", str(balancer_config(len(ports), out)), "-db"],
-                                   stdin=subprocess.DEVNULL, stdout=err, stderr=err, env=env)
-    deadline = time.monotonic() + UP_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            sys.exit(f"haproxy exited: {(out / 'haproxy.stderr').read_text()}")
-        try:
-            seen = states(admin)
-        except OSError:
-            seen = {}
-        if len(seen) == len(ports) and all(s == "UP" for s in seen.values()):
-            return process, lb_port
-        time.sleep(0.1)
-    process.kill()
-    sys.exit(f"haproxy did not see every replica UP within {UP_TIMEOUT_S}s: {(out / 'haproxy.stderr').read_text()}")
+    binary = haproxy.binary()
+    if binary is None:
+        sys.exit("haproxy is not installed (apt-get install haproxy)")
+    lb_port, admin, log = free_port(), out / "lb.sock", out / "haproxy.stderr"
+    process = haproxy.start(binary, haproxy.config(out, len(ports)), haproxy.environment(lb_port, ports, admin), log)
+    try:
+        haproxy.wait_for(process, admin, {haproxy.name(k): "UP" for k in range(len(ports))}, UP_TIMEOUT_S, log)
+    except RuntimeError as e:
+        process.kill()
+        sys.exit(str(e))
+    return process, lb_port
 
 
 def human(run: roles.Run, think: float, tally: roles.Tally) -> None:

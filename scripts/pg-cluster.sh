@@ -69,27 +69,32 @@ up() {
   exit 1
 }
 
-down() {
-  local dir="${1:-${M1ND_PG_CLUSTER:-}}" bin
+# The cluster's directory: the argument, or $M1ND_PG_CLUSTER; empty, after saying why, if
+# neither names one.
+cluster_dir() {
+  local what="$1" dir="${2:-${M1ND_PG_CLUSTER:-}}"
   if [[ -z "$dir" || ! -d "$dir/data" ]]; then
-    echo "pg-cluster: no cluster to stop (give its directory, or set M1ND_PG_CLUSTER)" >&2
-    return 0
+    echo "pg-cluster: no cluster to $what (give its directory, or set M1ND_PG_CLUSTER)" >&2
+    return
   fi
-  bin=$(bindir)
-  as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >&2 || true
+  echo "$dir"
+}
+
+down() {
+  local dir
+  dir=$(cluster_dir stop "${1:-}")
+  [[ -n "$dir" ]] || return 0
+  as_owner "$(bindir)/pg_ctl" -D "$dir/data" -m fast -w stop >&2 || true
   rm -rf "$dir"
   echo "pg-cluster: stopped and removed $dir" >&2
 }
 
 restart() {
-  local dir="${1:-${M1ND_PG_CLUSTER:-}}" bin
-  if [[ -z "$dir" || ! -d "$dir/data" ]]; then
-    echo "pg-cluster: no cluster to restart (give its directory, or set M1ND_PG_CLUSTER)" >&2
-    exit 2
-  fi
-  bin=$(bindir)
+  local dir
+  dir=$(cluster_dir restart "${1:-}")
+  [[ -n "$dir" ]] || exit 2
   # pg_ctl restart starts the server with the options it was started with.
-  as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -t 60 restart >&2
+  as_owner "$(bindir)/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -t 60 restart >&2
 }
 
 case "${1:-}" in

@@ -24,14 +24,6 @@ for arg in "$@"; do
   if [[ "$arg" == --debug ]]; then profile=debug; else args+=("$arg"); fi
 done
 
-if [[ -z "${M1ND_BIN:-}" ]]; then
-  if [[ "$profile" == release ]]; then
-    cargo build --quiet --release --bin m1nd
-  else
-    cargo build --quiet --bin m1nd
-  fi
-  target_dir="${CARGO_TARGET_DIR:-target}"
-  [[ "$target_dir" == /* ]] || target_dir="$root/$target_dir"
-  M1ND_BIN="$target_dir/$profile/m1nd"
-fi
+source "$root/scripts/lib/m1nd-bin.sh"
+m1nd_bin "$root" "$profile"
 exec python3 "$root/scripts/loadtest/team.py" --bin "$M1ND_BIN" ${args[@]+"${args[@]}"}

@@ -12,9 +12,9 @@ import http.client
 import json
 import os
 import re
-import shutil
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator, Iterator
@@ -28,6 +28,9 @@ from mcp import Client
 
 from harness import ROOT, m1nd_bin
 from pg_store import PgLocation
+
+sys.path.insert(0, str(ROOT / "tests" / "lib"))
+import haproxy  # noqa: E402
 
 MODES = ["legacy", "2026-07-28"]
 STATELESS = "2026-07-28"
@@ -128,12 +131,11 @@ def running(store: Path, **kwargs: Any) -> Iterator[HttpServer]:
         stop(server)
 
 
-HAPROXY_CFG = ROOT / "deploy" / "haproxy.cfg"
 UP_TIMEOUT_S = 20.0
 
 
 def haproxy_bin() -> str:
-    found = shutil.which("haproxy") or next((p for p in ("/usr/sbin/haproxy",) if Path(p).is_file()), None)
+    found = haproxy.binary()
     if found is None:
         if os.environ.get("CI"):
             pytest.fail("haproxy is not installed; .ci/run installs Debian's haproxy")
@@ -147,18 +149,6 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def balancer_config(workdir: Path, options: dict[str, Any]) -> Path:
-    """deploy/haproxy.cfg as it is, or, for replicas started with a token, with the token added
-    to the health check as the file's own comment says to."""
-    if "M1ND_HTTP_TOKEN" not in (options.get("env") or {}):
-        return HAPROXY_CFG
-    text = HAPROXY_CFG.read_text()
-    check = next(line for line in text.splitlines() if line.strip().startswith("http-check send "))
-    path = workdir / "haproxy-token.cfg"
-    path.write_text(text.replace(check, check + ' hdr Authorization "Bearer ${M1ND_HTTP_TOKEN}"'))
-    return path
-
-
 @dataclass
 class Balanced:
     """The balancer (as an `HttpServer`, to post through it), the replicas, and its admin socket."""
@@ -169,20 +159,10 @@ class Balanced:
 
     def stat(self) -> dict[str, dict[str, str]]:
         """`show stat` for the backend's servers, by name: HAProxy's own counts and states."""
-        lines = self.command("show stat").splitlines()
-        header = lines[0].lstrip("# ").split(",")
-        rows = [dict(zip(header, line.split(","))) for line in lines[1:] if line]
-        return {r["svname"]: r for r in rows if r["pxname"] == "m1nd" and r["svname"] in ("a", "b")}
+        return haproxy.servers(self.admin)
 
     def command(self, text: str) -> str:
-        with socket.socket(socket.AF_UNIX) as s:
-            s.settimeout(5)
-            s.connect(str(self.admin))
-            s.sendall(text.encode() + b"\n")
-            chunks = []
-            while chunk := s.recv(65536):
-                chunks.append(chunk)
-        return b"".join(chunks).decode()
+        return haproxy.command(self.admin, text)
 
 
 @contextmanager
@@ -199,40 +179,14 @@ def balance(
     binary = haproxy_bin()
     options = options or {}
     replicas = [start(store_a, logs=workdir, **options), start(store_b, logs=workdir, **options)]
-    port = free_port()
-    admin = workdir / "lb.sock"
-    env = dict(
-        os.environ,
-        M1ND_LB_BIND=f"127.0.0.1:{port}",
-        M1ND_REPLICA_A=f"127.0.0.1:{replicas[0].port}",
-        M1ND_REPLICA_B=f"127.0.0.1:{replicas[1].port}",
-        M1ND_LB_ADMIN=str(admin),
-    )
-    log = workdir / "haproxy.stderr"
-    with open(log, "wb") as err:
-        process = subprocess.Popen(
-            [binary, "-f", str(balancer_config(workdir, options)), "-db"],
-            stdin=subprocess.DEVNULL,
-            stdout=err,
-            stderr=err,
-            env={**env, **{k: v for k, v in (options.get("env") or {}).items() if k == "M1ND_HTTP_TOKEN"}},
-        )
+    port, admin, log = free_port(), workdir / "lb.sock", workdir / "haproxy.stderr"
+    token = (options.get("env") or {}).get("M1ND_HTTP_TOKEN")
+    env = haproxy.environment(port, [r.port for r in replicas], admin, token)
+    process = haproxy.start(binary, haproxy.config(workdir, token=token is not None), env, log)
     balanced = Balanced(HttpServer(process, "127.0.0.1", port, log), replicas, admin)
     try:
-        deadline = time.monotonic() + UP_TIMEOUT_S
-        while True:
-            if process.poll() is not None:
-                raise RuntimeError(f"haproxy exited {process.returncode}: {log.read_text()}")
-            try:
-                states = {name: row["status"] for name, row in balanced.stat().items()}
-            except OSError:
-                states = {}
-            wanted = {name: "UP" if name in up else "DOWN" for name in ("a", "b")}
-            if states == wanted:
-                break
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"haproxy saw {states}, not {wanted}, within {UP_TIMEOUT_S}s: {log.read_text()}")
-            time.sleep(0.1)
+        wanted = {name: "UP" if name in up else "DOWN" for name in ("a", "b")}
+        haproxy.wait_for(process, admin, wanted, UP_TIMEOUT_S, log)
         yield balanced
     finally:
         process.terminate()
@@ -244,7 +198,6 @@ def balance(
         for replica in replicas:
             if replica.process.poll() is None:
                 stop(replica)
-
 
 
 @asynccontextmanager
