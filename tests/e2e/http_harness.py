@@ -58,7 +58,12 @@ class HttpServer:
         all_headers.update(headers or {})
         conn = self.connection()
         try:
-            conn.request("POST", "/mcp", body=body, headers=all_headers)
+            try:
+                conn.request("POST", "/mcp", body=body, headers=all_headers)
+            except (BrokenPipeError, ConnectionResetError):
+                # The server answered before taking the whole body (a 413) and closed, as HTTP
+                # allows; its answer is read as a client that reads while it sends would read it.
+                pass
             response = conn.getresponse()
             return response.status, {k.lower(): v for k, v in response.getheaders()}, response.read()
         finally:

@@ -244,3 +244,17 @@ async fn accept(listener: TcpListener, app: Router, budget: slots::Budget) -> Re
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The deployment file refuses a body past [`super::MAX_BODY_BYTES`] itself
+    /// (a replica's early 413 could be lost in the reset of its close), so its
+    /// limit is this one.
+    #[test]
+    fn the_balancer_refuses_the_bodies_a_replica_refuses() {
+        let cfg = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/deploy/haproxy.cfg"));
+        let rule = cfg.lines().find(|l| l.trim_start().starts_with("http-request deny deny_status 413"));
+        let rule = rule.expect("deploy/haproxy.cfg refuses oversized bodies");
+        assert!(rule.ends_with(&format!("gt {} }}", super::MAX_BODY_BYTES)), "{rule}");
+    }
+}
