@@ -3,7 +3,7 @@
 //! entry points the targets call.
 
 use m1nd::fuzzing::{Act, Authority, COOKIE, CSRF_HEADER, header_map, percent_decode, tray_form, tray_write};
-use m1nd::transport::request::{Parsed, parse};
+use m1nd::transport::request::{Parsed, parse, parse_within};
 
 fn code_and_id(line: &[u8]) -> (i32, Option<m1nd::fuzzing::RequestId>, String) {
     match parse(line) {
@@ -31,6 +31,21 @@ fn fuzz_request_a_top_level_array_is_read_as_json() {
     let (code, _, message) = code_and_id(br#"[{"jsonrpc":"2.0","id":1,"method":"ping"}]"#);
     assert_eq!(code, -32600, "{message}");
     assert!(message.contains("one JSON-RPC 2.0 message object"), "{message}");
+}
+
+/// A message past the value bound, whose second `id` is an object cut off by
+/// the bound right after a number: the answer keeps the first id, the last
+/// one read whole. The fuzz target's own reckoning had counted the `}` that
+/// serde_json looks at to end the number as read, and took the object as
+/// read whole; the oracle was wrong, the server was right.
+#[test]
+fn fuzz_request_an_id_cut_off_by_the_value_bound_after_a_number_is_not_read() {
+    let line = b"{\"cnrpc\":\"6.0\",\"id\"\t:5E0000001,\"mnrpcpc\":\"2.0\",\
+        \"id\":{\"n\"\t\t\t\t\t:5E0000001,\"method\"\n\n\n\n\n:5}";
+    let Parsed::Answer(error, id) = parse_within(line, 12) else { panic!("not refused") };
+    let (code, message) = (error.code.0, error.message);
+    assert_eq!((code, id), (-32600, Some(m1nd::fuzzing::RequestId::Number(50))), "{message}");
+    assert!(message.contains("more than 12 JSON values"), "{message}");
 }
 
 /// rmcp reads `1.0` and `1e2` as the request ids 1 and 100, but the

@@ -169,7 +169,13 @@ fn request_id(id: &Value) -> Option<RequestId> {
 /// object or whole members (it parses as it is, or closed with `}`).
 /// `None` when the line is not an object.
 fn readable_id(body: &[u8], at: usize) -> Option<RequestId> {
-    let at = at.min(body.len());
+    let mut at = at.min(body.len());
+    // serde_json finds a number's end by looking at the byte after it, and
+    // its position then counts that byte: a `}` or `]` seen that way closed
+    // nothing yet (the count stopped inside the container).
+    if at >= 2 && matches!(body[at - 1], b'}' | b']') && body[at - 2].is_ascii_digit() {
+        at -= 1;
+    }
     let read = &body[..at];
     let first = read.iter().position(|b| !is_json_space(*b))?;
     if read[first] != b'{' {
