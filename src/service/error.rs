@@ -185,7 +185,7 @@ fn store_kind(e: &StoreError) -> ErrorKind {
     match e {
         StoreError::BadArgument(_) | StoreError::ImportMissing { .. } => ErrorKind::Invalid,
         StoreError::Conflict { .. } | StoreError::AlreadyExists { .. } => ErrorKind::Conflict,
-        StoreError::Full { .. } => ErrorKind::Full,
+        StoreError::Full { .. } | StoreError::DatabaseFull { .. } => ErrorKind::Full,
         StoreError::NotFound { .. }
         | StoreError::Busy { .. }
         | StoreError::Moved { .. }

@@ -59,6 +59,15 @@ pub enum StoreError {
     /// it was refused (see `store/room.rs`). Nothing was written.
     #[error("the store {} has no room for this write, nothing changed: {why}", .path.display())]
     Full { path: PathBuf, why: NoRoom },
+    /// The PostgreSQL server holding the store ran out of disk for this
+    /// write (SQLSTATE 53100). The server rolled the write back; `reason`
+    /// is the server's own words, which name the file it could not extend.
+    #[error(
+        "the database server holding the store {} has no disk room for this write, nothing changed: {reason}; \
+         free space on that server's disk (or raise its quota), then retry",
+        .path.display()
+    )]
+    DatabaseFull { path: PathBuf, reason: String },
     /// The file at the store's path is no longer the one this write went to
     /// (it was deleted, replaced or moved meanwhile): the write is not
     /// acknowledged, because it is not durable in the store at its path.
@@ -141,6 +150,9 @@ impl Clone for StoreError {
             }
             StoreError::Busy { path } => StoreError::Busy { path: path.clone() },
             StoreError::Full { path, why } => StoreError::Full { path: path.clone(), why: why.clone() },
+            StoreError::DatabaseFull { path, reason } => {
+                StoreError::DatabaseFull { path: path.clone(), reason: reason.clone() }
+            }
             StoreError::Moved { path } => StoreError::Moved { path: path.clone() },
             StoreError::Conflict { expected, actual } => StoreError::Conflict { expected: *expected, actual: *actual },
             StoreError::BadArgument(why) => StoreError::BadArgument(why.clone()),
@@ -182,6 +194,7 @@ impl StoreError {
             StoreError::Conflict { .. }
                 | StoreError::BadArgument(_)
                 | StoreError::Full { .. }
+                | StoreError::DatabaseFull { .. }
                 | StoreError::Busy { .. }
                 | StoreError::Stopped
                 | StoreError::NotOnPostgres { .. }
@@ -226,7 +239,8 @@ impl StoreError {
     /// location as shown, password hidden), sorted as [`StoreError::sql`]
     /// sorts SQLite's, by the server's SQLSTATE: a lost or refused
     /// connection is `Unavailable`, a lock wait past `lock_timeout` or a
-    /// serialization failure `Busy`, a cancelled statement `Stopped`.
+    /// serialization failure `Busy`, a cancelled statement `Stopped`, a
+    /// full disk on the server `DatabaseFull`.
     pub(crate) fn postgres(path: &Path, op: &'static str, e: &postgres::Error) -> Self {
         let path = path.to_owned();
         let Some(code) = e.code() else {
@@ -236,6 +250,7 @@ impl StoreError {
         match code {
             "55P03" | "40001" | "40P01" => StoreError::Busy { path },
             "57014" => StoreError::Stopped,
+            "53100" => StoreError::DatabaseFull { path, reason: postgres_message(e) },
             "57P01" | "57P02" | "57P03" | "53300" => StoreError::Unavailable { path, reason: postgres_message(e) },
             _ if code.starts_with("08") => StoreError::Unavailable { path, reason: postgres_message(e) },
             _ => StoreError::Sql { path, op, message: postgres_message(e) },
@@ -280,6 +295,7 @@ mod tests {
             StoreError::Busy { path: path.clone() },
             StoreError::Full { path: path.clone(), why: Room::measure(&path, 10).no_room() },
             StoreError::Moved { path: path.clone() },
+            StoreError::DatabaseFull { path: path.clone(), reason: "could not extend file (53100)".into() },
             StoreError::Sql { path, op: "write", message: "disk I/O error".into() },
         ] {
             assert!(error.to_string().contains(shown), "{error}");

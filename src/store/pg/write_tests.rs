@@ -1,7 +1,8 @@
 //! Writes on a PostgreSQL store, against a real server (`M1ND_TEST_PG`):
 //! the same answers as on SQLite, refusals that leave every table as it
 //! was, writers of several connections taking turns, the size cap, a store
-//! made anew under a running one, and a commit lost with its connection.
+//! made anew under a running one, a full disk on the server, and a commit
+//! lost with its connection.
 
 use super::super::batch::{Change, Done, Refusal};
 use super::super::location::Location;
@@ -242,6 +243,42 @@ fn the_size_cap_counts_what_the_rows_store_and_refuses_only_the_change_past_it()
     store.memorize(&claim, "test", None, None).expect("fits now");
     let low = store.set_max_bytes(MIN_MAX_BYTES).expect_err("below what it holds");
     assert!(matches!(low, StoreError::BadArgument(_)), "{low:?}");
+}
+
+/// The database server's disk filling up (SQLSTATE 53100, raised here by a
+/// trigger, as the server raises it when it cannot extend a file) refuses
+/// the change that met it as no room, leaves its rows as they were, and
+/// lets the rest of the group and later writes through the same connection.
+#[test]
+fn a_full_disk_on_the_database_server_refuses_that_change_alone() {
+    let Some(mut db) = Scratch::new() else { return };
+    let mut store = demo(&db);
+    db.client
+        .batch_execute(
+            "CREATE FUNCTION disk_full() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN \
+               RAISE EXCEPTION 'could not extend file \"base/1/2\": No space left on device' \
+               USING ERRCODE = 'disk_full'; END $$; \
+             CREATE TRIGGER disk_full BEFORE INSERT ON memories FOR EACH ROW EXECUTE FUNCTION disk_full()",
+        )
+        .expect("a disk that fills at the next memory");
+    let memories = |db: &mut Scratch| db.fingerprint().into_iter().find(|(t, _)| t == "memories").expect("memories");
+    let before = (db.fingerprint(), memories(&mut db));
+    let refused = store.memorize("no room", "test", None, None).expect_err("the disk is full");
+    assert!(matches!(refused, StoreError::DatabaseFull { .. }), "{refused:?}");
+    let said = refused.to_string();
+    assert!(said.contains("No space left on device (53100)") && said.contains("nothing changed"), "{said}");
+    assert!(refused.keeps_connection(), "the server rolled the write back; its connection is sound");
+    assert_eq!(db.fingerprint(), before.0, "a refused write changed a table");
+    let results = store.apply(&[
+        Change::Memorize { claim: "no room either".into(), source: "test".into(), agent: None, expected: None },
+        Change::Checkpoint { action: PersistAction::Checkpoint, agent: Some("agent-d".into()), expected: None },
+    ]);
+    assert!(matches!(results[0], Err(Refusal::Store(StoreError::DatabaseFull { .. }))), "{results:?}");
+    assert!(matches!(results[1], Ok(Done::Persisted(..))), "{results:?}");
+    assert_eq!(memories(&mut db), before.1, "the refused memory was written");
+    db.client.batch_execute("DROP TRIGGER disk_full ON memories").expect("room again");
+    let version = store.memorize("room again", "test", None, None).expect("the same connection writes again");
+    assert_eq!(version, 3, "one version for the checkpoint, one for this");
 }
 
 #[test]
