@@ -2,12 +2,14 @@
 //! (deploy/haproxy.cfg). It names the store version it read, the policy the
 //! binary enforces and the mode; it is 503 while the store cannot be read
 //! and 200 again once it can, with no restart; it answers under `/mcp`'s
-//! `Host` rule and token, and writes nothing.
+//! `Host` rule and token, and writes nothing. On PostgreSQL it also names
+//! the replica's clock skew.
 
 mod server_support;
 
 use serde_json::{Value, json};
 use server_support::http::{Era, HttpMcp, HttpServer, Reply};
+use server_support::pg::PgSchema;
 use server_support::{demo_store, is_error, snapshot, temp_dir};
 
 const TOKEN: &str = "a-health-check-token-0123456789";
@@ -49,6 +51,23 @@ fn health_names_the_store_version_the_policy_and_the_mode_and_writes_nothing() {
     let read_only = HttpServer::start(&ro_store, &["--read-only"], &[]);
     let answer = json_of(&health(&read_only, &read_only.host(), &[]));
     assert_eq!(answer["mode"], "read-only", "{answer}");
+}
+
+/// On PostgreSQL the answer also says how far this replica's clock is from
+/// the database's. Here both run on one machine, so the skew is small; a
+/// replica under faketime shows a large one (`test_replicas_postgres.py`).
+#[test]
+fn health_on_postgresql_names_the_clock_skew_too() {
+    let Some((_schema, store)) = PgSchema::demo("health") else { return };
+    let server = HttpServer::start(&store, &[], &[]);
+    let mut answer = json_of(&health(&server, &server.host(), &[]));
+    let skew = answer.as_object_mut().and_then(|o| o.remove("clock_skew_ms")).expect("clock_skew_ms on PostgreSQL");
+    let skew = skew.as_i64().expect("whole milliseconds");
+    assert!(skew.abs() < 86_400_000, "one machine's clock against itself: {skew} ms");
+    assert_eq!(
+        answer,
+        json!({"status": "ok", "store_version": 1, "policy": &*m1nd::COCKPIT.digest, "mode": "read-write"})
+    );
 }
 
 #[test]

@@ -24,16 +24,35 @@ pub enum ReadWork {
     View { request: Request, reply: oneshot::Sender<Result<Answer, ServiceError>> },
     /// What the tray shows.
     Tray { reply: oneshot::Sender<Result<TrayState, ServiceError>> },
+    /// What `GET /health` reports of the store.
+    Health { reply: oneshot::Sender<Result<StoreHealth, ServiceError>> },
 }
 
 impl ReadWork {
-    /// Whether this is a look: the cockpit (MCP or the human's pages) or the
-    /// tray. A look is bounded by the table's budgets and costs about a
-    /// millisecond, so looks have a reader of their own and never wait
-    /// behind the argument-driven reads (`trace` and the like).
+    /// Whether this is a look: the cockpit (MCP or the human's pages), the
+    /// tray, or a health check. A look is bounded by the table's budgets and
+    /// costs about a millisecond, so looks have a reader of their own and
+    /// never wait behind the argument-driven reads (`trace` and the like): a
+    /// load balancer's check must not fail because a long read is running.
     pub fn is_look(&self) -> bool {
-        matches!(self, ReadWork::Call { read: None, .. } | ReadWork::View { .. } | ReadWork::Tray { .. })
+        matches!(
+            self,
+            ReadWork::Call { read: None, .. } | ReadWork::View { .. } | ReadWork::Tray { .. } | ReadWork::Health { .. }
+        )
     }
+}
+
+/// What a health check learns by reading the store.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StoreHealth {
+    /// The `store_version` the read saw.
+    pub store_version: u64,
+    /// How far this machine's clock is ahead of the database's, in
+    /// milliseconds (behind when negative); `None` on SQLite, which has no
+    /// clock of its own. Replicas write the database's time, so this never
+    /// misorders a write, but it is worth watching: this machine's logs and
+    /// timeouts use its own clock.
+    pub clock_skew_millis: Option<i64>,
 }
 
 /// A read, with its deadline and its caller's flag.
@@ -52,6 +71,7 @@ impl ReadJob {
                 ReadWork::Call { reply, .. } | ReadWork::Persist { reply, .. } => reply.is_closed(),
                 ReadWork::View { reply, .. } => reply.is_closed(),
                 ReadWork::Tray { reply } => reply.is_closed(),
+                ReadWork::Health { reply } => reply.is_closed(),
             }
     }
 }

@@ -89,6 +89,7 @@ pub use arguments::{ArgumentError, Checked, MAX_STRING_BYTES, ValueProblem};
 pub use dispatch::Handler;
 pub use error::{ErrorKind, ServiceError};
 pub use fair::{Lane, QueueCaps, QueueFull};
+pub use jobs::StoreHealth;
 pub use stats::Stats;
 pub use writer::VERSION_CHECK;
 
@@ -379,6 +380,12 @@ impl Service {
     /// What the tray shows.
     pub async fn tray(&self) -> Result<TrayState, ServiceError> {
         self.read(Lane::default(), Cancel::default(), |reply| ReadWork::Tray { reply }).await
+    }
+
+    /// What `GET /health` reports: the store read now, on a reader of the
+    /// looks', so no long read holds it up.
+    pub async fn health(&self) -> Result<StoreHealth, ServiceError> {
+        self.read(Lane::default(), Cancel::default(), |reply| ReadWork::Health { reply }).await
     }
 
     /// The human's act on the tray: `target`, seen with `receipt_hash` at

@@ -19,7 +19,7 @@ use super::call;
 use super::error::ServiceError;
 use super::fair::FairQueue;
 use super::held::Held;
-use super::jobs::{Cancel, ReadJob, ReadWork};
+use super::jobs::{Cancel, ReadJob, ReadWork, StoreHealth};
 use super::stats::Counters;
 use crate::store::{Location, Probe, StoreError};
 
@@ -130,6 +130,11 @@ impl Reader {
             ReadWork::Tray { reply } => {
                 let _ = reply.send(held.with(|store| store.tray().map_err(ServiceError::from)));
             }
+            ReadWork::Health { reply } => {
+                let _ = reply.send(held.with(|store| {
+                    Ok(StoreHealth { store_version: store.version()?, clock_skew_millis: store.clock_skew_millis()? })
+                }));
+            }
         }
     }
 }
@@ -145,6 +150,9 @@ fn answer_over_budget(work: ReadWork) {
             let _ = reply.send(Err(over()));
         }
         ReadWork::Tray { reply } => {
+            let _ = reply.send(Err(over()));
+        }
+        ReadWork::Health { reply } => {
             let _ = reply.send(Err(over()));
         }
     }

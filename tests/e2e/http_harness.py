@@ -52,6 +52,16 @@ class HttpServer:
     def connection(self, timeout: float = 30) -> http.client.HTTPConnection:
         return http.client.HTTPConnection(self.host, self.port, timeout=timeout)
 
+    def health(self) -> tuple[int, dict[str, Any]]:
+        """GET /health: the status and the JSON answer."""
+        conn = self.connection()
+        try:
+            conn.request("GET", "/health")
+            response = conn.getresponse()
+            return response.status, json.loads(response.read())
+        finally:
+            conn.close()
+
     def post(self, body: bytes, headers: dict[str, str] | None = None) -> tuple[int, dict[str, str], bytes]:
         """POST /mcp with MCP's Accept and content type, plus `headers`; the status, headers and body."""
         all_headers = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}

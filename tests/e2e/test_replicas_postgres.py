@@ -8,8 +8,8 @@ The store is a schema of its own on the throwaway server `scripts/pg-cluster.sh 
 - a restart of the database server during a burst loses no acknowledged write, and both
   replicas write again once it is back, with no restart of their own;
 - writes sent at once to both replicas each land once, at a version of their own;
-- a replica whose clock is wrong (Debian's faketime) warns at start, and its writes carry the
-  database's time.
+- a replica whose clock is wrong (Debian's faketime) warns at start, its `GET /health` says by
+  how much, and its writes carry the database's time.
 
 Without a server these tests are skipped; under CI (`CI` set) they fail instead. Every loop
 here is bounded in count and time.
@@ -142,6 +142,15 @@ def test_a_replica_whose_clock_is_wrong_warns_and_records_the_databases_time(
         warning = wrong.stderr_path.read_text()
         assert "clock is" in warning and "behind the database's" in warning and "NTP" in warning, warning
         assert "clock is" not in right.stderr_path.read_text()
+        # The checks a balancer or a person reads say by how much, and which way.
+        day_ms = 86_400_000
+        skews = {}
+        for name, replica in (("wrong", wrong), ("right", right)):
+            status, answer = replica.health()
+            assert status == 200 and answer["status"] == "ok", answer
+            skews[name] = answer["clock_skew_ms"]
+        assert -401 * day_ms < skews["wrong"] < -399 * day_ms, skews
+        assert abs(skews["right"]) < day_ms, skews
         for n, replica in enumerate((wrong, right)):
             status, result = call(replica, "memorize", {"claim": f"when {n}", "agent_id": f"clock-{n}"}, n)
             assert status == 200 and result and not result["isError"], result

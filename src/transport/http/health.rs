@@ -7,6 +7,9 @@
 //!   version this read saw, the digest of the policy this binary enforces
 //!   (replicas behind one address must enforce the same one, and a balancer
 //!   or a person can compare them here), and `read-only` or `read-write`;
+//!   on a PostgreSQL store also `clock_skew_ms`, how far this replica's
+//!   clock is ahead of the database's (behind when negative), so a drifting
+//!   replica shows up in the checks, not only in the warning at its start;
 //! - 503 with `{"status": "unavailable", "reason"}` when the read fails or
 //!   takes longer than [`BUDGET`].
 //!
@@ -55,16 +58,19 @@ pub fn router(service: Service, http: &HttpOptions) -> Router {
 
 async fn answer(State(service): State<Service>) -> Response {
     let mode = if service.read_only() { SessionMode::ReadOnly } else { SessionMode::ReadWrite };
-    let (status, body) = match tokio::time::timeout(BUDGET, service.tray()).await {
-        Ok(Ok(tray)) => (
-            StatusCode::OK,
-            json!({
+    let (status, body) = match tokio::time::timeout(BUDGET, service.health()).await {
+        Ok(Ok(health)) => {
+            let mut body = json!({
                 "status": "ok",
-                "store_version": tray.store_version,
+                "store_version": health.store_version,
                 "policy": &*COCKPIT.digest,
                 "mode": mode.key(),
-            }),
-        ),
+            });
+            if let Some(skew) = health.clock_skew_millis {
+                body["clock_skew_ms"] = json!(skew);
+            }
+            (StatusCode::OK, body)
+        }
         Ok(Err(e)) => (StatusCode::SERVICE_UNAVAILABLE, json!({ "status": "unavailable", "reason": e.to_string() })),
         Err(_) => (
             StatusCode::SERVICE_UNAVAILABLE,
