@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import sqlite3
 import subprocess
 import sys
@@ -34,13 +33,14 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent / "loadtest"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "lib"))
 import haproxy  # noqa: E402
+from psql import psql  # noqa: E402
 import roles  # noqa: E402
 import seed  # noqa: E402
 from mcp_http import Client, Outcome, free_port  # noqa: E402
+from server import start_on_any_port  # noqa: E402
 from team import machine, percentile  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-ADDRESS = re.compile(r"m1nd: serving MCP on http://127\.0\.0\.1:(?P<port>\d+)/mcp")
 UP_TIMEOUT_S = 30.0
 
 
@@ -52,31 +52,6 @@ class Config:
     @property
     def name(self) -> str:
         return "SQLite, 1 node" if self.backend == "sqlite" else f"PostgreSQL, {self.replicas} replica(s)"
-
-
-def psql(url: str, sql: str) -> list[str]:
-    done = subprocess.run(["psql", url, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql],
-                          capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
-    if done.returncode != 0:
-        sys.exit(f"psql failed: {done.stderr}")
-    return done.stdout.splitlines()
-
-
-def serve(binary: Path, store: str, logs: Path, n: int) -> tuple[subprocess.Popen, int]:
-    log = logs / f"replica-{n}.stderr"
-    with open(log, "wb") as err:
-        process = subprocess.Popen([str(binary), "serve", "--store", store, "--http", "127.0.0.1:0"],
-                                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err)
-    deadline = time.monotonic() + UP_TIMEOUT_S
-    while time.monotonic() < deadline:
-        found = ADDRESS.search(log.read_text(errors="replace"))
-        if found:
-            return process, int(found["port"])
-        if process.poll() is not None:
-            sys.exit(f"replica {n} exited {process.returncode}: {log.read_text()}")
-        time.sleep(0.02)
-    process.kill()
-    sys.exit(f"replica {n} printed no address within {UP_TIMEOUT_S}s")
 
 
 def balance(ports: list[int], out: Path) -> tuple[subprocess.Popen, int]:
@@ -139,7 +114,7 @@ def measure(config: Config, args, server_url: str | None, work: Path, state: Pat
     try:
         ports = []
         for n in range(config.replicas):
-            process, port = serve(args.bin, store, out, n)
+            process, port = start_on_any_port(args.bin, store, out / f"replica-{n}.stderr")
             processes.append(process)
             ports.append(port)
         # deploy/haproxy.cfg names two servers; a single node is named twice.

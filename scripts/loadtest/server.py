@@ -39,6 +39,31 @@ def status_kib(pid: int, key: str) -> int:
     return 0
 
 
+def start_on_any_port(
+    binary: str | Path, store: str | Path, log: Path, extra: list[str] | None = None
+) -> tuple[subprocess.Popen[bytes], int]:
+    """`m1nd serve --http 127.0.0.1:0` (plus `extra`), its stderr to `log`, and the port it printed.
+    Raises if it exits first or prints no address within START_TIMEOUT_S."""
+    with open(log, "wb") as err:
+        process = subprocess.Popen(
+            [str(binary), "serve", "--store", str(store), "--http", "127.0.0.1:0", *(extra or [])],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+        )
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        ready = READY.search(log.read_text(errors="replace"))
+        if ready:
+            return process, int(ready["port"])
+        if process.poll() is not None:
+            raise RuntimeError(f"m1nd serve exited {process.returncode}: {log.read_text(errors='replace')[-1000:]}")
+        time.sleep(0.02)
+    process.kill()
+    process.wait()
+    raise RuntimeError(f"m1nd serve printed no address within {START_TIMEOUT_S:.0f} s; see {log}")
+
+
 @dataclass
 class Life:
     """One run of the server process, from start to its end."""

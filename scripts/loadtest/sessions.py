@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import re
 import subprocess
 import sys
 import tempfile
@@ -41,34 +40,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mcp_http import SESSION_VERSION, Client, Outcome  # noqa: E402
-from server import status_kib  # noqa: E402
+from server import start_on_any_port, status_kib  # noqa: E402
 
-READY = re.compile(r"m1nd: serving MCP on http://127\.0\.0\.1:(?P<port>\d+)/mcp")
-START_TIMEOUT_S = 60.0
 #: The whole flood may take at most this long (a debug build does ~1,000 calls a second).
 FLOOD_TIMEOUT_S = 600.0
 HEADERS = {"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
-
-
-def start(binary: str, store: Path, extra: list[str], log: Path) -> tuple[subprocess.Popen[bytes], int]:
-    """`m1nd serve --http 127.0.0.1:0`, and the port it printed."""
-    err = open(log, "wb")
-    process = subprocess.Popen(
-        [binary, "serve", "--store", str(store), "--http", "127.0.0.1:0", *extra],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=err,
-    )
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        match = READY.search(log.read_text(errors="replace"))
-        if match:
-            return process, int(match["port"])
-        if process.poll() is not None:
-            raise SystemExit(f"m1nd serve exited: {log.read_text(errors='replace')}")
-        time.sleep(0.05)
-    process.kill()
-    raise SystemExit(f"m1nd serve printed no address within {START_TIMEOUT_S} s")
 
 
 def rss_mb(pid: int) -> float:
@@ -165,7 +141,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="m1nd-sessions-") as tmp:
         store = Path(tmp) / "store"
         subprocess.run([args.bin, "init", "--demo", "--store", str(store)], check=True, capture_output=True)
-        process, port = start(args.bin, store, extra, Path(tmp) / "serve.stderr")
+        process, port = start_on_any_port(args.bin, store, Path(tmp) / "serve.stderr", extra)
         try:
             probes = Probes(port)
             probes.once()

@@ -10,11 +10,14 @@ from __future__ import annotations
 import itertools
 import os
 import shutil
-import subprocess
+import sys
 import tempfile
 from pathlib import Path
 
 import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
+from psql import psql  # noqa: E402
 
 #: `M1ND_E2E_STORE=postgresql` runs the suite on PostgreSQL stores, HTTP servers as two replicas
 #: behind HAProxy (tests/e2e/run.sh --postgresql).
@@ -50,19 +53,6 @@ def server_url() -> str:
             pytest.fail("M1ND_TEST_PG is unset under CI: start a server with scripts/pg-cluster.sh up")
         pytest.skip('M1ND_TEST_PG is unset (start a server: eval "$(bash scripts/pg-cluster.sh up)")')
     return url
-
-
-def psql(url: str, sql: str) -> list[str]:
-    """Run `sql` with Debian's psql; its rows, one string each."""
-    done = subprocess.run(
-        ["psql", url, "-XAtq", "-v", "ON_ERROR_STOP=1", "-c", sql],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        stdin=subprocess.DEVNULL,
-    )
-    assert done.returncode == 0, done.stderr
-    return done.stdout.splitlines()
 
 
 def new_schema(prefix: str = "e2e") -> PgLocation:
