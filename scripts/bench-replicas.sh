@@ -15,18 +15,12 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 export PYTHONDONTWRITEBYTECODE=1
 
-profile=release
-args=()
-for arg in "$@"; do
-  if [[ "$arg" == --debug ]]; then profile=debug; else args+=("$arg"); fi
-done
-
 source "$root/scripts/lib/m1nd-bin.sh"
-m1nd_bin "$root" "$profile"
+m1nd_bin "$root" "$@"
 
 if [[ -z "${M1ND_TEST_PG:-}" ]]; then
   pg_env=$(bash scripts/pg-cluster.sh up)
   eval "$pg_env"
   trap 'bash scripts/pg-cluster.sh down' EXIT
 fi
-python3 "$root/scripts/bench-replicas.py" --bin "$M1ND_BIN" ${args[@]+"${args[@]}"}
+python3 "$root/scripts/bench-replicas.py" --bin "$M1ND_BIN" ${M1ND_ARGS[@]+"${M1ND_ARGS[@]}"}

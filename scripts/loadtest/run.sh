@@ -18,12 +18,6 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 cd "$root"
 export PYTHONDONTWRITEBYTECODE=1
 
-profile=release
-args=()
-for arg in "$@"; do
-  if [[ "$arg" == --debug ]]; then profile=debug; else args+=("$arg"); fi
-done
-
 source "$root/scripts/lib/m1nd-bin.sh"
-m1nd_bin "$root" "$profile"
-exec python3 "$root/scripts/loadtest/team.py" --bin "$M1ND_BIN" ${args[@]+"${args[@]}"}
+m1nd_bin "$root" "$@"
+exec python3 "$root/scripts/loadtest/team.py" --bin "$M1ND_BIN" ${M1ND_ARGS[@]+"${M1ND_ARGS[@]}"}
