@@ -17,23 +17,14 @@ MDBOOK_VERSION=0.5.4
 TOOLS=target/tools
 OUT=target/guide
 
-# install NAME VERSION [cargo install options...]: build NAME at VERSION into $TOOLS unless it is there.
-install() {
-  local name=$1 version=$2
-  shift 2
-  local have=""
-  [[ -x $TOOLS/bin/$name ]] && have=" $("$TOOLS/bin/$name" --version 2>/dev/null) "
-  if [[ $have == *" v$version "* || $have == *" $version "* ]]; then
-    return
-  fi
-  echo "docs/build.sh: building $name $version into $TOOLS/bin (once per cold target/)" >&2
-  cargo install --quiet --locked --debug --force --root "$TOOLS" --target-dir "$TOOLS/build-$name" \
-    --version "=$version" "$@" "$name"
-  rm -rf "$TOOLS/build-$name"
-}
-
-# mdBook without its `serve` and `watch` features, which a build does not use.
-install mdbook "$MDBOOK_VERSION" --no-default-features --features search
+# mdBook without its `serve` and `watch` features, which a build does not use; built once, and
+# again only when the pinned version changes.
+if [[ "$("$TOOLS/bin/mdbook" --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]]; then
+  echo "docs/build.sh: building mdbook $MDBOOK_VERSION into $TOOLS/bin (once per cold target/)" >&2
+  cargo install mdbook --quiet --locked --debug --force --version "=$MDBOOK_VERSION" \
+    --no-default-features --features search --root "$TOOLS" --target-dir "$TOOLS/build-mdbook"
+  rm -rf "$TOOLS/build-mdbook"
+fi
 
 rm -rf "$OUT"
 log=$(mktemp)
