@@ -19,13 +19,20 @@ def anyio_backend() -> str:
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Iterator[Path]:
-    """A fresh store seeded by `m1nd init --demo`, private to one test."""
-    if pg_store.BACKEND == "sqlite":
-        yield harness.init_store(tmp_path / "store")
-        return
+def pg() -> Iterator[pg_store.PgLocation]:
+    """A demo store made by `m1nd init --demo` in a PostgreSQL schema of its own, dropped after
+    the test."""
     location = pg_store.new_schema()
     try:
         yield harness.init_store(location)
     finally:
         pg_store.drop(location)
+
+
+@pytest.fixture
+def store(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    """A fresh store seeded by `m1nd init --demo`, private to one test: a directory, or under
+    `M1ND_E2E_STORE=postgresql` the `pg` fixture's schema."""
+    if pg_store.BACKEND == "sqlite":
+        return harness.init_store(tmp_path / "store")
+    return request.getfixturevalue("pg")

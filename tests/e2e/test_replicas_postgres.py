@@ -27,19 +27,10 @@ from pathlib import Path
 import pytest
 
 import pg_store
-from harness import ROOT, init_store
+from harness import ROOT
 from http_harness import HttpServer, start, stop
 from pg_store import PgLocation, psql
 from test_replicas import WRITERS, Balanced, balance, burst_across, call, kill_9, wait_until_down
-
-@pytest.fixture
-def pg() -> Iterator[PgLocation]:
-    """A demo store in a schema of its own, made by `m1nd init --demo`."""
-    location = pg_store.new_schema()
-    try:
-        yield init_store(location)
-    finally:
-        pg_store.drop(location)
 
 
 @pytest.fixture
