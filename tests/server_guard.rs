@@ -71,11 +71,16 @@ fn read_only_persist_is_status_only() {
             assert!(message.contains("`persist`") && message.contains("status-only"), "{message}");
             assert!(message.len() < 400, "the refusal echoes too much: {} bytes", message.len());
         }
-        for action in ["status", " Status "] {
+        let result = mcp.call(&name, json!({"action": "status"}));
+        assert!(!is_error(&result), "{name:?}: {result}");
+        assert_eq!(result["structuredContent"]["wrote"], false);
+        assert_eq!(result["structuredContent"]["store_version"], 1);
+        // Compared byte for byte, as the gateway compares it: a near miss is
+        // refused with the spelling to send.
+        for action in [" Status ", "STATUS", "status\u{200B}"] {
             let result = mcp.call(&name, json!({"action": action}));
-            assert!(!is_error(&result), "{name:?} {action:?}: {result}");
-            assert_eq!(result["structuredContent"]["wrote"], false);
-            assert_eq!(result["structuredContent"]["store_version"], 1);
+            assert!(is_error(&result), "{name:?} {action:?}: {result}");
+            assert!(text(&result).contains("send exactly `status`"), "{action:?}: {}", text(&result));
         }
     }
     assert_eq!(mcp.finish(), Some(0));

@@ -176,6 +176,12 @@ fn gateway(seeds: &mut Seeds) {
         call("write_file", json!({"path": "{root}/repo/a", "content": "x"})),
         call("git_checkout", json!({"branch_name": " Main "})),
         call("git_checkout", json!({"branch_name": "dev"})),
+        // Near misses an upstream may read as another branch (or a write).
+        call("git_checkout", json!({"branch_name": "MAIN"})),
+        call("git_checkout", json!({"branch_name": "main\n"})),
+        call("git_checkout", json!({"branch_name": "\u{A0}main"})),
+        call("git_checkout", json!({"branch_name": "main\u{200B}"})),
+        call("git_checkout", json!({"branch_name": "main"})),
         call("list_directory", json!({"path": "{root}/repo/./src//"})),
         call("read_file", json!({"path": "{root}/repo/dangling"})),
         call("read_file", json!({"path": "{root}/repo/twin"})),

@@ -18,7 +18,8 @@
 //! under the policy's name, annotations and (unless a person reviewed the
 //! definition) summary, with a pinned definition only at its reviewed digest.
 //! A call is forwarded only if the guard allows its verb and the view offers
-//! it; then it carries only arguments the verb declares, every one it
+//! it; then a read-only session's status-only value is byte for byte an
+//! allowed one, and it carries only arguments the verb declares, every one it
 //! requires, every value as sent but the pinned paths, and every pinned value
 //! satisfies its pin (a path: no symlink on the way, and one hard link unless
 //! the pin allows more), checked here against the file system. Every refusal is display-safe.
@@ -132,6 +133,17 @@ fn judge_forward(
     assert!(!def.retired && !gateway.policy.human_only.contains(&def.name), "forwarded `{}`", def.name);
     if guard.read_only() {
         assert!(!gateway.policy.deny.denies(&def.name), "read-only forwarded denied `{}`", def.name);
+        // What was judged is what is forwarded: a status-only value reaches
+        // the upstream only as bytes equal to an allowed value.
+        if let Some(rule) = gateway.policy.deny.status_only(&def.name) {
+            let value = forward.arguments.get(&*rule.argument).and_then(Value::as_str);
+            assert!(
+                value.is_some_and(|v| rule.allowed.iter().any(|a| a.as_bytes() == v.as_bytes())),
+                "read-only forwarded `{}` with `{}` = {value:?}",
+                def.name,
+                rule.argument
+            );
+        }
     }
 
     let takes: Vec<&str> = gateway.policy.takes(def).map(|t| t.name).collect();

@@ -35,8 +35,10 @@ pub struct StatusOnly {
 pub enum Refusal {
     /// The verb writes: `read_only_denied.toml` lists it in `tools`.
     Denied { verb: String },
-    /// The verb writes unless `argument` holds one of `allowed`.
-    StatusOnly { verb: String, argument: String, allowed: Vec<String>, got: Option<String> },
+    /// The verb writes unless `argument` holds one of `allowed`, byte for
+    /// byte. `got` is the value sent, escaped ([`crate::sanitize::escape::value`]);
+    /// `near` is the allowed value it would equal if trimmed and case-folded.
+    StatusOnly { verb: String, argument: String, allowed: Vec<String>, got: Option<String>, near: Option<String> },
 }
 
 impl std::fmt::Display for Refusal {
@@ -45,13 +47,17 @@ impl std::fmt::Display for Refusal {
             Refusal::Denied { verb } => {
                 write!(f, "`{verb}` writes: {DENY_FILE} lists it in `tools`, denied to a read-only session")
             }
-            Refusal::StatusOnly { verb, argument, allowed, got } => {
+            Refusal::StatusOnly { verb, argument, allowed, got, near } => {
                 let got = got.as_deref().map_or("nothing".to_owned(), |g| format!("`{g}`"));
                 write!(
                     f,
                     "`{verb}` is status-only in {DENY_FILE}: `{argument}` must be one of {}, got {got}",
                     allowed.iter().map(|a| format!("`{a}`")).collect::<Vec<_>>().join(", ")
-                )
+                )?;
+                match near {
+                    Some(near) => write!(f, "; values are compared byte for byte: send exactly `{near}`"),
+                    None => Ok(()),
+                }
             }
         }
     }
@@ -87,8 +93,10 @@ impl DenyList {
     /// Whether a read-only session may call `verb` (canonical) with `args`.
     ///
     /// Status-only arguments fail closed: a missing or non-string value is a
-    /// refusal, and a string matches an allowed value only after trimming and
-    /// ASCII case folding (`" Status "` is `status`).
+    /// refusal, and a string matches only when it is byte for byte one of the
+    /// allowed values. Nothing is trimmed or folded: the value judged here is
+    /// the value forwarded, and an upstream that reads `" Status "` as a
+    /// write must never receive it from a read-only session.
     pub fn check(&self, verb: &str, args: Option<&Map<String, Value>>) -> Result<(), Refusal> {
         if self.denies(verb) {
             return Err(Refusal::Denied { verb: verb.to_owned() });
@@ -106,14 +114,17 @@ impl DenyList {
             argument: rule.argument.to_string(),
             allowed: rule.allowed.iter().map(|a| a.to_string()).collect(),
             got: got.map(echo),
+            near: text.and_then(|t| rule.near(t)).map(str::to_owned),
         })
     }
 }
 
-/// A refused value as a refusal may echo it: short and sanitised, whatever was sent.
+/// A refused value as a refusal may echo it: short, on one line, and with
+/// every invisible character and unusual space escaped, so the caller sees
+/// why it is not an allowed value.
 fn echo(value: &Value) -> String {
     match value {
-        Value::String(s) => crate::sanitize::display(s, crate::sanitize::cap::VALUE),
+        Value::String(s) => crate::sanitize::escape::value(s, crate::sanitize::cap::VALUE),
         Value::Array(_) => "an array".to_owned(),
         Value::Object(_) => "an object".to_owned(),
         short => short.to_string(),
@@ -121,10 +132,22 @@ fn echo(value: &Value) -> String {
 }
 
 impl StatusOnly {
-    /// Whether `value` is one of the allowed values (trimmed, ASCII case-insensitive).
+    /// Whether `value` is one of the allowed values, byte for byte.
     pub fn permits(&self, value: &str) -> bool {
-        let value = value.trim();
-        self.allowed.iter().any(|a| a.eq_ignore_ascii_case(value))
+        self.allowed.iter().any(|a| **a == *value)
+    }
+
+    /// The allowed value that `value` would be once trimmed of every kind of
+    /// space and case-folded: what the sender most likely meant, for the
+    /// refusal's advice. Never a reason to allow.
+    fn near(&self, value: &str) -> Option<&str> {
+        use crate::sanitize::escape::{Layout, is_unseen};
+        // Advice only: a long value is no near miss, and is not worth folding.
+        if value.len() > 4 * crate::sanitize::cap::VALUE {
+            return None;
+        }
+        let folded = value.trim_matches(|c: char| c.is_whitespace() || is_unseen(c, Layout::Escape)).to_lowercase();
+        self.allowed.iter().map(|a| &**a).find(|a| a.to_lowercase() == folded)
     }
 }
 

@@ -245,12 +245,41 @@ mod tests {
     fn status_only_fails_closed() {
         let t = table();
         let guard = Guard::new(&t, true);
-        assert!(guard.check("persist", Some(&args(Value::from(" Status ")))).is_ok());
+        assert!(guard.check("persist", Some(&args(Value::from("status")))).is_ok());
         for bad in [Value::from("save"), Value::from(1), Value::Null] {
             assert!(guard.check("persist", Some(&args(bad))).is_err());
         }
         assert!(guard.check("persist", None).is_err());
         assert!(Guard::new(&t, false).check("persist", Some(&args(Value::from("save")))).is_ok());
+    }
+
+    /// Every spelling an upstream might read as something other than the
+    /// allowed value is refused, and the refusal shows it escaped and says
+    /// what to send instead.
+    #[test]
+    fn status_only_values_are_compared_byte_for_byte() {
+        let t = table();
+        let guard = Guard::new(&t, true);
+        let spellings = [
+            ("STATUS", "`STATUS`"),
+            ("Status", "`Status`"),
+            (" status", "` status`"),
+            ("status\n", "`status\\u{000A}`"),
+            ("\u{A0}status", "`\\u{00A0}status`"),
+            ("\u{3000}status", "`\\u{3000}status`"),
+            ("\tstatus", "`\\u{0009}status`"),
+            ("status\u{2028}", "`status\\u{2028}`"),
+            ("status\u{85}", "`status\\u{0085}`"),
+            ("status\u{200B}", "`status\\u{200B}`"),
+        ];
+        for (sent, shown) in spellings {
+            let refused = guard.check("persist", Some(&args(Value::from(sent)))).unwrap_err();
+            let text = refused.to_string();
+            assert!(text.contains(&format!("got {shown}")), "{sent:?}: {text}");
+            assert!(text.contains("values are compared byte for byte: send exactly `status`;"), "{sent:?}: {text}");
+        }
+        let far = guard.check("persist", Some(&args(Value::from("save")))).unwrap_err().to_string();
+        assert!(!far.contains("byte for byte"), "{far}");
     }
 
     #[test]
@@ -296,11 +325,13 @@ mod tests {
             guard.check(forged, None).unwrap_err(),
             guard.check("persist", Some(&args(Value::from(forged)))).unwrap_err(),
         ];
-        for refused in refusals {
+        for refused in &refusals {
             let text = refused.to_string();
             assert!(!text.chars().any(|c| c.is_control() || crate::sanitize::is_hidden(c)), "{text:?}");
-            assert!(text.contains("x error: forged line"), "{text:?}");
         }
+        // A name is shown as a headline; a refused value escaped, as it was sent.
+        assert!(refusals[0].to_string().contains("x error: forged line"), "{}", refusals[0]);
+        assert!(refusals[1].to_string().contains("x\\u{000D}\\u{000A}error: forged line"), "{}", refusals[1]);
     }
 
     #[test]

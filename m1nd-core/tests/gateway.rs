@@ -332,3 +332,70 @@ fn a_cockpit_policy_declares_no_prompts_resources_or_templates() {
     assert!(problems.iter().all(|d| d.law == Law::M001), "{text}");
     assert!(text.contains("a cockpit policy declares no `prompts`") && text.contains("no `templates`"), "{text}");
 }
+
+mod forwarded_is_judged {
+    //! The value a read-only session's status-only argument is judged by is
+    //! the value the upstream receives, byte for byte: the guard compares
+    //! without trimming or folding, and the gateway forwards what it compared.
+
+    use super::*;
+    use proptest::prelude::*;
+
+    fn checkout_policy() -> Gateway {
+        let tools = "[verbs.git_checkout]\nsummary = \"Switch branches\"\nrequires = [\"branch_name\"]\n";
+        let deny =
+            "tools = []\n[status_only.git_checkout]\nargument = \"branch_name\"\nallowed = [\"main\", \"status\"]\n";
+        let s = sources(tools, deny);
+        compile_gateway(&s).unwrap_or_else(|p| panic!("{}", rendered(&p, &s)))
+    }
+
+    /// Near misses of an allowed value: case, every kind of space and
+    /// separator, controls and invisible characters around or inside it.
+    fn spelling() -> impl Strategy<Value = String> {
+        let base = prop_oneof![Just("main"), Just("status"), Just("MAIN"), Just("Status"), Just("stat us")];
+        let around = prop::sample::select(vec![
+            "",
+            " ",
+            "\t",
+            "\n",
+            "\r",
+            "\u{A0}",
+            "\u{3000}",
+            "\u{2028}",
+            "\u{85}",
+            "\u{200B}",
+            "\u{FEFF}",
+            "\u{202E}",
+            "\u{E0041}",
+            "\u{1b}",
+            "\u{7}",
+            "\u{0}",
+        ]);
+        (around.clone(), base, around).prop_map(|(a, b, c)| format!("{a}{b}{c}"))
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 512, ..ProptestConfig::default() })]
+
+        #[test]
+        fn the_upstream_receives_only_bytes_the_guard_allowed(sent in spelling()) {
+            let g = checkout_policy();
+            let guard = Guard::for_gateway(&g, true);
+            let listed = [json!({"name": "git_checkout", "inputSchema": {"type": "object", "properties": {"branch_name": {"type": "string"}}}})];
+            let view = View::new(&g, &guard, &listed);
+            let checked = gateway::check(&g, &guard, &view, "git_checkout", Some(&args(&[("branch_name", json!(sent))])));
+            let exact = sent == "main" || sent == "status";
+            match checked {
+                Ok(forward) => {
+                    prop_assert!(exact, "{sent:?} was forwarded");
+                    let got = forward.arguments["branch_name"].as_str().map(str::as_bytes);
+                    prop_assert_eq!(got, Some(sent.as_bytes()));
+                }
+                Err(refused) => {
+                    prop_assert!(!exact, "{sent:?} was refused: {refused}");
+                    prop_assert!(matches!(refused, GatewayRefused::Guard(Refused::ReadOnly(_))), "{refused}");
+                }
+            }
+        }
+    }
+}

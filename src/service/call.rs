@@ -81,11 +81,13 @@ pub fn persist_read(store: &Store, action: PersistAction, expected: Option<u64>)
     Ok(Answer::value(persist_json(&outcome)))
 }
 
-/// `persist`'s action: a read (`status`, `load`) or a write (`save`, `checkpoint`).
+/// `persist`'s action: a read (`status`, `load`) or a write (`save`, `checkpoint`),
+/// spelt exactly, as the read-only guard compares it (`deny.rs`): the value
+/// the guard judged is the value acted on.
 pub fn persist_action(args: &Checked) -> Result<PersistAction, ServiceError> {
-    let action = args.text("action").map(|a| a.trim().to_ascii_lowercase()).unwrap_or_else(|| "status".into());
+    let action = args.text("action").map(str::to_owned).unwrap_or_else(|| "status".into());
     PersistAction::parse(&action).ok_or_else(|| {
-        let shown: String = action.chars().take(32).collect();
+        let shown = m1nd_core::sanitize::escape::value(&action, 32);
         ServiceError::Write {
             verb: "persist",
             source: StoreError::BadArgument(format!(
