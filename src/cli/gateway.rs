@@ -13,7 +13,7 @@ use m1nd_core::gateway::Gateway;
 mod fleet;
 mod upstream;
 
-use upstream::{RemoteArgs, upstream};
+use upstream::{ChildArgs, RemoteArgs, upstream};
 
 use super::audit::AuditArgs;
 use super::serve::{HttpArgs, READ_ONLY_ENV, read_only_from_env};
@@ -59,6 +59,8 @@ pub struct GatewayArgs {
     upstream: Option<String>,
     #[command(flatten)]
     remote: RemoteArgs,
+    #[command(flatten)]
+    child: ChildArgs,
     /// The upstream MCP server to start, after `--`.
     #[arg(last = true, required_unless_present_any = ["upstream", "fleet"], value_name = "CMD")]
     command: Vec<OsString>,
@@ -85,6 +87,8 @@ pub struct ImportArgs {
     upstream: Option<String>,
     #[command(flatten)]
     remote: RemoteArgs,
+    #[command(flatten)]
+    child: ChildArgs,
     /// The upstream MCP server to start, after `--`.
     #[arg(last = true, required_unless_present = "upstream", value_name = "CMD")]
     command: Vec<OsString>,
@@ -185,7 +189,7 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
         })?;
     }
     let options = options(&args)?;
-    let upstream = upstream(args.upstream, args.command, args.remote)?;
+    let upstream = upstream(args.upstream, args.command, args.remote, args.child)?;
     let http = args.http.options()?;
     // One policy per process (and its shadow), alive until it exits.
     let policy = Box::leak(Box::new(policy));
@@ -222,7 +226,7 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
 
 pub fn import(args: ImportArgs) -> Result<(), Failure> {
     let options = ImportOptions {
-        upstream: upstream(args.upstream, args.command, args.remote)?,
+        upstream: upstream(args.upstream, args.command, args.remote, args.child)?,
         dir: args.policy,
         read_only_from_hints: args.read_only_from_hints,
         update: args.update,

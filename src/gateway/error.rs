@@ -12,6 +12,9 @@ pub enum GatewayError {
     Policy(Vec<String>),
     #[error("cannot start the upstream `{upstream}`: {source}")]
     Spawn { upstream: String, source: std::io::Error },
+    /// A variable the upstream is to be passed is not set (see `child_env.rs`).
+    #[error("cannot start the upstream `{upstream}`: {source}")]
+    Environment { upstream: String, source: super::child_env::UnsetVariable },
     #[error("the upstream `{upstream}` did not complete the MCP handshake: {message}")]
     Handshake { upstream: String, message: String },
     #[error("the upstream `{upstream}` did not answer `initialize` within {secs} s")]

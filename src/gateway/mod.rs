@@ -31,6 +31,7 @@ pub mod apply;
 mod audit;
 mod call_upstream;
 mod child;
+pub mod child_env;
 mod credential;
 mod declared;
 mod error;

@@ -23,6 +23,7 @@ use rmcp::{ClientHandler, ErrorData as McpError, RoleClient, ServiceExt};
 use tokio::sync::{Notify, mpsc};
 
 use super::child::Child;
+use super::child_env;
 use super::credential::Credential;
 use super::declared::Declared;
 use super::error::GatewayError;
@@ -34,8 +35,9 @@ use super::progress::ProgressRoutes;
 /// Where the upstream server is.
 #[derive(Clone, Debug)]
 pub enum Endpoint {
-    /// A command started as a child process, spoken to on its stdin/stdout.
-    Command { command: OsString, args: Vec<OsString> },
+    /// A command started as a child process, spoken to on its stdin/stdout,
+    /// with the variables it is passed by name (see [`super::child_env`]).
+    Command { command: OsString, args: Vec<OsString>, env: Vec<OsString> },
     /// A Streamable HTTP endpoint (`https://host/mcp`), with its TLS roots
     /// and credentials.
     Http { url: String, client: HttpClientOptions },
@@ -66,8 +68,18 @@ pub struct Upstream {
 impl Upstream {
     /// A command to start, with its arguments.
     pub fn new(command: impl Into<OsString>, args: impl IntoIterator<Item = impl Into<OsString>>) -> Self {
-        let endpoint = Endpoint::Command { command: command.into(), args: args.into_iter().map(Into::into).collect() };
+        let args = args.into_iter().map(Into::into).collect();
+        let endpoint = Endpoint::Command { command: command.into(), args, env: Vec::new() };
         Self { endpoint, start_timeout: Duration::from_secs(30) }
+    }
+
+    /// Pass these variables of the gateway's environment to a started
+    /// upstream, besides [`super::child_env::INHERITED`] (a command only).
+    pub fn with_env(mut self, names: impl IntoIterator<Item = impl Into<OsString>>) -> Self {
+        if let Endpoint::Command { env, .. } = &mut self.endpoint {
+            env.extend(names.into_iter().map(Into::into));
+        }
+        self
     }
 
     /// A Streamable HTTP endpoint.
@@ -129,9 +141,11 @@ impl Upstream {
         declared: &Arc<Declared>,
     ) -> Result<RunningService<RoleClient, H>, GatewayError> {
         let handshake = match &self.endpoint {
-            Endpoint::Command { command, args } => {
+            Endpoint::Command { command, args, env } => {
                 let mut command = tokio::process::Command::new(command);
                 command.args(args);
+                child_env::confine(&mut command, env)
+                    .map_err(|source| GatewayError::Environment { upstream: self.describe(), source })?;
                 let transport = Child::spawn(command, Arc::clone(declared))
                     .map_err(|source| GatewayError::Spawn { upstream: self.describe(), source })?;
                 tokio::time::timeout(self.start_timeout, handler.serve(transport)).await

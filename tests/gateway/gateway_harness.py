@@ -48,11 +48,16 @@ def m1nd(*args: str) -> subprocess.CompletedProcess[str]:
 HTTP_ADDRESS = re.compile(r"m1nd: serving MCP on http://(?P<addr>\S+)/mcp")
 
 
-def start_http(command: list[str], stderr_path: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_http(
+    command: list[str], stderr_path: Path, env: dict[str, str] | None = None
+) -> tuple[subprocess.Popen[bytes], str]:
     """Start `command`, an m1nd serving Streamable HTTP (`--http 127.0.0.1:0`), with its stderr in
-    `stderr_path`; wait up to 30 s for the address it prints. The process and its /mcp URL."""
+    `stderr_path` (and `env`, if given); wait up to 30 s for the address it prints. The process and
+    its /mcp URL."""
     with open(stderr_path, "wb") as errlog:
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog)
+        process = subprocess.Popen(
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog, env=env
+        )
     deadline = time.monotonic() + 30
     while not (found := HTTP_ADDRESS.search(stderr_path.read_text(errors="replace"))):
         if process.poll() is not None or time.monotonic() > deadline:
@@ -141,6 +146,16 @@ class Gateway:
         return self.stderr_path.read_text(errors="replace")
 
 
+def pass_env(args: list[str], *names: str) -> list[str]:
+    """`args` with `--upstream-env NAME` for each name before the `--` that starts the upstream: a
+    started upstream sees only the variables named so (besides HOME, PATH and the like)."""
+    if "--" not in args:
+        return list(args)
+    at = args.index("--")
+    flags = [part for name in names for part in ("--upstream-env", name)]
+    return [*args[:at], *flags, *args[at:]]
+
+
 @asynccontextmanager
 async def gateway(
     policy_dir: Path,
@@ -151,9 +166,12 @@ async def gateway(
     extra: list[str] | None = None,
     message_handler: Any = None,
     env: dict[str, str] | None = None,
+    upstream_env: tuple[str, ...] = (),
 ) -> AsyncIterator[Gateway]:
-    """`m1nd gateway --policy DIR [--read-only] -- UPSTREAM...`, initialized."""
+    """`m1nd gateway --policy DIR [--read-only] -- UPSTREAM...`, initialized; the variables named in
+    `upstream_env` are passed on to the upstream."""
     args = ["gateway", "--policy", str(policy_dir)] + (["--read-only"] if read_only else []) + (extra or [])
+    args += [part for name in upstream_env for part in ("--upstream-env", name)]
     if upstream:
         args += ["--", *upstream]
     async with m1nd_gateway(args, log_dir=log_dir, message_handler=message_handler, env=env) as gw:

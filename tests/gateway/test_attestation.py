@@ -20,7 +20,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from gateway_harness import HERE, m1nd_bin, set_mode
+from gateway_harness import HERE, m1nd_bin, pass_env, set_mode
 
 pytestmark = pytest.mark.anyio
 
@@ -33,7 +33,12 @@ ADDRESS = re.compile(r"m1nd: serving MCP on http://(?P<addr>\S+)/mcp")
 def m1nd(*args: str, stage: int = 0) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "RUGPULL_STAGE": str(stage)}
     return subprocess.run(
-        [str(m1nd_bin()), *args], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=env
+        [str(m1nd_bin()), *pass_env(list(args), "RUGPULL_STAGE")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        env=env,
     )
 
 
@@ -55,7 +60,7 @@ async def attested(
     policy: Path, tmp_path: Path, *extra: str, stage: int = 0, upstream: list[str] = UPSTREAM
 ) -> AsyncIterator[tuple[ClientSession, Any]]:
     """The gateway's session and the attestation in its `initialize` result."""
-    args = ["gateway", "--policy", str(policy), *extra, "--", *upstream]
+    args = ["gateway", "--policy", str(policy), *extra, "--upstream-env", "RUGPULL_STAGE", "--", *upstream]
     env = {"RUGPULL_STAGE": str(stage), "PATH": os.environ.get("PATH", "")}
     params = StdioServerParameters(command=str(m1nd_bin()), args=args, cwd=str(tmp_path), env=env)
     with open(tmp_path / "stderr.log", "a") as errlog:
@@ -146,7 +151,8 @@ async def test_over_http_initialize_and_server_discover_carry_the_same_attestati
     policy = imported(tmp_path)
     digest = digest_of(policy)
     stderr_path = tmp_path / "gateway-http.stderr"
-    command = [str(m1nd_bin()), "gateway", "--policy", str(policy), "--http", "127.0.0.1:0", "--", *UPSTREAM]
+    command = [str(m1nd_bin()), "gateway", "--policy", str(policy), "--http", "127.0.0.1:0"]
+    command += ["--upstream-env", "RUGPULL_STAGE", "--", *UPSTREAM]
     env = {**os.environ, "RUGPULL_STAGE": "0"}
     with open(stderr_path, "wb") as errlog:
         process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog, env=env)

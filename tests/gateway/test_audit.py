@@ -20,7 +20,7 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from gateway_harness import HERE, gateway, m1nd_bin, text_of
+from gateway_harness import HERE, gateway, m1nd_bin, pass_env, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -31,7 +31,12 @@ ADDRESS = re.compile(r"m1nd: serving MCP on http://(?P<addr>\S+)/mcp")
 def m1nd(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "RUGPULL_STAGE": "0"}
     return subprocess.run(
-        [str(m1nd_bin()), *args], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=env
+        [str(m1nd_bin()), *pass_env(list(args), "RUGPULL_STAGE")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        env=env,
     )
 
 

@@ -32,7 +32,8 @@ def imported(tmp_path: Path) -> Path:
 async def test_a_misbehaving_upstream_costs_one_call_not_the_session(tmp_path: Path, mode: str, says: str | None) -> None:
     policy = imported(tmp_path)
     env = {**os.environ, "BAD_MODE": mode}
-    async with gateway(policy, UPSTREAM, log_dir=tmp_path, extra=["--call-timeout", "1"], env=env) as gw:
+    async with gateway(policy, UPSTREAM, log_dir=tmp_path, extra=["--call-timeout", "1"], env=env,
+                       upstream_env=("BAD_MODE",)) as gw:
         result = await gw.session.call_tool("work", {})
         if says is None:
             assert not result.is_error and "work done" in text_of(result), text_of(result)
@@ -67,13 +68,14 @@ def test_a_listing_without_end_is_refused_with_its_bound(tmp_path: Path, listing
     env = {**os.environ, "BAD_LIST": listing}
     policy = tmp_path / "policy"
     done = subprocess.run(
-        [str(m1nd_bin()), "policy", "import", "--policy", str(policy), "--", *UPSTREAM],
+        [str(m1nd_bin()), "policy", "import", "--policy", str(policy), "--upstream-env", "BAD_LIST", "--", *UPSTREAM],
         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=env,
     )
     assert done.returncode != 0 and says in done.stderr, done.stderr
     assert not policy.exists(), "nothing is written from a listing past its bounds"
     started = subprocess.run(
-        [str(m1nd_bin()), "gateway", "--policy", str(imported(tmp_path / "sound")), "--", *UPSTREAM],
+        [str(m1nd_bin()), "gateway", "--policy", str(imported(tmp_path / "sound")), "--upstream-env", "BAD_LIST",
+         "--", *UPSTREAM],
         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=env,
     )
     assert started.returncode != 0 and says in started.stderr, started.stderr
@@ -97,13 +99,14 @@ async def test_a_thousand_resources_are_served_as_the_policy_declares(tmp_path: 
     env = {**os.environ, "BAD_RESOURCES": "thousand"}
     policy = tmp_path / "policy"
     done = subprocess.run(
-        [str(m1nd_bin()), "policy", "import", "--policy", str(policy), "--", *UPSTREAM],
+        [str(m1nd_bin()), "policy", "import", "--policy", str(policy), "--upstream-env", "BAD_RESOURCES", "--",
+         *UPSTREAM],
         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=env,
     )
     assert done.returncode == 0, done.stderr
     tools = (set_mode(policy, "read-write") / "tools.toml").read_text()
     assert tools.count("[resources.") == 1000 and '[templates."bad://item/{id}"]' in tools
-    async with gateway(policy, UPSTREAM, log_dir=tmp_path, env=env) as gw:
+    async with gateway(policy, UPSTREAM, log_dir=tmp_path, env=env, upstream_env=("BAD_RESOURCES",)) as gw:
         listed = (await gw.session.list_resources()).resources
         assert len(listed) == 1000
         assert (await gw.session.read_resource("bad://item/999")).contents[0].text == "read bad://item/999"
@@ -115,7 +118,7 @@ async def test_a_thousand_resources_are_served_as_the_policy_declares(tmp_path: 
     # Only the template: nothing is listed, every item still reads through it.
     kept = "\n\n".join(b for b in tools.split("\n\n") if not b.lstrip().startswith("[resources."))
     (policy / "tools.toml").write_text(kept)
-    async with gateway(policy, UPSTREAM, log_dir=tmp_path, env=env) as gw:
+    async with gateway(policy, UPSTREAM, log_dir=tmp_path, env=env, upstream_env=("BAD_RESOURCES",)) as gw:
         assert (await gw.session.list_resources()).resources == []
         assert (await gw.session.read_resource("bad://item/7")).contents[0].text == "read bad://item/7"
 
@@ -123,7 +126,8 @@ async def test_a_thousand_resources_are_served_as_the_policy_declares(tmp_path: 
 def test_a_crowd_of_resources_is_refused_with_its_bound(tmp_path: Path) -> None:
     env = {**os.environ, "BAD_RESOURCES": "crowd"}
     done = subprocess.run(
-        [str(m1nd_bin()), "policy", "import", "--policy", str(tmp_path / "policy"), "--", *UPSTREAM],
+        [str(m1nd_bin()), "policy", "import", "--policy", str(tmp_path / "policy"), "--upstream-env", "BAD_RESOURCES",
+         "--", *UPSTREAM],
         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=env,
     )
     assert done.returncode != 0 and "the resources a listing may hold (10000)" in done.stderr, done.stderr

@@ -18,6 +18,7 @@ answers below are checked against the policy's reads (a drift test)."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -58,10 +59,38 @@ def everything_server() -> list[str]:
     return [node, str(script), "stdio"]
 
 
-def environment() -> dict[str, str]:
-    """The gateway's (and so the upstream's) environment: only PATH and a value get-env must show, so
-    that get-env's answer (printed when an assertion fails) carries none of the suite's variables."""
-    return {"PATH": os.environ["PATH"], "EVERYTHING_PROBE": PROBE}
+# The gateway's own secrets, and another fleet member's: in the gateway's environment, never in an
+# upstream's. The HTTP gateway gets no M1ND_HTTP_TOKEN (it would then want it from its clients).
+SECRETS = {"M1ND_HTTP_TOKEN": "token-of-the-gateway-itself", "FILES_TOKEN": "token-of-another-upstream"}
+# What a started upstream may see: the official SDKs' default variables, and what --upstream-env names.
+INHERITED = {"HOME", "LOGNAME", "PATH", "SHELL", "TERM", "USER"}
+UPSTREAM_ENV = ["--upstream-env", "EVERYTHING_PROBE"]
+
+
+def environment(*, http: bool = False) -> dict[str, str]:
+    """The gateway's environment: PATH, the value get-env must show, and secrets it must not."""
+    secrets = {k: v for k, v in SECRETS.items() if not (http and k == "M1ND_HTTP_TOKEN")}
+    return {"PATH": os.environ["PATH"], "EVERYTHING_PROBE": PROBE, **secrets}
+
+
+def shows_only_what_it_may(result: Any) -> bool:
+    """get-env's answer (the upstream's whole environment, as JSON) holds the named probe, and no
+    variable besides the inherited ones and the named one: none of the gateway's secrets."""
+    seen = json.loads(text_of(result))
+    assert set(seen) <= INHERITED | {"EVERYTHING_PROBE"}, f"the upstream sees {sorted(set(seen) - INHERITED)}"
+    assert not any(secret in text_of(result) for secret in SECRETS.values()), "a secret reached the upstream"
+    return seen.get("EVERYTHING_PROBE") == PROBE
+
+
+def test_a_named_variable_that_is_not_set_stops_the_gateway_naming_it(tmp_path: Path) -> None:
+    """--upstream-env promises the upstream a variable: one that is not set is refused before start."""
+    command = [str(m1nd_bin()), "gateway", "--policy", str(POLICIES / "everything")]
+    command += ["--upstream-env", "M1ND_TEST_NEVER_SET", "--", *everything_server()]
+    done = subprocess.run(
+        command, input="", capture_output=True, text=True, timeout=60, env=environment(), cwd=tmp_path
+    )
+    assert done.returncode != 0, done.stderr
+    assert "`M1ND_TEST_NEVER_SET` is named to be passed to the upstream" in done.stderr, done.stderr
 
 
 def blocks(result: Any, kind: str) -> list[Any]:
@@ -73,7 +102,7 @@ CALLS: dict[str, tuple[dict[str, object], Callable[[Any], bool]]] = {
     "echo": ({"message": "hello"}, lambda r: text_of(r) == "Echo: hello"),
     "get-sum": ({"a": 2, "b": 3}, lambda r: text_of(r) == "The sum of 2 and 3 is 5."),
     "get-annotated-message": ({"messageType": "success"}, lambda r: "Operation completed successfully" in text_of(r)),
-    "get-env": ({}, lambda r: f'"EVERYTHING_PROBE": "{PROBE}"' in text_of(r)),
+    "get-env": ({}, shows_only_what_it_may),
     "get-resource-links": ({"count": 2}, lambda r: len(blocks(r, "resource_link")) == 2),
     "get-resource-reference": (
         {"resourceType": "Text", "resourceId": 1},
@@ -157,7 +186,9 @@ async def test_execution_is_forwarded_as_the_upstream_declares_it(tmp_path: Path
 
 
 async def test_reads_answer_in_every_spelling_and_writes_are_refused_in_every_spelling(tmp_path: Path) -> None:
-    async with gateway(POLICIES / "everything", everything_server(), log_dir=tmp_path, env=environment()) as gw:
+    async with gateway(
+        POLICIES / "everything", everything_server(), log_dir=tmp_path, env=environment(), extra=UPSTREAM_ENV
+    ) as gw:
         listed = {t.name for t in (await gw.session.list_tools()).tools}
         assert listed == set(READS)
         for verb, (arguments, answered) in CALLS.items():
@@ -290,10 +321,10 @@ async def test_a_subscription_hears_the_updates_of_its_resource_only(tmp_path: P
 def start_http(tmp_path: Path) -> tuple[subprocess.Popen[bytes], str]:
     stderr_path = tmp_path / "gateway-http.stderr"
     command = [str(m1nd_bin()), "gateway", "--policy", str(POLICIES / "everything"), "--http", "127.0.0.1:0"]
-    command += ["--", *everything_server()]
+    command += [*UPSTREAM_ENV, "--", *everything_server()]
     with open(stderr_path, "wb") as errlog:
         process = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog, env=environment()
+            command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog, env=environment(http=True)
         )
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -362,7 +393,9 @@ async def test_a_call_s_progress_reaches_the_client_that_asked_over_stdio(tmp_pa
     async def on_progress(progress: float, total: float | None, message: str | None) -> None:
         heard.append((progress, total))
 
-    async with gateway(POLICIES / "everything", everything_server(), log_dir=tmp_path, env=environment()) as gw:
+    async with gateway(
+        POLICIES / "everything", everything_server(), log_dir=tmp_path, env=environment(), extra=UPSTREAM_ENV
+    ) as gw:
         arguments = {"duration": 0.3, "steps": STEPS}
         done = await gw.session.call_tool(LONG_RUN, arguments, progress_callback=on_progress)
         assert not done.is_error, text_of(done)

@@ -62,6 +62,10 @@ def write_fleet(dest: Path, upstreams: dict[str, dict]) -> Path:
             lines.append("command = [" + ", ".join(toml_string(p) for p in entry["command"]) + "]")
         else:
             lines.append(f"url = {toml_string(entry['url'])}")
+        if "env" in entry:
+            lines.append("env = [" + ", ".join(toml_string(n) for n in entry["env"]) + "]")
+        if "bearer_env" in entry:
+            lines.append(f"bearer_env = {toml_string(entry['bearer_env'])}")
         lines.append("")
     (dest / "fleet.toml").write_text("\n".join(lines))
     return dest
@@ -252,6 +256,54 @@ async def test_stdio_and_streamable_http_upstreams_in_one_fleet(tmp_path: Path) 
             refused = await gw.session.call_tool("MIND-memorize", {"claim": "through the fleet"})
             assert refused.is_error and "read-only" in text_of(refused), text_of(refused)
         assert tree_digest(store) == before
+    finally:
+        upstream.terminate()
+        upstream.wait(timeout=10)
+
+
+async def test_a_started_member_sees_no_secret_of_the_gateway_or_of_another_member(tmp_path: Path) -> None:
+    """server-everything (started, `env = ["EVERYTHING_PROBE"]`) beside m1nd's own server over
+    Streamable HTTP behind a bearer token (`bearer_env = "MIND_TOKEN"`). The gateway's environment
+    holds that token and a token of its own; server-everything's get-env shows neither, only the
+    SDKs' default variables and the one its entry names, while the token still signs the gateway in
+    to the other member."""
+    from test_everything import INHERITED, PROBE, everything_server
+
+    mind_token = "token-of-the-mind-member"
+    own_token = "token-of-the-gateway-itself"
+    store = tmp_path / "store"
+    assert m1nd("init", "--demo", "--store", str(store)).returncode == 0
+    serve = [str(m1nd_bin()), "serve", "--store", str(store), "--http", "127.0.0.1:0"]
+    upstream, url = start_http(serve, tmp_path / "upstream.stderr", env={**os.environ, "M1ND_HTTP_TOKEN": mind_token})
+    try:
+        mind_policy = tmp_path / "mind-policy"
+        imported = subprocess.run(
+            [str(m1nd_bin()), "policy", "import", "--policy", str(mind_policy), "--read-only-from-hints",
+             "--upstream", url, "--upstream-bearer-env", "MIND_TOKEN"],
+            capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+            env={**os.environ, "MIND_TOKEN": mind_token},
+        )
+        assert imported.returncode == 0, imported.stderr
+        fleet = write_fleet(
+            tmp_path / "fleet",
+            {
+                "every": {"policy": POLICIES / "everything", "prefix": "every_", "command": everything_server(),
+                          "env": ["EVERYTHING_PROBE"]},
+                "mind": {"policy": mind_policy, "prefix": "mind.", "url": url, "bearer_env": "MIND_TOKEN"},
+            },
+        )
+        environment = {"PATH": os.environ["PATH"], "EVERYTHING_PROBE": PROBE, "MIND_TOKEN": mind_token,
+                       "M1ND_HTTP_TOKEN": own_token}
+        gateway = m1nd_gateway(["gateway", "--fleet", str(fleet), "--read-only"], log_dir=tmp_path, env=environment)
+        async with gateway as gw:
+            shown = await gw.session.call_tool("every_get-env", {})
+            assert not shown.is_error, text_of(shown)
+            seen = json.loads(text_of(shown))
+            assert seen.get("EVERYTHING_PROBE") == PROBE, seen
+            assert set(seen) <= INHERITED | {"EVERYTHING_PROBE"}, sorted(seen)
+            assert mind_token not in text_of(shown) and own_token not in text_of(shown)
+            north = await gw.session.call_tool("mind.north", {})
+            assert not north.is_error, text_of(north)
     finally:
         upstream.terminate()
         upstream.wait(timeout=10)

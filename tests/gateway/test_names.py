@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from gateway_harness import HERE, POLICIES, gateway, m1nd_bin, policy, text_of, tree_digest
+from gateway_harness import HERE, POLICIES, gateway, m1nd_bin, pass_env, policy, text_of, tree_digest
 
 pytestmark = pytest.mark.anyio
 
@@ -51,7 +51,7 @@ def data_dir(tmp_path: Path) -> Path:
 
 def m1nd(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [str(m1nd_bin()), *args],
+        [str(m1nd_bin()), *pass_env(list(args), *(env or {}))],
         capture_output=True,
         text=True,
         timeout=60,
@@ -77,7 +77,7 @@ def test_the_shapes_policy_covers_every_shape_with_a_read_and_a_write() -> None:
 async def test_reads_are_listed_under_their_upstream_names_and_answer_every_spelling(tmp_path: Path) -> None:
     data = data_dir(tmp_path)
     async with gateway(POLICIES / "shapes", UPSTREAM, read_only=True, log_dir=tmp_path,
-                       env={**os.environ, "SHAPES_DATA": str(data)}) as gw:
+                       env={**os.environ, "SHAPES_DATA": str(data)}, upstream_env=("SHAPES_DATA",)) as gw:
         listed = {t.name for t in (await gw.session.list_tools()).tools}
         assert listed == set(READS), listed
         expected = {"get-sum": "3", "listItems": "a.txt,b.txt", "files.read": "alpha", "echo_text": "x"}
@@ -92,7 +92,7 @@ async def test_every_spelling_of_a_denied_write_is_refused_and_nothing_changes(t
     data = data_dir(tmp_path)
     before = tree_digest(data)
     async with gateway(POLICIES / "shapes", UPSTREAM, read_only=True, log_dir=tmp_path,
-                       env={**os.environ, "SHAPES_DATA": str(data)}) as gw:
+                       env={**os.environ, "SHAPES_DATA": str(data)}, upstream_env=("SHAPES_DATA",)) as gw:
         for verb in SHAPES["denied"]:
             for name in spellings(verb):
                 refused = await gw.session.call_tool(name, arguments(verb))
@@ -108,7 +108,7 @@ async def test_every_spelling_of_a_denied_write_is_refused_and_nothing_changes(t
 async def test_an_allowed_spelling_is_forwarded_under_the_exact_upstream_name(tmp_path: Path) -> None:
     data = data_dir(tmp_path)
     async with gateway(POLICIES / "shapes", UPSTREAM, log_dir=tmp_path,
-                       env={**os.environ, "SHAPES_DATA": str(data)}) as gw:
+                       env={**os.environ, "SHAPES_DATA": str(data)}, upstream_env=("SHAPES_DATA",)) as gw:
         # The upstream knows only `delete-item` and `notes.write`: these answer only if the gateway
         # forwarded those exact names.
         deleted = await gw.session.call_tool("DELETE_ITEM", {"name": "a.txt"})
@@ -124,7 +124,7 @@ async def test_prompts_of_every_shape_answer_every_spelling_and_reads_stay_in_th
     name; the template reads an item, and no spelling of a path leaves SHAPES_DATA."""
     data = data_dir(tmp_path)
     async with gateway(POLICIES / "shapes", UPSTREAM, read_only=True, log_dir=tmp_path,
-                       env={**os.environ, "SHAPES_DATA": str(data)}) as gw:
+                       env={**os.environ, "SHAPES_DATA": str(data)}, upstream_env=("SHAPES_DATA",)) as gw:
         listed = {p.name for p in (await gw.session.list_prompts()).prompts}
         assert listed == set(SHAPES["prompts"]), listed
         for prompt in SHAPES["prompts"]:

@@ -16,7 +16,7 @@ import anyio
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from gateway_harness import HERE, gateway, m1nd_bin, text_of
+from gateway_harness import HERE, gateway, m1nd_bin, pass_env, text_of
 
 pytestmark = pytest.mark.anyio
 
@@ -26,7 +26,12 @@ UPSTREAM = [sys.executable, str(HERE / "rugpull_server.py")]
 def m1nd(*args: str, stage: int = 0) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "RUGPULL_STAGE": str(stage)}
     return subprocess.run(
-        [str(m1nd_bin()), *args], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL, env=env
+        [str(m1nd_bin()), *pass_env(list(args), "RUGPULL_STAGE")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        stdin=subprocess.DEVNULL,
+        env=env,
     )
 
 

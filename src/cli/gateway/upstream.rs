@@ -35,12 +35,28 @@ pub struct RemoteArgs {
     upstream_header_env: Vec<String>,
 }
 
+/// What of the gateway's environment a started upstream sees: shared by
+/// `gateway` and `policy import`.
+#[derive(Debug, Args)]
+pub struct ChildArgs {
+    /// Pass the environment variable NAME to the upstream started after `--` (repeatable). It
+    /// gets only HOME, LOGNAME, PATH, SHELL, TERM and USER besides, never the gateway's own
+    /// variables; a NAME that is not set is refused.
+    #[arg(long, value_name = "NAME", conflicts_with = "upstream")]
+    upstream_env: Vec<OsString>,
+}
+
 /// The upstream: a URL (with its CA file and credentials), or the command after `--`.
-pub fn upstream(url: Option<String>, command: Vec<OsString>, remote: RemoteArgs) -> Result<Upstream, Failure> {
+pub fn upstream(
+    url: Option<String>,
+    command: Vec<OsString>,
+    remote: RemoteArgs,
+    child: ChildArgs,
+) -> Result<Upstream, Failure> {
     let Some(url) = url else {
         let mut parts = command.into_iter();
         let program = parts.next().ok_or_else(|| Failure::usage("name the upstream server after `--`"))?;
-        return Ok(Upstream::new(program, parts));
+        return Ok(Upstream::new(program, parts).with_env(child.upstream_env));
     };
     let secrets = HttpSecrets {
         ca_file: remote.upstream_ca,

@@ -18,7 +18,7 @@ mod server;
 use std::sync::Arc;
 
 use m1nd_core::gateway::fleet::served_name;
-use m1nd_core::gateway::fleet::{Endpoint, Fleet, Http};
+use m1nd_core::gateway::fleet::{Command, Endpoint, Fleet, Http};
 
 pub use server::FleetServer;
 
@@ -33,8 +33,8 @@ use routes::Routes;
 /// names (a CA file, a token file) read from the fleet's directory.
 pub fn upstream_of(endpoint: &Endpoint, fleet_dir: &std::path::Path) -> Result<Upstream, CredentialError> {
     match endpoint {
-        Endpoint::Command(parts) => match parts.split_first() {
-            Some((program, args)) => Ok(Upstream::new(program, args)),
+        Endpoint::Command(Command { argv, env }) => match argv.split_first() {
+            Some((program, args)) => Ok(Upstream::new(program, args).with_env(env)),
             // fleet.toml's M001 refuses a command without a program.
             None => Ok(Upstream::new("", Vec::<String>::new())),
         },

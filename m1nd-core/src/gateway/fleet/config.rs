@@ -7,6 +7,7 @@
 //! policy = "git"                      # a gateway policy directory, relative to fleet.toml
 //! prefix = "git_"                     # every tool and prompt of this upstream is served as git_<name>
 //! command = ["uvx", "mcp-server-git"] # started as a child process, spoken to over stdio
+//! env = ["GIT_CONFIG_GLOBAL"]         # variables it gets besides HOME, PATH and the like
 //!
 //! [upstreams.files]
 //! policy = "files"
@@ -18,6 +19,9 @@
 //! The endpoint is part of the reviewed file on purpose: which program runs
 //! behind a prefix is as much a review question as what it may be asked.
 //! Credentials are named, never written: a variable's name, or a file's path.
+//! A started upstream gets a small environment (see `m1nd::gateway`'s child
+//! environment) plus exactly the variables its `env` names, never the
+//! gateway's own secrets or another member's.
 
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -51,6 +55,8 @@ struct RawUpstream {
     policy: Text,
     prefix: Text,
     command: Option<Spanned<Vec<Text>>>,
+    #[serde(default)]
+    env: Vec<Text>,
     url: Option<Text>,
     ca_file: Option<Text>,
     bearer_env: Option<Text>,
@@ -83,9 +89,18 @@ pub struct Spans {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Endpoint {
     /// A program and its arguments, started as a child process.
-    Command(Vec<String>),
+    Command(Command),
     /// A Streamable HTTP endpoint, with where its trust and credentials come from.
     Http(Http),
+}
+
+/// A started upstream: what runs, and what of the gateway's environment it may see.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Command {
+    /// The program, then its arguments.
+    pub argv: Vec<String>,
+    /// The variables passed to it by name, besides the few every child gets.
+    pub env: Vec<String>,
 }
 
 /// A Streamable HTTP upstream: the URL, and only the names of its secrets.
@@ -222,12 +237,30 @@ fn endpoint(name: &Text, upstream: &RawUpstream, out: &mut Vec<FleetDiagnostic>)
         .map(|t| t.span())
         .chain(upstream.header_env.iter().map(Spanned::span))
         .next();
+    if let (Some(first), None) = (upstream.env.first(), &upstream.command) {
+        out.push(
+            FleetDiagnostic::new(Law::M001, at(first.span()), "`env` for an upstream that is not started as a command")
+                .help(
+                    "`env` names variables passed to an upstream the gateway starts; an upstream at a `url` \
+                       gets its credentials through `bearer_env`, `bearer_file` or `header_env`",
+                ),
+        );
+        return None;
+    }
+    if let Some(bad) = upstream.env.iter().find(|name| !is_variable_name(name.get_ref())) {
+        out.push(FleetDiagnostic::new(Law::M001, at(bad.span()), "an `env` entry is not the name of a variable").help(
+            "write variable names only (letters, digits and `_`, not starting with a digit), \
+                       never `NAME=value`: a value set for the upstream goes in its `command`, \
+                       as `command = [\"env\", \"NAME=value\", \"program\"]`",
+        ));
+        return None;
+    }
     match (&upstream.command, &upstream.url) {
         (Some(command), None) => {
             if let Some(span) = http_only {
                 out.push(
                     FleetDiagnostic::new(Law::M001, at(span), "a credential or CA file for an upstream started as a command")
-                        .help("`ca_file`, `bearer_env`, `bearer_file` and `header_env` go with `url`; a command gets its secrets from its own environment"),
+                        .help("`ca_file`, `bearer_env`, `bearer_file` and `header_env` go with `url`; a command gets the variables its `env` names"),
                 );
                 return None;
             }
@@ -239,7 +272,8 @@ fn endpoint(name: &Text, upstream: &RawUpstream, out: &mut Vec<FleetDiagnostic>)
                 );
                 return None;
             }
-            Some(Endpoint::Command(parts))
+            let env = upstream.env.iter().map(|t| t.get_ref().clone()).collect();
+            Some(Endpoint::Command(Command { argv: parts, env }))
         }
         (None, Some(url)) => {
             let value = url.get_ref();
@@ -280,6 +314,13 @@ fn endpoint(name: &Text, upstream: &RawUpstream, out: &mut Vec<FleetDiagnostic>)
     }
 }
 
+/// A portable environment variable name: what `env = [...]` may hold.
+fn is_variable_name(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c == '_' || c.is_ascii_alphabetic())
+        && chars.all(|c| c == '_' || c.is_ascii_alphanumeric())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -296,7 +337,10 @@ mod tests {
         )
         .expect("a sound fleet");
         assert_eq!(entries.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(), ["zeta", "alpha"]);
-        assert_eq!(entries[0].endpoint, Endpoint::Command(vec!["run".into(), "--flag".into()]));
+        assert_eq!(
+            entries[0].endpoint,
+            Endpoint::Command(Command { argv: vec!["run".into(), "--flag".into()], env: vec![] })
+        );
         let Endpoint::Http(http) = &entries[1].endpoint else { panic!("an HTTP upstream") };
         assert_eq!((http.url.as_str(), http.bearer_env.as_deref()), ("http://127.0.0.1:1/mcp", Some("T")));
     }
@@ -317,6 +361,25 @@ mod tests {
         assert!(found.iter().any(|t| t == "upstream `b` has neither `command` nor `url`"), "{found:#?}");
         assert!(found.iter().any(|t| t == "an upstream has both `command` and `url`"), "{found:#?}");
         assert!(found.iter().any(|t| t.starts_with("a credential or CA file")), "{found:#?}");
+    }
+
+    #[test]
+    fn env_names_variables_for_a_started_upstream_only() {
+        let entries =
+            parse("[upstreams.a]\npolicy = \"a\"\nprefix = \"a_\"\ncommand = [\"x\"]\nenv = [\"GIT_DIR\", \"_X1\"]\n")
+                .expect("a sound fleet");
+        let Endpoint::Command(command) = &entries[0].endpoint else { panic!("a command") };
+        assert_eq!(command.env, ["GIT_DIR", "_X1"]);
+        let url = titles("[upstreams.a]\npolicy = \"a\"\nprefix = \"a_\"\nurl = \"https://h/mcp\"\nenv = [\"T\"]\n");
+        assert_eq!(url, ["`env` for an upstream that is not started as a command"]);
+        for bad in ["TOKEN=abc", "", "1X", "A-B", "A B"] {
+            let text =
+                format!("[upstreams.a]\npolicy = \"a\"\nprefix = \"a_\"\ncommand = [\"x\"]\nenv = [\"{bad}\"]\n");
+            let problems = parse(&text).unwrap_err();
+            assert_eq!(problems.len(), 1, "{bad:?}");
+            assert_eq!(problems[0].title, "an `env` entry is not the name of a variable", "{bad:?}");
+            assert!(problems[0].help.contains("never `NAME=value`"), "{bad:?}");
+        }
     }
 
     #[test]

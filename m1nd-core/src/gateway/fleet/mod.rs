@@ -22,7 +22,7 @@ mod render;
 mod sources;
 
 pub use compile::compile_fleet;
-pub use config::{Endpoint, Entry, FLEET_FILE, Http};
+pub use config::{Command, Endpoint, Entry, FLEET_FILE, Http};
 pub use embedded::EmbeddedFleet;
 pub use problem::{FleetDiagnostic, FleetFile, FleetLoc, FleetProblem};
 pub use sources::FleetSources;
@@ -54,7 +54,8 @@ pub fn served_name(prefix: &str, name: &str) -> String {
 impl Fleet {
     /// The fleet's digest, as `m1nd policy digest` prints it and the
     /// gateway attests: over each member's name, prefix, endpoint (with the
-    /// names of its credentials, never their values) and policy digest, in
+    /// names of its credentials and of the variables a started one is
+    /// passed, never their values) and policy digest, in
     /// `fleet.toml` order. Any change to what a fleet serves, or to what
     /// runs behind a prefix, changes it.
     pub fn digest(&self) -> String {
@@ -63,7 +64,10 @@ impl Fleet {
         for member in &self.members {
             let entry = &member.entry;
             let endpoint = match &entry.endpoint {
-                Endpoint::Command(parts) => json!({ "command": parts }),
+                // `env` joins the digest only when it names something, so
+                // the digest of a fleet that names none is unchanged.
+                Endpoint::Command(Command { argv, env }) if env.is_empty() => json!({ "command": argv }),
+                Endpoint::Command(Command { argv, env }) => json!({ "command": argv, "env": env }),
                 Endpoint::Http(http) => json!({
                     "url": http.url, "ca_file": http.ca_file, "bearer_env": http.bearer_env,
                     "bearer_file": http.bearer_file, "header_env": http.header_env,
