@@ -31,6 +31,7 @@ from pg_store import PgLocation
 
 sys.path.insert(0, str(ROOT / "tests" / "lib"))
 import haproxy  # noqa: E402
+import procgroup  # noqa: E402
 
 MODES = ["legacy", "2026-07-28"]
 STATELESS = "2026-07-28"
@@ -104,11 +105,13 @@ def start(
 def launch(
     args: list[str], stderr_path: Path, *, env: dict[str, str] | None = None, wrapper: list[str] | None = None
 ) -> HttpServer:
-    """Start `m1nd ARGS`, a `serve --http` command line as written, and wait for the address it prints."""
+    """Start `m1nd ARGS`, a `serve --http` command line as written, and wait for the address it prints.
+
+    The server (and its `wrapper`, which may fork it) runs in a process group of its own, which
+    `stop` ends whole (tests/lib/procgroup.py)."""
     command = [*(wrapper or []), str(m1nd_bin()), *args]
-    errlog = open(stderr_path, "wb")
-    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog, env=env)
-    errlog.close()
+    with open(stderr_path, "wb") as errlog:
+        process = procgroup.spawn(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog, env=env)
     deadline = time.monotonic() + START_TIMEOUT_S
     while time.monotonic() < deadline:
         found = _ADDRESS.search(stderr_path.read_text(errors="replace"))
@@ -116,19 +119,16 @@ def launch(
             host, _, port = found["addr"].rpartition(":")
             return HttpServer(process, host, int(port), stderr_path)
         if process.poll() is not None:
+            procgroup.stop(process)
             raise RuntimeError(f"m1nd serve --http exited {process.returncode}: {stderr_path.read_text()}")
         time.sleep(0.02)
-    process.kill()
+    procgroup.stop(process)
     raise RuntimeError(f"m1nd serve --http printed no address within {START_TIMEOUT_S}s")
 
 
 def stop(server: HttpServer) -> None:
-    server.process.terminate()
-    try:
-        server.process.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        server.process.kill()
-        server.process.wait()
+    """Stop the server and everything in its process group (a wrapper's child too)."""
+    procgroup.stop(server.process)
 
 
 @contextmanager
@@ -204,15 +204,10 @@ def balance(
         haproxy.wait_for(process, admin, wanted, UP_TIMEOUT_S, log)
         yield balanced
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        procgroup.stop(process)
+        # A replica a test killed may still have members in its group; `stop` ends them all.
         for replica in replicas:
-            if replica.process.poll() is None:
-                stop(replica)
+            stop(replica)
 
 
 @asynccontextmanager

@@ -16,6 +16,8 @@ import subprocess
 import time
 from pathlib import Path
 
+import procgroup
+
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "deploy" / "haproxy.cfg"
 #: The backend's name in the file.
@@ -62,9 +64,11 @@ def environment(bind_port: int, replica_ports: list[int], admin: Path, token: st
 
 
 def start(haproxy: str, cfg: Path, env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
+    """HAProxy in the foreground (`-db`), in a process group of its own: stop it with
+    `procgroup.stop`."""
     with open(log, "wb") as err:
-        return subprocess.Popen([haproxy, "-f", str(cfg), "-db"], stdin=subprocess.DEVNULL, stdout=err, stderr=err,
-                                env=env)
+        return procgroup.spawn([haproxy, "-f", str(cfg), "-db"], stdin=subprocess.DEVNULL, stdout=err, stderr=err,
+                               env=env)
 
 
 def command(admin: Path, text: str) -> str:
