@@ -33,6 +33,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent / "loadtest"))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "lib"))
 import haproxy  # noqa: E402
+from procgroup import stop  # noqa: E402
 from psql import psql  # noqa: E402
 import roles  # noqa: E402
 import seed  # noqa: E402
@@ -64,7 +65,7 @@ def balance(ports: list[int], out: Path) -> tuple[subprocess.Popen, int]:
     try:
         haproxy.wait_for(process, admin, {haproxy.name(k): "UP" for k in range(len(ports))}, UP_TIMEOUT_S, log)
     except RuntimeError as e:
-        process.kill()
+        stop(process)
         sys.exit(str(e))
     return process, lb_port
 
@@ -142,11 +143,7 @@ def measure(config: Config, args, server_url: str | None, work: Path, state: Pat
             t.join(timeout=120)
     finally:
         for process in reversed(processes):
-            process.terminate()
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
+            stop(process)
     lost = set(acknowledged) - stored(config, store)
     if schema is not None:
         psql(server_url or "", f"DROP SCHEMA IF EXISTS {schema} CASCADE")

@@ -2,8 +2,8 @@
 
 The server always listens on the same loopback port, so clients reconnect to the address they
 had once it is back. What it prints goes to a file; the address line says it is ready and the
-login line gives the human's one-time link. Only the process started here is ever signalled,
-by its own pid.
+login line gives the human's one-time link. Only the processes started here are ever signalled:
+each runs in a process group of its own (tests/lib/procgroup.py), and `kill -9` goes to its pid.
 """
 
 from __future__ import annotations
@@ -12,9 +12,13 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "tests" / "lib"))
+from procgroup import spawn, stop  # noqa: E402
 
 READY = re.compile(r"m1nd: serving MCP on http://127\.0\.0\.1:(?P<port>\d+)/mcp")
 LOGIN = re.compile(r"m1nd: the tray: open (?P<link>http://\S+)")
@@ -45,7 +49,7 @@ def start_on_any_port(
     """`m1nd serve --http 127.0.0.1:0` (plus `extra`), its stderr to `log`, and the port it printed.
     Raises if it exits first or prints no address within START_TIMEOUT_S."""
     with open(log, "wb") as err:
-        process = subprocess.Popen(
+        process = spawn(
             [str(binary), "serve", "--store", str(store), "--http", "127.0.0.1:0", *(extra or [])],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
@@ -57,10 +61,10 @@ def start_on_any_port(
         if ready:
             return process, int(ready["port"])
         if process.poll() is not None:
+            stop(process)
             raise RuntimeError(f"m1nd serve exited {process.returncode}: {log.read_text(errors='replace')[-1000:]}")
         time.sleep(0.02)
-    process.kill()
-    process.wait()
+    stop(process)
     raise RuntimeError(f"m1nd serve printed no address within {START_TIMEOUT_S:.0f} s; see {log}")
 
 
@@ -101,7 +105,7 @@ class Server:
         deadline = started + START_TIMEOUT_S
         while True:
             with open(log, "wb") as err:
-                self.process = subprocess.Popen(
+                self.process = spawn(
                     [str(self.binary), "serve", "--store", str(self.store), "--http", f"127.0.0.1:{self.port}"]
                     # The arrival timeout (a head's, and so a kept-alive connection's idle
                     # time) follows it too, as it did when one timeout bounded both.
@@ -127,8 +131,7 @@ class Server:
                     break
                 time.sleep(0.01)
             if self.process.poll() is None:
-                self.process.kill()
-                self.process.wait()
+                stop(self.process, grace_s=0)
                 raise RuntimeError(f"m1nd serve --http printed no address within {START_TIMEOUT_S:.0f} s; see {log}")
             # The port may still be held a moment after a kill: try again until the deadline.
             if time.monotonic() >= deadline or "cannot listen" not in log.read_text(errors="replace"):
@@ -166,10 +169,5 @@ class Server:
         if self.process is None or self.process.poll() is not None:
             return
         self.sample()
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop(self.process)
         self.lives[-1].ended_by = "SIGTERM"

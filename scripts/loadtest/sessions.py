@@ -41,6 +41,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mcp_http import SESSION_VERSION, Client, Outcome  # noqa: E402
 from server import start_on_any_port, status_kib  # noqa: E402
+from procgroup import stop  # noqa: E402 (tests/lib, put on the path by server.py)
 
 #: The whole flood may take at most this long (a debug build does ~1,000 calls a second).
 FLOOD_TIMEOUT_S = 600.0
@@ -222,8 +223,7 @@ def main() -> int:
                 if rss > args.max_rss_mb:
                     failed.append(f"RSS after {when} {rss:.0f} MB > --max-rss-mb {args.max_rss_mb:.0f}")
         finally:
-            process.kill()
-            process.wait()
+            stop(process, grace_s=0)
     for line in failed:
         print("FAILED:", line, file=sys.stderr)
     return 1 if failed else 0

@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -16,6 +17,9 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 REPO = HERE.parent.parent
 ROOT = HERE.parent.parent
+sys.path.insert(0, str(ROOT / "tests" / "lib"))
+# Each server the suite starts is a process group of its own, stopped whole (tests/lib/procgroup.py).
+from procgroup import spawn, stop  # noqa: E402
 MOCK_HOST_PAGE = (HERE / "mock_host.html").read_bytes()
 CORPUS = json.loads((ROOT / "tests" / "widget" / "references.json").read_text())
 UI_EXTENSION = "io.modelcontextprotocol/ui"
@@ -69,7 +73,7 @@ class Mcp:
     def __init__(self, store: Path, read_only: bool = True):
         args = [binary(), "serve", "--store", str(store)] + (["--read-only"] if read_only else [])
         env = {k: v for k, v in os.environ.items() if k != "M1ND_READ_ONLY"}
-        self.proc = subprocess.Popen(
+        self.proc = spawn(
             args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=env
         )
         self.answers: dict[Any, dict] = {}
@@ -119,8 +123,8 @@ class Mcp:
         try:
             self.proc.wait(timeout=TIMEOUT_S)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+            pass  # `stop` ends it, and anything left in its group, either way
+        stop(self.proc)
 
 
 class MockHost:

@@ -30,7 +30,7 @@ class TrayServer:
         if session_seconds is not None:
             args += ["--tray-session", str(session_seconds)]
         self.store = store
-        self.proc = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        self.proc = harness.spawn(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         self.links: queue.Queue[str] = queue.Queue()
         threading.Thread(target=self._read, daemon=True).start()
         self.first_link = self.next_link()
@@ -68,8 +68,8 @@ class TrayServer:
         return reply.status, answer
 
     def close(self) -> None:
-        self.proc.kill()
-        self.proc.wait(timeout=harness.TIMEOUT_S)
+        # No grace: a SIGKILL to the whole group, as before to the server alone.
+        harness.stop(self.proc, grace_s=0)
 
 
 def files(store: Path) -> dict[str, bytes]:

@@ -36,7 +36,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_http import HttpClient  # noqa: E402
-from gateway_harness import m1nd_bin, set_mode  # noqa: E402
+from gateway_harness import m1nd_bin, set_mode, spawn, stop  # noqa: E402
 
 GOAL_MS = 0.2
 TOOL = "north"
@@ -54,7 +54,7 @@ class Client:
     """One line out, one line back."""
 
     def __init__(self, argv: list[str]) -> None:
-        self.proc = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.proc = spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
         self.next_id = 0
         hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}
         self.rpc("initialize", hello)
@@ -83,8 +83,8 @@ class Client:
         try:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+            pass  # `stop` ends it, and the upstream in its group, either way
+        stop(self.proc)
 
 
 def alternate(clients: dict[str, Any], method: str, params: dict[str, Any], rounds: int, warmup: int,

@@ -13,13 +13,16 @@ import http.client
 import json
 import os
 import re
-import signal
 import socket
 import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
+from procgroup import spawn, stop  # noqa: E402
 
 PROTOCOL = "2025-06-18"
 START_S = 30.0
@@ -33,8 +36,7 @@ class HttpClient:
     def __init__(self, argv: list[str], address: re.Pattern[str], path: str) -> None:
         self.errlog = tempfile.NamedTemporaryFile(prefix="m1nd-bench-http-", suffix=".stderr", delete=False)
         # Its own process group: the server's upstream child goes with it on close.
-        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.errlog,
-                                     start_new_session=True)
+        self.proc = spawn(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=self.errlog)
         try:
             host, port = self._address(address)
             if host != "127.0.0.1":
@@ -94,14 +96,7 @@ class HttpClient:
         return reply["result"]
 
     def _stop(self) -> None:
-        try:
-            os.killpg(self.proc.pid, signal.SIGTERM)
-            self.proc.wait(timeout=10)
-        except ProcessLookupError:
-            pass
-        except subprocess.TimeoutExpired:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
+        stop(self.proc)
         self.errlog.close()
         os.unlink(self.errlog.name)
 

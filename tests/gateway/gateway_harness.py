@@ -27,6 +27,10 @@ from mcp.client.stdio import stdio_client
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "lib"))
+# Every long-lived process a gateway test starts is a process group, stopped whole: a gateway
+# and the upstreams it started, a wrapper and its child (tests/lib/procgroup.py).
+from procgroup import spawn, stop  # noqa: E402
 POLICIES = HERE / "policies"
 _RUNS = itertools.count(1)
 
@@ -52,16 +56,14 @@ def start_http(
     command: list[str], stderr_path: Path, env: dict[str, str] | None = None
 ) -> tuple[subprocess.Popen[bytes], str]:
     """Start `command`, an m1nd serving Streamable HTTP (`--http 127.0.0.1:0`), with its stderr in
-    `stderr_path` (and `env`, if given); wait up to 30 s for the address it prints. The process and
-    its /mcp URL."""
+    `stderr_path` (and `env`, if given); wait up to 30 s for the address it prints. The process, the
+    leader of a process group of its own (end it with `stop`), and its /mcp URL."""
     with open(stderr_path, "wb") as errlog:
-        process = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog, env=env
-        )
+        process = spawn(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog, env=env)
     deadline = time.monotonic() + 30
     while not (found := HTTP_ADDRESS.search(stderr_path.read_text(errors="replace"))):
         if process.poll() is not None or time.monotonic() > deadline:
-            process.kill()
+            stop(process)
             raise RuntimeError(f"{' '.join(command)} printed no address: {stderr_path.read_text(errors='replace')}")
         time.sleep(0.02)
     return process, f"http://{found['addr']}/mcp"

@@ -46,9 +46,9 @@ fi
 
 if [[ -z "${M1ND_BIN:-}" ]]; then
   if [[ "$profile" == release ]]; then
-    cargo build --quiet --release -p m1nd
+    cargo build --release -p m1nd
   else
-    cargo build --quiet -p m1nd
+    cargo build -p m1nd
   fi
   target_dir="${CARGO_TARGET_DIR:-target}"
   [[ "$target_dir" == /* ]] || target_dir="$root/$target_dir"

@@ -6,10 +6,8 @@ upstream is rugpull_server.py (the Python SDK), whose stage 1 changes a reviewed
 from __future__ import annotations
 
 import os
-import re
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -20,14 +18,13 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
-from gateway_harness import HERE, m1nd_bin, pass_env, set_mode
+from gateway_harness import HERE, m1nd_bin, pass_env, set_mode, start_http, stop
 
 pytestmark = pytest.mark.anyio
 
 UPSTREAM = [sys.executable, str(HERE / "rugpull_server.py")]
 GRAPH = [sys.executable, str(HERE / "graph_server.py")]
 KEY = "io.m1nd/attestation"
-ADDRESS = re.compile(r"m1nd: serving MCP on http://(?P<addr>\S+)/mcp")
 
 
 def m1nd(*args: str, stage: int = 0) -> subprocess.CompletedProcess[str]:
@@ -154,14 +151,8 @@ async def test_over_http_initialize_and_server_discover_carry_the_same_attestati
     command = [str(m1nd_bin()), "gateway", "--policy", str(policy), "--http", "127.0.0.1:0"]
     command += ["--upstream-env", "RUGPULL_STAGE", "--", *UPSTREAM]
     env = {**os.environ, "RUGPULL_STAGE": "0"}
-    with open(stderr_path, "wb") as errlog:
-        process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog, env=env)
+    process, url = start_http(command, stderr_path, env)
     try:
-        deadline = time.monotonic() + 30
-        while not (found := ADDRESS.search(stderr_path.read_text(errors="replace"))):
-            assert process.poll() is None and time.monotonic() < deadline, stderr_path.read_text()
-            time.sleep(0.02)
-        url = f"http://{found['addr']}/mcp"
         async with streamable_http_client(url) as (read, write):
             async with ClientSession(read, write) as session:
                 init = await session.initialize()
@@ -175,5 +166,4 @@ async def test_over_http_initialize_and_server_discover_carry_the_same_attestati
         assert legacy == modern, (legacy, modern)
         assert legacy["policy"] == digest and legacy["mode"] == "read-only", legacy
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        stop(process)

@@ -12,7 +12,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +19,11 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from gateway_harness import HERE, gateway, m1nd_bin, pass_env, text_of
+from gateway_harness import HERE, gateway, m1nd_bin, pass_env, start_http, stop, text_of
 
 pytestmark = pytest.mark.anyio
 
 UPSTREAM = [sys.executable, str(HERE / "rugpull_server.py")]
-ADDRESS = re.compile(r"m1nd: serving MCP on http://(?P<addr>\S+)/mcp")
 
 
 def m1nd(*args: str) -> subprocess.CompletedProcess[str]:
@@ -112,21 +110,13 @@ async def test_over_http_each_session_is_named_by_a_digest_of_its_id(tmp_path: P
     audit = tmp_path / "audit.jsonl"
     stderr_path = tmp_path / "gateway-http.stderr"
     command = [str(m1nd_bin()), "gateway", "--policy", str(policy), "--audit", str(audit), "--http", "127.0.0.1:0"]
-    with open(stderr_path, "wb") as errlog:
-        process = subprocess.Popen(
-            [*command, "--", *UPSTREAM], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog
-        )
+    process, url = start_http([*command, "--", *UPSTREAM], stderr_path)
     try:
-        deadline = time.monotonic() + 30
-        while not (found := ADDRESS.search(stderr_path.read_text(errors="replace"))):
-            assert time.monotonic() < deadline and process.poll() is None, stderr_path.read_text()
-            time.sleep(0.02)
         for _ in range(2):
-            async with Client(f"http://{found['addr']}/mcp", mode="legacy", cache=None) as c:
+            async with Client(url, mode="legacy", cache=None) as c:
                 assert not (await c.call_tool("fetch_weather", {"city": "Oslo"})).is_error
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        stop(process)
     sessions = [line["session"] for line in lines(audit)]
     assert len(sessions) == 4 and all(re.fullmatch(r"http:[0-9a-f]{16}", s) for s in sessions), sessions
     assert sessions[0] == sessions[1] != sessions[2] == sessions[3], sessions

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import subprocess
 import time
@@ -35,7 +34,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import PromptReference, ResourceTemplateReference
 
-from gateway_harness import HERE, POLICIES, gateway, m1nd_bin, policy, set_mode, text_of
+from gateway_harness import HERE, POLICIES, gateway, m1nd_bin, policy, set_mode, start_http, stop, text_of
 from test_names import spellings
 
 pytestmark = pytest.mark.anyio
@@ -46,7 +45,6 @@ READS = [v for v in EVERYTHING["verbs"] if v not in EVERYTHING["denied"]]
 SERVED = ["title", "description", "input_schema", "output_schema", "icons", "meta"]
 INVALID_PARAMS = -32602
 PROBE = "seen-through-the-gateway"
-ADDRESS = re.compile(r"m1nd: serving MCP on http://(?P<addr>\S+)/mcp")
 
 
 def everything_server() -> list[str]:
@@ -318,36 +316,21 @@ async def test_a_subscription_hears_the_updates_of_its_resource_only(tmp_path: P
         await gw.session.unsubscribe_resource(uri)
 
 
-def start_http(tmp_path: Path) -> tuple[subprocess.Popen[bytes], str]:
-    stderr_path = tmp_path / "gateway-http.stderr"
+def start_everything_http(tmp_path: Path) -> tuple[subprocess.Popen[bytes], str]:
     command = [str(m1nd_bin()), "gateway", "--policy", str(POLICIES / "everything"), "--http", "127.0.0.1:0"]
     command += [*UPSTREAM_ENV, "--", *everything_server()]
-    with open(stderr_path, "wb") as errlog:
-        process = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog, env=environment(http=True)
-        )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        found = ADDRESS.search(stderr_path.read_text(errors="replace"))
-        if found:
-            return process, f"http://{found['addr']}/mcp"
-        if process.poll() is not None:
-            raise RuntimeError(f"m1nd gateway --http exited {process.returncode}: {stderr_path.read_text()}")
-        time.sleep(0.02)
-    process.kill()
-    raise RuntimeError("m1nd gateway --http printed no address within 30 s")
+    return start_http(command, tmp_path / "gateway-http.stderr", environment(http=True))
 
 
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 async def test_over_http_execution_is_forwarded_as_the_upstream_declares_it(tmp_path: Path, mode: str) -> None:
     direct = await upstream_tools()
-    process, url = start_http(tmp_path)
+    process, url = start_everything_http(tmp_path)
     try:
         async with Client(url, mode=mode, cache=None) as c:
             listed = {t.name: t for t in (await c.list_tools()).tools}
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        stop(process)
     assert set(listed) == set(READS)
     for name, tool in listed.items():
         assert tool.execution == direct[name].execution, name
@@ -355,7 +338,7 @@ async def test_over_http_execution_is_forwarded_as_the_upstream_declares_it(tmp_
 
 @pytest.mark.parametrize("mode", ["legacy", "2026-07-28"])
 async def test_over_http_reads_answer_writes_are_refused_and_surfaces_follow_the_policy(tmp_path: Path, mode: str) -> None:
-    process, url = start_http(tmp_path)
+    process, url = start_everything_http(tmp_path)
     try:
         async with Client(url, mode=mode, cache=None) as c:
             assert {t.name for t in (await c.list_tools()).tools} == set(READS)
@@ -378,8 +361,7 @@ async def test_over_http_reads_answer_writes_are_refused_and_surfaces_follow_the
             for slip in SLIPS:
                 await expect_refused(c.read_resource(slip), INVALID_PARAMS, "nothing was sent to the upstream")
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        stop(process)
 
 
 LONG_RUN = "trigger-long-running-operation"
@@ -408,7 +390,7 @@ async def test_a_call_s_progress_reaches_the_client_that_asked_over_stdio(tmp_pa
 async def test_over_http_each_session_hears_only_its_own_call_s_progress(tmp_path: Path) -> None:
     """Two legacy sessions call at once; each client picks its own progress token (the SDK uses the
     request id, so both pick the same one), and each hears its own call's steps exactly once."""
-    process, url = start_http(tmp_path)
+    process, url = start_everything_http(tmp_path)
     heard: dict[str, list[float]] = {"a": [], "b": []}
 
     async def call(who: str, steps: int) -> None:
@@ -424,7 +406,6 @@ async def test_over_http_each_session_hears_only_its_own_call_s_progress(tmp_pat
             tg.start_soon(call, "a", STEPS)
             tg.start_soon(call, "b", STEPS + 1)
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        stop(process)
     assert heard["a"] == [float(n) for n in range(1, STEPS + 1)], heard
     assert heard["b"] == [float(n) for n in range(1, STEPS + 2)], heard

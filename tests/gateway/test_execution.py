@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway_harness import HERE, gateway, m1nd_bin
+from gateway_harness import HERE, gateway, m1nd_bin, spawn, stop
 
 pytestmark = pytest.mark.anyio
 
@@ -57,7 +57,7 @@ async def test_a_streamable_http_upstream_s_execution_is_pinned_and_listed_as_de
 ) -> None:
     stderr_path = tmp_path / "upstream.stderr"
     with open(stderr_path, "wb") as errlog:
-        upstream = subprocess.Popen([*SERVER, answers], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog)
+        upstream = spawn([*SERVER, answers], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog)
     try:
         deadline = time.monotonic() + 30
         while not (found := LISTENING.search(stderr_path.read_text(errors="replace"))):
@@ -70,5 +70,4 @@ async def test_a_streamable_http_upstream_s_execution_is_pinned_and_listed_as_de
         assert pinned(policy_dir) == DECLARED
         assert listed == DECLARED
     finally:
-        upstream.terminate()
-        upstream.wait(timeout=10)
+        stop(upstream)

@@ -29,6 +29,7 @@ from gateway_harness import (
     m1nd_gateway,
     policy,
     start_http,
+    stop,
     text_of,
     tree_digest,
     venv_bin,
@@ -176,8 +177,7 @@ async def test_each_tool_is_listed_with_its_upstream_s_execution_under_its_serve
             async with Client(url, mode=transport, cache=None) as client:
                 tools = (await client.list_tools()).tools
         finally:
-            process.terminate()
-            process.wait(timeout=10)
+            stop(process)
     files = {t.name.removeprefix(prefixes["files"]): t for t in tools if t.name.startswith(prefixes["files"])}
     assert any(declared[name] for name in files), "some tool the fleet lists declares `execution`"
     for name, tool in files.items():
@@ -257,8 +257,7 @@ async def test_stdio_and_streamable_http_upstreams_in_one_fleet(tmp_path: Path) 
             assert refused.is_error and "read-only" in text_of(refused), text_of(refused)
         assert tree_digest(store) == before
     finally:
-        upstream.terminate()
-        upstream.wait(timeout=10)
+        stop(upstream)
 
 
 async def test_a_started_member_sees_no_secret_of_the_gateway_or_of_another_member(tmp_path: Path) -> None:
@@ -305,8 +304,7 @@ async def test_a_started_member_sees_no_secret_of_the_gateway_or_of_another_memb
             north = await gw.session.call_tool("mind.north", {})
             assert not north.is_error, text_of(north)
     finally:
-        upstream.terminate()
-        upstream.wait(timeout=10)
+        stop(upstream)
 
 
 async def test_a_fleet_that_breaks_m017_does_not_start_and_says_where(tmp_path: Path) -> None:
@@ -356,5 +354,4 @@ async def test_over_http_a_rug_pull_hides_only_its_own_upstreams_tool(tmp_path: 
             status = await c.call_tool("repo_git_status", {"repo_path": str(repo)})
             assert not status.is_error and "new.txt" in text_of(status), text_of(status)
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        stop(process)

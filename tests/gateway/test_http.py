@@ -18,6 +18,7 @@ from gateway_harness import (
     name_forms,
     policy,
     start_http,
+    stop,
     text_of,
     tree_digest,
     venv_bin,
@@ -51,8 +52,7 @@ async def test_read_only_over_http_refuses_every_write_and_serves_reads(tmp_path
             status = await c.call_tool("git_status", {"repo_path": str(repo)})
             assert not status.is_error and "new.txt" in text_of(status), text_of(status)
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        stop(process)
     assert tree_digest(repo) == before
 
 
@@ -81,5 +81,4 @@ async def test_a_streamable_http_upstream_behind_a_read_only_gateway(tmp_path: P
                 assert refused.is_error and "read-only" in text_of(refused), f"{name!r}: {text_of(refused)}"
         assert tree_digest(store) == before
     finally:
-        upstream.terminate()
-        upstream.wait(timeout=10)
+        stop(upstream)

@@ -12,19 +12,17 @@ import json
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp import Client
 
-from gateway_harness import POLICIES, ROOT, gateway, m1nd_bin, text_of
+from gateway_harness import POLICIES, ROOT, gateway, m1nd_bin, start_http, stop, text_of
 
 pytestmark = pytest.mark.anyio
 
 STRICT, LOOSE, BROKEN = POLICIES / "tap-strict", POLICIES / "tap", POLICIES / "tap-broken"
-ADDRESS = re.compile(r"m1nd: serving MCP on http://(?P<addr>\S+)/mcp")
 KEY = "io.m1nd/attestation"
 
 
@@ -211,23 +209,15 @@ async def test_over_http_a_write_only_the_shadow_allows_never_reaches_the_upstre
     tap, audit, target = tmp_path / "tap.jsonl", tmp_path / "audit.jsonl", tmp_path / "written.txt"
     stderr_path = tmp_path / "gateway-http.stderr"
     command = [str(m1nd_bin()), "gateway", "--policy", str(STRICT), *shadowed(LOOSE, audit), "--http", "127.0.0.1:0"]
-    with open(stderr_path, "wb") as errlog:
-        process = subprocess.Popen(
-            [*command, "--", *tap_upstream(tap)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=errlog
-        )
+    process, url = start_http([*command, "--", *tap_upstream(tap)], stderr_path)
     try:
-        deadline = time.monotonic() + 30
-        while not (found := ADDRESS.search(stderr_path.read_text(errors="replace"))):
-            assert time.monotonic() < deadline and process.poll() is None, stderr_path.read_text()
-            time.sleep(0.02)
-        async with Client(f"http://{found['addr']}/mcp", mode="legacy", cache=None) as c:
+        async with Client(url, mode="legacy", cache=None) as c:
             write = await c.call_tool("write_note", {"path": str(target), "content": "leak"})
             assert write.is_error and "read-only" in text_of(write), text_of(write)
             echo = await c.call_tool("echo", {"text": "hi"})
             assert not echo.is_error and text_of(echo) == "hi", text_of(echo)
     finally:
-        process.terminate()
-        process.wait(timeout=10)
+        stop(process)
     assert tapped(tap) == [{"tool": "echo", "arguments": {"text": "hi"}}] and not target.exists()
     written = lines(audit)
     assert [line["decision"] for line in written] == ["shadow", "refused", "forwarded", "answered"], written
