@@ -21,7 +21,7 @@ OUT=target/guide
 # again only when the pinned version changes.
 if [[ "$("$TOOLS/bin/mdbook" --version 2>/dev/null)" != "mdbook v$MDBOOK_VERSION" ]]; then
   echo "docs/build.sh: building mdbook $MDBOOK_VERSION into $TOOLS/bin (once per cold target/)" >&2
-  cargo install mdbook --quiet --locked --debug --force --version "=$MDBOOK_VERSION" \
+  cargo install mdbook --locked --debug --force --version "=$MDBOOK_VERSION" \
     --no-default-features --features search --root "$TOOLS" --target-dir "$TOOLS/build-mdbook"
   rm -rf "$TOOLS/build-mdbook"
 fi

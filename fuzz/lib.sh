@@ -25,13 +25,16 @@ install_cargo_fuzz() {
     apt-get update -qq && apt-get install -y -qq g++
   fi
   if [ "$("$TOOLS/bin/cargo-fuzz" --version 2>/dev/null)" != "cargo-fuzz $CARGO_FUZZ_VERSION" ]; then
-    nice -n 10 cargo install --quiet --locked --version "$CARGO_FUZZ_VERSION" --root "$TOOLS" cargo-fuzz
+    # Not --quiet: cargo's line per crate shows the build is moving.
+    echo "fuzz: cargo install cargo-fuzz $CARGO_FUZZ_VERSION into $TOOLS (once per target/)" >&2
+    nice -n 10 cargo install --locked --version "$CARGO_FUZZ_VERSION" --root "$TOOLS" cargo-fuzz
   fi
 }
 
 # The one instrumented build: every target, release with debug assertions and
 # overflow checks, no sanitizer (so stable rustc suffices).
 build_targets() {
+  echo "fuzz: the instrumented build of every target (release, debug assertions; cargo names each crate)" >&2
   (cd "$REPO" && nice -n 10 cargo fuzz build --fuzz-dir "$FUZZ_DIR" --sanitizer none --debug-assertions)
 }
 

@@ -8,8 +8,11 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 install_root="$root/target/install"
-# The release build shares the project's target directory (the benches' release build).
-CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}" cargo install --locked --quiet --force --path "$root" --root "$install_root"
+# The release build shares the project's target directory (the benches' release build). Not
+# --quiet: a cold release build takes minutes, and cargo's line per crate (`Compiling ...`, on
+# stderr, with or without a terminal) shows it is working.
+echo "install-check: cargo install --locked --path $root --root $install_root (a release build)" >&2
+CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$root/target}" cargo install --locked --force --path "$root" --root "$install_root"
 m1nd="$install_root/bin/m1nd"
 
 work="$(mktemp -d)"

@@ -14,9 +14,9 @@ m1nd_bin() {
   done
   [[ -z "${M1ND_BIN:-}" ]] || return 0
   if [[ "$profile" == release ]]; then
-    cargo build --quiet --release --bin m1nd
+    cargo build --release --bin m1nd
   else
-    cargo build --quiet --bin m1nd
+    cargo build --bin m1nd
   fi
   target_dir="${CARGO_TARGET_DIR:-target}"
   [[ "$target_dir" == /* ]] || target_dir="$root/$target_dir"

@@ -57,7 +57,7 @@ NODE_PATH="$node_dir/node_modules" "$node_dir/node_modules/.bin/esbuild" "$here/
   --outfile="$M1ND_HOST_BUNDLE"
 
 if [[ -z "${M1ND_BIN:-}" ]]; then
-  cargo build --quiet -p m1nd
+  cargo build -p m1nd
   target_dir="${CARGO_TARGET_DIR:-target}"
   [[ "$target_dir" == /* ]] || target_dir="$root/$target_dir"
   export M1ND_BIN="$target_dir/debug/m1nd"

@@ -44,11 +44,12 @@ source "$root/tests/lib/venv.sh"
 pinned_venv e2e "$venv" "$req"
 
 if [[ -z "${M1ND_BIN:-}" ]]; then
-  # cargo decides whether anything is stale; a no-op build takes well under a second.
+  # cargo decides whether anything is stale; a no-op build takes well under a second, and a
+  # stale one names each crate as it builds it (no --quiet: the step is never silent).
   if [[ "$profile" == release ]]; then
-    cargo build --quiet --release -p m1nd
+    cargo build --release -p m1nd
   else
-    cargo build --quiet -p m1nd
+    cargo build -p m1nd
   fi
   target_dir="${CARGO_TARGET_DIR:-target}"
   [[ "$target_dir" == /* ]] || target_dir="$root/$target_dir"

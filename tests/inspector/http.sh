@@ -14,7 +14,7 @@ cd "$root"
 source "$here/install.sh"
 
 if [[ -z "${M1ND_BIN:-}" ]]; then
-  cargo build --quiet -p m1nd
+  cargo build -p m1nd
   target_dir="${CARGO_TARGET_DIR:-target}"
   [[ "$target_dir" == /* ]] || target_dir="$root/$target_dir"
   M1ND_BIN="$target_dir/debug/m1nd"

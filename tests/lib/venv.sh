@@ -16,7 +16,8 @@ pinned_venv() {
   want="$(sha256sum "$req" | cut -d' ' -f1)"
   if [[ ! -f "$stamp" || "$(cat "$stamp")" != "$want" ]]; then
     echo "$label: installing $(grep -Ev '^\s*(#|$)' "$req" | tr '\n' ' ')" >&2
-    "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req"
+    # A line per package (no bar: CI's output is not a terminal), so a slow install shows it moves.
+    "$venv/bin/python" -m pip install --progress-bar off --disable-pip-version-check -r "$req"
     echo "$want" >"$stamp"
   fi
 }
