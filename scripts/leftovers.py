@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import secrets
 import shutil
 import subprocess
@@ -40,6 +41,9 @@ sys.path.insert(0, str(ROOT / "tests" / "lib"))
 import procgroup  # noqa: E402
 
 MARK = "M1ND_LEFTOVERS_RUN"
+#: The password in a URL's user part (`postgres://user:password@host`): a command line shown in
+#: CI's log says which server, never with what secret.
+URL_PASSWORD = re.compile(r"(://[^/:@\s]*:)[^@\s]*@")
 
 
 def target_dirs() -> list[Path]:
@@ -158,6 +162,7 @@ def describe(pid: int, why: str, sockets: dict[int, str]) -> Leftover | None:
         return None  # a zombie holds nothing; its parent has yet to reap it
     # Shown as data: every control character (and anything unprintable) escaped.
     command = cmdline.replace(b"\0", b" ").strip().decode("utf-8", "replace")
+    command = URL_PASSWORD.sub(r"\1***@", command)
     command = command.encode("unicode_escape").decode("ascii")[:300]
     listens = []
     try:
@@ -204,10 +209,9 @@ def check(state_path: Path) -> int:
         print(f"leftovers: {len(found)} process(es) the run started are still running:", file=sys.stderr)
         for leftover in found:
             print(leftover, file=sys.stderr)
-        groups = " ".join(sorted({f"-{x.pgid}" for x in found}))
         print(
             "  The test that started each must stop its whole process group (tests/lib/procgroup.py: "
-            f"spawn, then stop). To end them now: kill -TERM -- {groups}",
+            f"spawn, then stop). To end them now: kill -TERM {' '.join(str(x.pid) for x in found)}",
             file=sys.stderr,
         )
     if files:
@@ -238,7 +242,10 @@ def self_test() -> int:
         started = [
             procgroup.spawn([str(sleeper), "60"], cwd="/", env=clean_env, stdout=subprocess.DEVNULL),
             procgroup.spawn(server_cmd, cwd=ROOT, env=clean_env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL),
-            procgroup.spawn(["sleep", "60"], cwd="/", env=marked_env, stdout=subprocess.DEVNULL),
+            # With a URL's password on its command line, which the report must not show. (`; :`
+            # keeps the shell from replacing itself with sleep, and so its command line.)
+            procgroup.spawn(["sh", "-c", "sleep 60; :", "postgres://m1nd:hunter2@127.0.0.1/m1nd"], cwd="/",
+                            env=marked_env, stdout=subprocess.DEVNULL),
         ]
         shm_file = procgroup.SHM / procgroup.SHM_LEFT_BY[0].format(pid=4_194_306)
         try:
@@ -255,6 +262,9 @@ def self_test() -> int:
                 leftover = by_pid.get(process.pid)
                 if leftover is None or expected not in leftover.why:
                     failures.append(f"pid {process.pid} ({process.args}) not reported as the run's ({expected})")
+            shown = str(by_pid.get(started[2].pid, ""))
+            if "hunter2" in shown or "m1nd:***@" not in shown:
+                failures.append(f"a URL's password is not masked in the report: {shown}")
             if not any(x.listens and x.listens[0].startswith("127.0.0.1:") for x in found):
                 failures.append("the server's loopback listener is not named")
             if shm_file.name not in files:
