@@ -14,7 +14,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -28,7 +28,7 @@ import procgroup  # noqa: E402
 SETTLE_S = 10.0
 
 
-def wait_until(condition, what: str) -> None:  # type: ignore[no-untyped-def]
+def wait_until(condition: Callable[[], bool], what: str) -> None:
     deadline = time.monotonic() + SETTLE_S
     while not condition():
         assert time.monotonic() < deadline, f"{what} within {SETTLE_S:.0f} s"
