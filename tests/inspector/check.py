@@ -17,6 +17,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
+from procgroup import spawn, stop  # noqa: E402
+
 TIMEOUT_S = 60
 
 
@@ -36,14 +39,22 @@ class Inspector:
         """Run one Inspector CLI call: its exit code, its stdout as JSON and its stderr."""
         shown = " ".join(["mcp-inspector --cli m1nd serve", *args])
         print(f"$ {shown}")
-        done = subprocess.run(
-            [*self.base, *args], capture_output=True, text=True, timeout=TIMEOUT_S, stdin=subprocess.DEVNULL
+        # The Inspector (node) starts `m1nd serve` as its child: both run in one process group,
+        # ended whole however the call ends, a timeout included.
+        process = spawn(
+            [*self.base, *args], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
         try:
-            answer = json.loads(done.stdout)
+            stdout, stderr = process.communicate(timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            stop(process)
+            fail(f"{shown}: no answer within {TIMEOUT_S} s")
+        stop(process)
+        try:
+            answer = json.loads(stdout)
         except json.JSONDecodeError:
-            fail(f"{shown}: stdout is not JSON (exit {done.returncode}):\n{done.stdout}\n{done.stderr}")
-        return done.returncode, answer, done.stderr
+            fail(f"{shown}: stdout is not JSON (exit {process.returncode}):\n{stdout}\n{stderr}")
+        return process.returncode, answer, stderr
 
     def cockpit(self, select: str) -> tuple[int, dict[str, Any]]:
         code, answer, _ = self.run("--method", "tools/call", "--tool-name", "cockpit", "--tool-arg", f"select={select}")

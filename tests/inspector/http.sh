@@ -22,13 +22,25 @@ fi
 
 work="$(mktemp -d)"
 server_pid=""
+# The server is stopped and waited for (at most 10 s, then SIGKILL): nothing outlives the script,
+# and nothing still has the store open when its directory is removed.
 cleanup() {
-  if [[ -n "$server_pid" ]]; then kill "$server_pid" 2>/dev/null || true; fi
+  if [[ -n "$server_pid" ]]; then
+    kill "$server_pid" 2>/dev/null || true
+    for _ in $(seq 1 100); do
+      [[ "$(cut -d' ' -f3 "/proc/$server_pid/stat" 2>/dev/null)" =~ ^(Z|)$ ]] && break # ended
+      sleep 0.1
+    done
+    kill -9 "$server_pid" 2>/dev/null || true
+    wait "$server_pid" 2>/dev/null || true
+  fi
   rm -rf "$work"
 }
 trap cleanup EXIT
 
 "$M1ND_BIN" init --demo --store "$work/store" >/dev/null
+# Made first: the background job opens it in its own time, and the loop below may read it before.
+: >"$work/serve.stderr"
 "$M1ND_BIN" serve --read-only --store "$work/store" --http 127.0.0.1:0 2>"$work/serve.stderr" &
 server_pid=$!
 url=""
