@@ -55,6 +55,7 @@ mod surface_audit;
 mod surfaces;
 mod update;
 mod upstream;
+pub mod visible_review;
 
 use std::path::Path;
 
