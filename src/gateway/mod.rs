@@ -43,6 +43,7 @@ mod import;
 pub mod import_surfaces;
 mod listing;
 mod name_problem;
+mod neutralise;
 pub mod plan;
 mod progress;
 pub mod readable;
