@@ -82,8 +82,8 @@ fn policy_check_says_what_the_compiler_says() {
 /// startup print exactly what `gateway!` makes rustc print.
 #[test]
 fn the_gateway_checks_its_policy_with_the_compilers_words_before_it_starts() {
-    // A bad pin, a tool name outside the MCP specification, two names that fold together.
-    for case in ["gateway_m014", "gateway_m001_spec_name", "gateway_m016"] {
+    // A bad pin, a tool name outside the MCP specification, two names that fold together, a hidden summary.
+    for case in ["gateway_m014", "gateway_m001_spec_name", "gateway_m016", "gateway_m018"] {
         let dir = format!("tests/ui/policies/{case}");
         let expected = compiler_diagnostics(case);
         assert!(!expected.is_empty());

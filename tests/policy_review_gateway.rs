@@ -340,3 +340,47 @@ fn a_fleet_is_checked_and_digested_and_the_one_policy_tools_say_what_to_run() {
         assert!(text(&refused.stderr).contains("is a fleet (it has fleet.toml)"), "{}", text(&refused.stderr));
     }
 }
+
+/// Law M018 on `definitions.json`: a reviewed definition that hides characters is refused,
+/// pointing at the string, naming the field and showing it escaped, until tools.toml allows that
+/// field for that tool.
+#[test]
+fn check_refuses_a_definition_with_hidden_characters_until_its_field_is_allowed() {
+    let dir = temp_dir("hidden");
+    let definition = serde_json::json!({
+        "name": "echo",
+        "description": "Echo text.\u{E0049}\u{E0047}\u{200B}",
+        "inputSchema": {"type": "object", "properties": {"text": {"type": "string", "description": "Plain."}}},
+    });
+    let digest = m1nd_core::gateway::digest(&definition);
+    let tools = format!("[verbs.echo]\nsummary = \"Echo text.\"\naccepts = [\"text\"]\ndefinition = \"{digest}\"\n");
+    std::fs::write(dir.path().join("tools.toml"), &tools).expect("write");
+    std::fs::write(dir.path().join("read_only_denied.toml"), "tools = []\n").expect("write");
+    // Written by hand, the characters raw, as a careless edit or another tool would.
+    let file = serde_json::to_string_pretty(&[&definition]).expect("encode");
+    assert!(file.contains('\u{200B}'));
+    std::fs::write(dir.path().join("definitions.json"), &file).expect("write");
+
+    let refused = m1nd_in(dir.path(), &["policy", "check", "--gateway", "."]);
+    let out = text(&refused.stdout);
+    assert_eq!(refused.status.code(), Some(1), "{out}{}", text(&refused.stderr));
+    assert!(
+        out.starts_with(
+            "error: [M018] tool `echo`'s `description` holds characters a reader cannot see, at /description: \
+             \"Echo text.\\u{E0049}\\u{E0047}\\u{200B}\""
+        ),
+        "{out}"
+    );
+    let before = &file[..file.find("\"Echo text.").expect("written")];
+    let (line, col) = (before.matches('\n').count() + 1, before.len() - before.rfind('\n').map_or(0, |n| n + 1) + 1);
+    assert!(out.contains(&format!("--> definitions.json:{line}:{col}")), "{out}");
+    assert!(out.contains("`allow_invisible = [\"description\"]` in `[verbs.echo]` of tools.toml"), "{out}");
+    assert_eq!(out.matches("error: [M018]").count(), 1, "the clean field is not reported: {out}");
+    assert!(!m1nd_core::sanitize::escape::has_unseen(&out, m1nd_core::sanitize::escape::Layout::Keep), "{out:?}");
+    assert!(text(&refused.stderr).contains(". breaks 1 law"), "{}", text(&refused.stderr));
+
+    let allowed = tools.replace("definition =", "allow_invisible = [\"description\"]\ndefinition =");
+    std::fs::write(dir.path().join("tools.toml"), allowed).expect("write");
+    let checked = m1nd_in(dir.path(), &["policy", "check", "--gateway", "."]);
+    assert_eq!(checked.status.code(), Some(0), "{}{}", text(&checked.stdout), text(&checked.stderr));
+}

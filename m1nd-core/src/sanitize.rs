@@ -25,6 +25,7 @@
 use unicode_general_category::{GeneralCategory, get_general_category};
 
 pub mod escape;
+pub mod json;
 
 /// The caps, in characters, of every place that shows untrusted text. Cockpit
 /// item fields have their own caps in the facet registry, which M011 measures.

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use clap::{Args, ValueEnum};
 use m1nd_core::gateway_table::Gateway;
 use m1nd_core::policy::diff::{Category, PolicyDiff, diff as compare, diff_gateway, render};
-use m1nd_core::policy::{gateway_digest, report};
+use m1nd_core::policy::{gateway_declarations, gateway_digest, report};
 use m1nd_core::{Cockpit, Diagnostic, PolicySources, compile, compile_gateway};
 use serde_json::{Value, json};
 
@@ -181,6 +181,7 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
         Ok(compiled) => {
             if let Compiled::Gateway(gateway) = &compiled {
                 stored_definitions(&args.dir, gateway)?;
+                visible_definitions(&args.dir, &display, &sources, args.format)?;
             }
             return match args.format {
                 Format::Text => emit(&compiled.summary(&display)),
@@ -215,6 +216,29 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
 /// it (exit 1) in every format.
 fn stored_definitions(dir: &Path, gateway: &Gateway) -> Result<(), Failure> {
     m1nd::gateway::reviewed::Reviewed::checked(dir, gateway).map(drop).map_err(|e| Failure::refused(e.to_string()))
+}
+
+/// Law M018 on `definitions.json`: no invisible or control character in a
+/// reviewed definition unless tools.toml allows it for that field. The laws
+/// the compiler runs never see that file, so it is applied here, after
+/// them, with a report in their words (stdout in text, as theirs; on stderr
+/// in the machine formats, as the pins' check above), and exit 1.
+fn visible_definitions(dir: &Path, display: &str, sources: &PolicySources, format: Format) -> Result<(), Failure> {
+    let declared = gateway_declarations(sources).unwrap_or_default();
+    let reports =
+        m1nd::gateway::visible_review::check(dir, display, &declared).map_err(|e| Failure::refused(e.to_string()))?;
+    if reports.is_empty() {
+        return Ok(());
+    }
+    let rendered = reports.iter().map(|r| format!("error: {r}")).collect::<Vec<_>>().join("\n\n");
+    let broken = breaks(display, reports.len());
+    match format {
+        Format::Text => {
+            emit(&rendered)?;
+            Err(Failure::refused(broken))
+        }
+        Format::Json | Format::Sarif | Format::Github => Err(Failure::refused(format!("{rendered}\n\n{broken}"))),
+    }
 }
 
 /// `policy breaks 3 laws`: the last line of every failed compile.

@@ -12,7 +12,11 @@
 //! with an argument that may carry a language of its own (SQL, a shell
 //! command; see [`super::free_text`]) gets a `# REVIEW:` line in `tools.toml`
 //! and is proposed denied whatever it hints. `definitions.json` keeps the
-//! definitions the pins match, as listed (see [`super::reviewed`]).
+//! definitions the pins match, as listed (see [`super::reviewed`]), every
+//! invisible or control character written as a JSON escape; any such
+//! character is reported under law M018 with its place and field (see
+//! [`super::visible_review`]), and the import fails until a person allows
+//! or drops it.
 //!
 //! Invariant: import takes every tool the upstream lists, under its exact
 //! name, or writes nothing. A name the MCP specification does not allow, and
@@ -28,6 +32,8 @@ use m1nd_core::gateway::digest;
 use m1nd_core::gateway::surfaces::Listed;
 use m1nd_core::guard::printable;
 use m1nd_core::names::spec::{self, toml_key};
+use m1nd_core::policy::Declared as PolicyDeclared;
+use m1nd_core::sanitize::escape::{Layout, escape};
 use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
 use serde_json::Value;
 
@@ -38,6 +44,7 @@ use super::import_surfaces;
 use super::name_problem::NameProblem;
 use super::reviewed::{DEFINITIONS_FILE, Reviewed};
 use super::upstream::{LIST_BOUNDS, Upstream, Wanted, list, list_surfaces};
+use super::visible_review;
 
 /// What `policy import` was asked to do.
 #[derive(Clone, Debug)]
@@ -106,7 +113,20 @@ pub async fn import(options: ImportOptions) -> Result<Report, GatewayError> {
     std::fs::write(&deny_path, &imported.deny_toml).map_err(|source| io("write", &deny_path, source))?;
     let definitions_path = options.dir.join(DEFINITIONS_FILE);
     let reviewed = Reviewed { definitions: listed, surfaces: import_surfaces::declared(&surfaces) };
-    std::fs::write(&definitions_path, reviewed.render()).map_err(|source| io("write", &definitions_path, source))?;
+    let rendered = reviewed.render();
+    std::fs::write(&definitions_path, &rendered).map_err(|source| io("write", &definitions_path, source))?;
+    let shown = definitions_path.display().to_string();
+    let hidden = visible_review::problems(&shown, &rendered, &reviewed, &PolicyDeclared::default());
+    let pending = (!hidden.is_empty()).then(|| {
+        let reports = hidden.iter().map(|r| format!("error: {r}")).collect::<Vec<_>>().join("\n\n");
+        format!(
+            "the upstream's definitions hold characters a reader cannot see ({} string{}, law M018; written \
+             escaped in {shown}): `policy check` refuses the policy until each field is allowed in tools.toml or \
+             its entry is left out\n\n{reports}",
+            hidden.len(),
+            if hidden.len() == 1 { "" } else { "s" },
+        )
+    });
     let text = format!(
         "wrote {}, {} and {} (the definitions the pins match, kept so that `--update` can show a change as a \
          readable diff): review every deny entry, then check with `{}`\n",
@@ -118,7 +138,7 @@ pub async fn import(options: ImportOptions) -> Result<Report, GatewayError> {
             crate::invocation::shell_word(&options.dir.to_string_lossy())
         ))
     );
-    Ok(Report { text, pending: None })
+    Ok(Report { text, pending })
 }
 
 fn io(op: &'static str, path: &std::path::Path, source: std::io::Error) -> GatewayError {
@@ -224,7 +244,8 @@ pub fn verb_block(definition: &Value, name: &str) -> String {
         .and_then(|d| d.lines().map(str::trim).find(|l| !l.is_empty()))
         .map(|l| l.chars().take(200).collect::<String>())
         .unwrap_or_else(|| format!("{name} (the upstream gives no description)"));
-    let _ = writeln!(block, "[verbs.{}]\nsummary = {}", toml_key(name), quote(&summary));
+    // The summary is served as the description of an unpinned tool: visible, as law M018 wants.
+    let _ = writeln!(block, "[verbs.{}]\nsummary = {}", toml_key(name), quote(&escape(&summary, Layout::Escape)));
     if !required.is_empty() {
         let _ = writeln!(block, "requires = {}", array(&required));
     }

@@ -15,7 +15,8 @@ use m1nd_core::gateway::digest;
 use m1nd_core::gateway::surfaces::{Kind, Listed};
 use m1nd_core::gateway::uri_template::{Template, uri_problem};
 use m1nd_core::names::spec::{self, toml_key};
-use m1nd_core::sanitize::{cap, display};
+use m1nd_core::sanitize::cap;
+use m1nd_core::sanitize::escape::value;
 use serde_json::Value;
 
 /// The tables for `listed`, or nothing when the upstream lists none.
@@ -91,10 +92,11 @@ fn quote(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned())
 }
 
-/// Text for a TOML comment: one bounded line, nothing invisible (the
-/// sanitiser every name echoed by m1nd goes through).
+/// Text for a TOML comment: one bounded line, every character a reader
+/// would not see written `\u{XXXX}` (law M018: what was hidden is shown,
+/// not dropped).
 fn printable_comment(s: &str) -> String {
-    display(s, cap::DETAIL)
+    value(s, cap::DETAIL)
 }
 
 #[cfg(test)]

@@ -44,6 +44,7 @@ mod import;
 pub mod import_surfaces;
 mod listing;
 mod name_problem;
+mod neutralise;
 pub mod plan;
 mod progress;
 pub mod readable;
@@ -56,6 +57,7 @@ mod surface_audit;
 mod surfaces;
 mod update;
 mod upstream;
+pub mod visible_review;
 
 use std::path::Path;
 

@@ -137,6 +137,9 @@ impl ProgressRoutes {
             return;
         }
         route.last = Some(progress.progress);
+        // The upstream's words, escaped like every answer of its (see neutralise.rs).
+        let mut progress = progress;
+        progress.message = progress.message.map(|m| super::neutralise::text(&m));
         let _ = route.queue.try_send(progress);
     }
 

@@ -31,6 +31,8 @@ use m1nd_core::gateway::{Gateway, digest};
 use m1nd_core::guard::printable;
 use m1nd_core::names::spec::toml_key;
 use m1nd_core::policy::{MAX_FILE_BYTES, PolicyFile};
+use m1nd_core::sanitize::escape::{Layout, is_unseen};
+use serde_json::ser::{Formatter, PrettyFormatter};
 use serde_json::{Map, Value};
 
 /// The file's name in a gateway policy directory.
@@ -80,6 +82,12 @@ pub enum ReviewedError {
 impl Reviewed {
     /// The file in `dir`, `None` if the policy keeps no reviewed definitions.
     pub fn read(dir: &Path) -> Result<Option<Self>, ReviewedError> {
+        Ok(Self::read_with_text(dir)?.map(|(_, reviewed)| reviewed))
+    }
+
+    /// The file in `dir` and its text (for reports that point into it),
+    /// `None` if the policy keeps no reviewed definitions.
+    pub fn read_with_text(dir: &Path) -> Result<Option<(String, Self)>, ReviewedError> {
         let path = dir.join(DEFINITIONS_FILE);
         let read = |source| ReviewedError::Read { path: path.clone(), source };
         let meta = match std::fs::metadata(&path) {
@@ -96,7 +104,10 @@ impl Reviewed {
             return Err(ReviewedError::TooLarge { path, bytes: meta.len() });
         }
         let text = std::fs::read_to_string(&path).map_err(read)?;
-        Self::parse(&text).map(Some).map_err(|problem| ReviewedError::Malformed { path, problem })
+        match Self::parse(&text) {
+            Ok(reviewed) => Ok(Some((text, reviewed))),
+            Err(problem) => Err(ReviewedError::Malformed { path, problem }),
+        }
     }
 
     /// The file's text: an array of tool definitions, or an object whose
@@ -204,9 +215,67 @@ impl Reviewed {
             }
             Value::Object(object)
         };
-        let mut text = serde_json::to_string_pretty(&value).unwrap_or_else(|_| "[]".to_owned());
+        let mut out = Vec::new();
+        let mut writer = serde_json::Serializer::with_formatter(&mut out, Visible(PrettyFormatter::new()));
+        let mut text = match serde::Serialize::serialize(&value, &mut writer) {
+            Ok(()) => String::from_utf8(out).unwrap_or_else(|_| "[]".to_owned()),
+            Err(_) => "[]".to_owned(),
+        };
         text.push('\n');
         text
+    }
+}
+
+/// serde_json's pretty layout, with every character a reader would not see
+/// written as a JSON `\uXXXX` escape (a pair for one past U+FFFF): the same
+/// string once parsed, so the digests hold, and a reviewer reading the file
+/// in a pull request sees `\u200b` where the upstream hid a zero-width space.
+/// (serde_json escapes the C0 controls itself.)
+struct Visible(PrettyFormatter<'static>);
+
+impl Formatter for Visible {
+    fn write_string_fragment<W: ?Sized + std::io::Write>(
+        &mut self,
+        writer: &mut W,
+        fragment: &str,
+    ) -> std::io::Result<()> {
+        let mut rest = fragment;
+        while let Some((at, c)) = rest.char_indices().find(|(_, c)| is_unseen(*c, Layout::Escape)) {
+            writer.write_all(&rest.as_bytes()[..at])?;
+            for unit in c.encode_utf16(&mut [0; 2]) {
+                write!(writer, "\\u{unit:04x}")?;
+            }
+            rest = &rest[at + c.len_utf8()..];
+        }
+        writer.write_all(rest.as_bytes())
+    }
+
+    fn begin_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_array(w)
+    }
+    fn end_array<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array(w)
+    }
+    fn begin_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+        self.0.begin_array_value(w, first)
+    }
+    fn end_array_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_array_value(w)
+    }
+    fn begin_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object(w)
+    }
+    fn end_object<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object(w)
+    }
+    fn begin_object_key<W: ?Sized + std::io::Write>(&mut self, w: &mut W, first: bool) -> std::io::Result<()> {
+        self.0.begin_object_key(w, first)
+    }
+    fn begin_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.begin_object_value(w)
+    }
+    fn end_object_value<W: ?Sized + std::io::Write>(&mut self, w: &mut W) -> std::io::Result<()> {
+        self.0.end_object_value(w)
     }
 }
 
@@ -250,5 +319,26 @@ fn surface_mismatches(kind: Kind, stored: &[Value], gateway: &Gateway, problems:
             )),
             Some(Some(_)) => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use m1nd_core::sanitize::escape::has_unseen;
+    use serde_json::json;
+
+    #[test]
+    fn the_file_shows_every_hidden_character_and_reads_back_the_same_definitions() {
+        let hidden = json!({"name": "echo", "description": "Echo text.\u{E0049}\u{200B}\u{202E}\u{1B}\u{85}\nok\té",
+            "inputSchema": {"type": "object", "properties": {"k\u{FEFF}": {"type": "string"}}}});
+        let reviewed = Reviewed { definitions: vec![hidden.clone()], ..Reviewed::default() };
+        let text = reviewed.render();
+        assert!(!has_unseen(&text, Layout::Keep), "{text}");
+        assert!(text.contains(r#""Echo text.\udb40\udc49\u200b\u202e\u001b\u0085\nok\té""#), "{text}");
+        assert!(text.contains(r#""k\ufeff": {"#), "{text}");
+        let read = Reviewed::parse(&text).expect("the file parses");
+        assert_eq!(read.definitions, std::slice::from_ref(&hidden));
+        assert_eq!(digest(&read.definitions[0]), digest(&hidden), "the pin still matches");
     }
 }

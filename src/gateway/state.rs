@@ -28,6 +28,7 @@ use rmcp::{Peer, RoleClient, RoleServer};
 use super::audit::{self, Audit, Decision};
 use super::call_upstream::call_upstream;
 use super::declared::Declared;
+use super::neutralise;
 use super::progress::ProgressRoutes;
 use super::shadow::Shadow;
 use super::subscriptions::Subscriptions;
@@ -189,7 +190,9 @@ impl State {
             .offered()
             .iter()
             .filter_map(|o| {
-                Some(ServedTool { tool: serde_json::from_value(o.tool.clone()).ok()?, json: o.tool.clone() })
+                let mut json = o.tool.clone();
+                neutralise::listed(&format!("tool `{}`", o.verb), &mut json);
+                Some(ServedTool { tool: serde_json::from_value(json.clone()).ok()?, json })
             })
             .collect();
         let shadow = self.shadow.as_ref().map(|s| s.view(&listed)).unwrap_or_default();
@@ -287,9 +290,9 @@ impl State {
             // 2026-07-28 client needs it, and the call did complete.
             Ok(Ok(mut result)) => {
                 result.result_type = Some(ResultType::COMPLETE);
-                result
+                neutralise::answer("tools/call", result).unwrap_or_else(|e| error(e.message))
             }
-            Ok(Err(e)) => error(format!("`{}`: the upstream did not answer: {e}", forward.verb)),
+            Ok(Err(e)) => error(neutralise::text(&format!("`{}`: the upstream did not answer: {e}", forward.verb))),
             Err(_) => error(format!(
                 "`{}`: the upstream did not answer within {} s; the call may or may not have run there",
                 forward.verb,

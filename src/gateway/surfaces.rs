@@ -15,6 +15,8 @@
 //!   may see changed (session.rs).
 //! - An upstream of an older protocol leaves `resultType` out of its
 //!   answers; a 2026-07-28 client needs it, and the request did complete.
+//! - Every answer and listing is escaped by [`super::neutralise`]: nothing
+//!   invisible from the upstream reaches a client.
 //! - An answer that asks the client for input (`input_required`) is an
 //!   upstream request to a client in disguise, and is refused like one
 //!   (see [`super::upstream::Listener`]).
@@ -34,6 +36,7 @@ use serde_json::Value;
 use tokio::sync::mpsc;
 
 use super::audit::session;
+use super::neutralise;
 use super::state::State;
 use super::subscriptions::Subscriber;
 use super::surface_audit::Trail;
@@ -95,7 +98,7 @@ pub async fn get_prompt(
             match forward(state, peer.get_prompt_once(request)).await? {
                 GetPromptResponse::Complete(mut answer) => {
                     answer.result_type = Some(ResultType::COMPLETE);
-                    Ok(answer.into())
+                    Ok(neutralise::answer("prompts/get", answer)?.into())
                 }
                 _ => Err(input_required()),
             }
@@ -117,7 +120,7 @@ pub async fn read_resource(
             match forward(state, peer.read_resource_once(request)).await? {
                 ReadResourceResponse::Complete(mut answer) => {
                     answer.result_type = Some(ResultType::COMPLETE);
-                    Ok(answer.into())
+                    Ok(neutralise::answer("resources/read", answer)?.into())
                 }
                 _ => Err(input_required()),
             }
@@ -176,7 +179,7 @@ pub async fn complete(
             let peer = upstream(state)?;
             let mut answer = forward(state, peer.complete(request)).await?;
             answer.result_type = Some(ResultType::COMPLETE);
-            Ok(answer)
+            neutralise::answer("completion/complete", answer)
         })
         .await
 }
@@ -223,7 +226,16 @@ fn declared(state: &State, kind: Kind) -> Result<(), McpError> {
 /// for tools: never older than the request).
 async fn items<T: serde::de::DeserializeOwned>(state: &State, kind: Kind) -> Vec<T> {
     state.relist().await;
-    state.served().surfaces.served(kind).into_iter().filter_map(|v| serde_json::from_value(v).ok()).collect()
+    state
+        .served()
+        .surfaces
+        .served(kind)
+        .into_iter()
+        .filter_map(|mut v| {
+            neutralise::listed(kind.noun(), &mut v);
+            serde_json::from_value(v).ok()
+        })
+        .collect()
 }
 
 fn upstream(state: &State) -> Result<Peer<RoleClient>, McpError> {
@@ -244,8 +256,10 @@ async fn forward<T>(
     let timeout = state.options.call_timeout;
     match tokio::time::timeout(timeout, request).await {
         Ok(Ok(answer)) => Ok(answer),
-        Ok(Err(rmcp::ServiceError::McpError(e))) => Err(e),
-        Ok(Err(e)) => Err(McpError::internal_error(format!("the upstream did not answer: {e}"), None)),
+        Ok(Err(rmcp::ServiceError::McpError(e))) => Err(neutralise::error(e)),
+        Ok(Err(e)) => {
+            Err(McpError::internal_error(neutralise::text(&format!("the upstream did not answer: {e}")), None))
+        }
         Err(_) => {
             Err(McpError::internal_error(format!("the upstream did not answer within {} s", timeout.as_secs()), None))
         }

@@ -10,6 +10,7 @@ use std::ops::Range;
 use annotate_snippets::{AnnotationKind, Group, Level, Renderer, Snippet};
 
 use super::source::{Loc, PolicySources, line_col};
+use crate::sanitize::escape::{Layout, escape};
 
 /// The laws a policy must satisfy: [`Law::summary`] says each in one line,
 /// the guide has a page for each, and [`Law::ALL`] lists them in the order
@@ -38,6 +39,8 @@ pub enum Law {
     M016,
     /// No two upstreams behind one gateway expose names that collide after prefixing.
     M017,
+    /// Text a gateway serves is visible: no invisible or control character in a summary or a reviewed definition.
+    M018,
 }
 
 impl Law {
@@ -63,6 +66,9 @@ impl Law {
             Law::M015 => "A collection's count label and the list it opens count the same items.",
             Law::M016 => "No two names a gateway policy declares fold to the same name.",
             Law::M017 => "No two upstreams behind one gateway expose names that collide after prefixing.",
+            Law::M018 => {
+                "Text a gateway serves is visible: no invisible or control character in a summary, nor in a reviewed definition unless allowed for that field."
+            }
         }
     }
 
@@ -85,6 +91,7 @@ impl Law {
             Law::M015 => "M015",
             Law::M016 => "M016",
             Law::M017 => "M017",
+            Law::M018 => "M018",
         }
     }
 }
@@ -218,14 +225,19 @@ pub enum Where<'a> {
 /// offending line, the `related` places, then `= help: …`. Plain ASCII, no
 /// colour.
 pub fn render_report(headline: &str, primary: Option<Where<'_>>, related: &[Place<'_>], help: &str) -> String {
+    let shown_primary = match &primary {
+        Some(Where::At(place)) => Some(Shown::of(place)),
+        _ => None,
+    };
+    let shown_related: Vec<Shown<'_>> = related.iter().map(Shown::of).collect();
     let mut group = Group::with_title(Level::ERROR.no_name().primary_title(headline));
-    match &primary {
-        Some(Where::At(place)) => group = group.element(snippet(place, AnnotationKind::Primary)),
-        Some(Where::File(path)) => group = group.element(annotate_snippets::Origin::path(*path)),
-        None => {}
+    match (&primary, &shown_primary) {
+        (Some(Where::At(place)), Some(shown)) => group = group.element(snippet(place, shown, AnnotationKind::Primary)),
+        (Some(Where::File(path)), _) => group = group.element(annotate_snippets::Origin::path(*path)),
+        _ => {}
     }
-    for place in related {
-        group = group.element(snippet(place, AnnotationKind::Context));
+    for (place, shown) in related.iter().zip(&shown_related) {
+        group = group.element(snippet(place, shown, AnnotationKind::Context));
     }
     let mut report = vec![group];
     if !help.is_empty() {
@@ -237,10 +249,62 @@ pub fn render_report(headline: &str, primary: Option<Where<'_>>, related: &[Plac
     rendered.strip_prefix(": ").map(str::to_owned).unwrap_or(rendered)
 }
 
-fn snippet<'a>(place: &'a Place<'a>, kind: AnnotationKind) -> Snippet<'a, annotate_snippets::Annotation<'a>> {
-    let text = place.text;
-    let start = place.span.start.min(text.len());
-    let end = place.span.end.clamp(start, text.len());
+/// A place's text as a report quotes it: every character a reader would not
+/// see written `\u{XXXX}` (law M018; a policy file, or a reviewed definition
+/// written by hand, may hold them raw), lines kept, and the span moved to the
+/// same characters. Columns count the escaped text, as shown.
+struct Shown<'a> {
+    text: std::borrow::Cow<'a, str>,
+    span: Range<usize>,
+}
+
+impl<'a> Shown<'a> {
+    fn of(place: &Place<'a>) -> Self {
+        let text = place.text;
+        let start = floor_boundary(text, place.span.start.min(text.len()));
+        let end = floor_boundary(text, place.span.end.clamp(start, text.len()));
+        let shown = escape(text, Layout::Keep);
+        if matches!(shown, std::borrow::Cow::Borrowed(_)) {
+            return Self { text: shown, span: start..end };
+        }
+        let shown_start = escape(&text[..start], Layout::Keep).len();
+        let shown_end = shown_start + escape(&text[start..end], Layout::Keep).len();
+        Self { text: shown, span: shown_start..shown_end }
+    }
+}
+
+/// The largest char boundary of `text` at or before `at`.
+fn floor_boundary(text: &str, mut at: usize) -> usize {
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
+fn snippet<'a>(
+    place: &'a Place<'a>,
+    shown: &'a Shown<'a>,
+    kind: AnnotationKind,
+) -> Snippet<'a, annotate_snippets::Annotation<'a>> {
     let note = if place.note.is_empty() { None } else { Some(place.note) };
-    Snippet::source(text).path(place.path).annotation(kind.span(start..end).label(note))
+    Snippet::source(&*shown.text).path(place.path).annotation(kind.span(shown.span.clone()).label(note))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sanitize::escape::has_unseen;
+
+    #[test]
+    fn a_quoted_line_shows_what_it_hides_and_points_at_it() {
+        let text = "[verbs.echo]\nsummary = \"Echo\u{200B}\u{E0049}\"\n";
+        let start = text.find('"').expect("quoted");
+        let place = Place { path: "tools.toml", text, span: start..text.len() - 1, note: "here" };
+        let shown = render_report("[M018] hidden", Some(Where::At(place)), &[], "");
+        assert!(!has_unseen(&shown, Layout::Keep), "{shown:?}");
+        assert!(shown.contains("--> tools.toml:2:11"), "{shown}");
+        assert!(shown.contains("2 | summary = \"Echo\\u{200B}\\u{E0049}\""), "{shown}");
+        let caret = format!("  | {}{} here", " ".repeat(10), "^".repeat("\"Echo\\u{200B}\\u{E0049}\"".len()));
+        assert!(shown.contains(&caret), "{shown}");
+    }
 }

@@ -20,7 +20,7 @@ mod source;
 
 pub use crate::primitives::{DIGEST_PREFIX, is_digest};
 pub use crate::runtime::{WorstCase, worst_case};
-pub use declared::{Declared, Names, gateway_declarations};
+pub use declared::{ALLOW_INVISIBLE, Declared, Names, VERBS, gateway_declarations};
 pub use decompile::decompile;
 pub use diagnostic::{Diagnostic, Law, Place, Where, render_report};
 pub use encode::{digest, encode, gateway_digest};

@@ -51,6 +51,9 @@ pub struct SurfaceDef {
     /// `blake3:` digest of the upstream's reviewed definition (M014), as for a tool.
     #[serde(default)]
     pub definition: Option<Text>,
+    /// The definition's top-level keys that may hold invisible or control characters (M018).
+    #[serde(default)]
+    pub allow_invisible: Vec<Text>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -76,6 +79,10 @@ pub struct VerbDef {
     /// Gateway only: `blake3:` digest of the upstream's reviewed definition (M014).
     #[serde(default)]
     pub definition: Option<Text>,
+    /// Gateway only: the definition's top-level keys that may hold invisible
+    /// or control characters, once a person has seen them escaped (M018).
+    #[serde(default)]
+    pub allow_invisible: Vec<Text>,
 }
 
 /// One argument pin: exactly one of `allowed` (exact values) or `under`

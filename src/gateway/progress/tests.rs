@@ -128,3 +128,12 @@ async fn progress_still_on_its_way_when_the_answer_comes_is_sent_before_settle_r
     assert_eq!(heard.try_recv().expect("sent before the answer").progress, 3.0);
     assert_eq!(routes.open_routes(), 0, "settled: the route is closed");
 }
+
+#[tokio::test]
+async fn the_upstreams_progress_message_arrives_escaped() {
+    let routes = Arc::new(ProgressRoutes::default());
+    let (_ticket, mut heard) = open(&routes, "1", 10);
+    routes.forward(progress(sent_as(10), 1.0).with_message("step\u{E0041}\u{1B}[2J 1\tof 3"));
+    let heard = next(&mut heard).await.expect("progress");
+    assert_eq!(heard.message.as_deref(), Some("step\\u{E0041}\\u{001B}[2J 1\tof 3"));
+}

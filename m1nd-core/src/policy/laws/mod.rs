@@ -1,4 +1,4 @@
-//! The laws M001–M017 as pure functions over the parsed policy: the whole
+//! The laws M001–M018 as pure functions over the parsed policy: the whole
 //! registry, with which policies each law governs.
 //!
 //! Each law reports every violation it finds; none stops at the first. M001's
@@ -25,6 +25,7 @@ pub mod m014_pins;
 mod m015_counted_lists;
 mod m016_folded_names;
 mod m017_prefixed_names;
+mod m018_visible_text;
 
 use super::context::Context;
 use super::diagnostic::{Diagnostic, Law};
@@ -78,6 +79,7 @@ pub const REGISTRY: &[(Law, Scope, Check)] = &[
     (Law::M015, Scope::Menu, m015_counted_lists::check),
     (Law::M016, Scope::Gateway, m016_folded_names::check),
     (Law::M017, Scope::Fleet, m017_prefixed_names::check),
+    (Law::M018, Scope::Gateway, m018_visible_text::check),
 ];
 
 impl Law {
