@@ -148,6 +148,31 @@ fn pins_and_declared_arguments_fail_closed() {
     assert!(matches!(sneaky, Err(GatewayRefused::UndeclaredArgument { .. })), "{sneaky:?}");
 }
 
+/// An argument name's "did you mean" is bounded by the declared names, not by
+/// what a caller sends: a megabyte of name is refused like a short stranger,
+/// with no suggestion and an echo cut to a printable length.
+#[test]
+fn a_huge_undeclared_argument_name_is_refused_without_a_search_or_an_echo() {
+    let g = policy("/nonexistent");
+    let guard = Guard::for_gateway(&g, true);
+    let view = View::new(&g, &guard, &[status_def()]);
+    let huge = format!("repo_path{}", "x".repeat(1 << 20));
+    let a = args(&[("repo_path", json!("/nonexistent")), (huge.as_str(), json!(1))]);
+    match gateway::check(&g, &guard, &view, "git_status", Some(&a)) {
+        Err(GatewayRefused::UndeclaredArgument { argument, suggestion, .. }) => {
+            assert_eq!(suggestion, None);
+            assert!(argument.len() < 1024, "the echo is {} bytes", argument.len());
+        }
+        other => panic!("{other:?}"),
+    }
+    let near = args(&[("repo_path", json!("/nonexistent")), ("repo_pth", json!(1))]);
+    let refused = gateway::check(&g, &guard, &view, "git_status", Some(&near));
+    assert!(
+        matches!(&refused, Err(GatewayRefused::UndeclaredArgument { suggestion: Some(s), .. }) if s == "repo_path"),
+        "{refused:?}"
+    );
+}
+
 /// `m1nd serve` refuses a call without a `requires` argument; the gateway
 /// does the same before anything reaches the upstream, and says which entry
 /// of the user's tools.toml requires it.

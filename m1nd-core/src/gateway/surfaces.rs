@@ -479,6 +479,20 @@ mod tests {
     }
 
     #[test]
+    fn a_huge_prompt_name_is_refused_without_a_search_or_an_echo() {
+        let g = policy();
+        let view = SurfaceView::new(&g, &listed());
+        let huge = format!("simple-prompt{}", "x".repeat(1 << 20));
+        match view.prompt(&g, &huge) {
+            Err(SurfaceRefused::UnknownPrompt { name, suggestion }) => {
+                assert_eq!(suggestion, None);
+                assert!(name.len() < 1024, "the echo is {} bytes", name.len());
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
     fn completion_follows_what_it_completes() {
         let g = policy();
         let view = SurfaceView::new(&g, &listed());
