@@ -169,7 +169,7 @@ async def test_reads_answer_in_every_spelling_and_writes_are_refused_in_every_sp
                 refused = await gw.session.call_tool(name, arguments)
                 message = text_of(refused)
                 assert refused.is_error, f"{name!r} was not refused: {message}"
-                assert f"`{verb}` writes: read_only_denied.toml" in message, f"{name!r}: {message}"
+                assert f"read_only_denied.toml lists `{verb}` in `tools`" in message, f"{name!r}: {message}"
         # The session survives every refusal.
         ok = await gw.session.call_tool("get-sum", {"a": 1, "b": 1})
         assert text_of(ok) == "The sum of 1 and 1 is 2."
@@ -336,7 +336,7 @@ async def test_over_http_reads_answer_writes_are_refused_and_surfaces_follow_the
                 for name in four_spellings(verb):
                     refused = await c.call_tool(name, arguments)
                     message = text_of(refused)
-                    assert refused.is_error and f"`{verb}` writes: read_only_denied.toml" in message, f"{name!r}: {message}"
+                    assert refused.is_error and f"read_only_denied.toml lists `{verb}` in `tools`" in message, f"{name!r}: {message}"
             if mode == "legacy":
                 # A 2026-07-28 client asks for no capabilities: it lists and reads without them.
                 caps = c.server_capabilities
