@@ -99,9 +99,10 @@ fn the_view_hides_undeclared_changed_and_denied_tools_and_says_why() {
     let refused = gateway::check(&g, &writable, &view, "GIT_PUSH", None).unwrap_err();
     assert!(refused.to_string().contains("does not declare"), "{refused}");
 
-    // Annotations are the policy's: the upstream calls git_commit read-only.
+    // The upstream calls git_commit read-only; the policy denies it, so it is never served read-only,
+    // and its other hint passes as given.
     let commit = view.find(g.policy.verb_id("git_commit").expect("declared")).expect("offered");
-    assert_eq!(commit.tool["annotations"], json!({"readOnlyHint": false, "destructiveHint": true}));
+    assert_eq!(commit.tool["annotations"], json!({"readOnlyHint": false, "destructiveHint": false}));
     // Without a definition pin, the description is the policy's summary.
     assert_eq!(commit.tool["description"], "Record changes");
 

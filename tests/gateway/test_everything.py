@@ -34,7 +34,7 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import PromptReference, ResourceTemplateReference
 
-from gateway_harness import HERE, POLICIES, gateway, m1nd_bin, policy, set_mode, text_of
+from gateway_harness import HERE, POLICIES, gateway, hints_of, m1nd_bin, policy, served_hints, set_mode, text_of
 from test_names import spellings
 
 pytestmark = pytest.mark.anyio
@@ -143,7 +143,7 @@ async def test_every_declared_tool_is_listed_under_its_exact_name_with_its_whole
     for name, tool in listed.items():
         for field in SERVED:
             assert getattr(tool, field) == getattr(direct[name], field), f"{name}.{field}"
-        assert tool.annotations.read_only_hint is (name not in EVERYTHING["denied"]), name
+        assert hints_of(tool) == served_hints(direct[name], EVERYTHING, name), name
 
 
 async def test_execution_is_forwarded_as_the_upstream_declares_it(tmp_path: Path) -> None:
