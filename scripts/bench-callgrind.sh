@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Instructions per round trip of the release `m1nd serve` (stdio) under valgrind's callgrind:
-# ping, the cockpit root cached and freshly composed, a plain read (north) and a write
-# (memorize), each as a ratio to ping; see scripts/bench_callgrind.py for the method.
+# ping, the cockpit root cached and freshly composed, a plain read (north), a write
+# (memorize) and unknown tool names, each as a ratio to ping; see scripts/bench_callgrind.py
+# for the method.
 #
-#   scripts/bench-callgrind.sh [--n 400] [--repeat 2]
+#   scripts/bench-callgrind.sh [--n 400] [--repeat 2] [--only KIND]...
 #
 # Installs Debian's valgrind with apt-get when it is missing. Profiles of the cockpit kinds
 # (top inclusive functions per request) go to target/bench-callgrind/top-*.txt.

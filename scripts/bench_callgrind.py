@@ -30,6 +30,9 @@ The kinds:
   `memorize` kind, same run), so it is what the read costs after another request wrote.
 - `north`: a plain read (one read transaction, an argument-less reading).
 - `memorize`: a write (one `BEGIN IMMEDIATE` transaction, synced; a unique claim each).
+- `unknown short`, `unknown 256 bytes`, `unknown 257 bytes`: a `tools/call` of a tool that does
+  not exist, refused (`isError: true`, which these kinds expect). The "did you mean" search is
+  one whose input size the caller chooses; the two long names must cost what the short one does.
 
 Every run gets a fresh copy of one demo store at the same path with the same environment, so
 runs are comparable; `--repeat 2` runs the whole set twice and shows both figures side by side.
@@ -37,7 +40,7 @@ The cockpit kinds are also annotated: `callgrind_annotate --inclusive=yes` of th
 the control run, subtracted per function and divided by N, so each line is what one request of
 that kind spends in that function; the top of that list goes to OUT/top-<kind>.txt.
 
-    python3 scripts/bench_callgrind.py --bin target/release/m1nd [--n 400] [--repeat 2] [--out DIR]
+    python3 scripts/bench_callgrind.py --bin target/release/m1nd [--n 400] [--repeat 2] [--out DIR] [--only KIND]...
     scripts/bench-callgrind.sh [--n 400] [--repeat 2]      (builds the release binary first)
 """
 
@@ -82,6 +85,8 @@ class Kind:
     minus: str | None = None
     #: Write the per-function profile of this kind to OUT/top-<slug>.txt.
     annotate: bool = False
+    #: The unit is refused by design (a tool result with `isError: true`), not a failure.
+    refused: bool = False
     note: str = ""
 
     @property
@@ -90,6 +95,13 @@ class Kind:
 
 
 COCKPIT_ROOT = tool("cockpit", {})
+#: Unknown tool names: a short one, one as long as the guard looks up (256 bytes), and one byte
+#: longer, which the guard refuses on its length alone (m1nd_core::guard::MAX_NAME_BYTES). The
+#: long ones must cost what the short one does: "did you mean" is a search whose input size the
+#: caller controls.
+UNKNOWN_SHORT = tool("no_such_tool", {})
+UNKNOWN_LONGEST = tool("no_such_tool_" + "x" * (256 - len("no_such_tool_")), {})
+UNKNOWN_TOO_LONG = tool("no_such_tool_" + "x" * (257 - len("no_such_tool_")), {})
 KINDS: list[Kind] = [
     Kind("ping", [("ping", None)], lambda i: [("ping", None)]),
     Kind("cockpit cached", [COCKPIT_ROOT], lambda i: [COCKPIT_ROOT], annotate=True, note="the same `cockpit {}`"),
@@ -110,6 +122,9 @@ KINDS: list[Kind] = [
     ),
     Kind("north", [tool("north", {})], lambda i: [tool("north", {})]),
     Kind("memorize", [memorize(999_999)], lambda i: [memorize(i)], note="synced write, unique claim"),
+    Kind("unknown short", [UNKNOWN_SHORT], lambda i: [UNKNOWN_SHORT], refused=True, note="refused, 12 bytes"),
+    Kind("unknown 256 bytes", [UNKNOWN_LONGEST], lambda i: [UNKNOWN_LONGEST], refused=True, note="refused, did-you-mean searched"),
+    Kind("unknown 257 bytes", [UNKNOWN_TOO_LONG], lambda i: [UNKNOWN_TOO_LONG], refused=True, note="refused on length alone"),
 ]
 
 
@@ -127,7 +142,7 @@ class Rpc:
         self.stdin.write(json.dumps(message, separators=(",", ":")).encode() + b"\n")
         self.stdin.flush()
 
-    def request(self, method: str, params: dict[str, Any] | None) -> dict[str, Any]:
+    def request(self, method: str, params: dict[str, Any] | None, refused: bool = False) -> dict[str, Any]:
         self.next_id += 1
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
         if params is not None:
@@ -137,7 +152,8 @@ class Rpc:
         if not line:
             raise RuntimeError(f"{method}: the server closed stdout (exit {self.process.poll()})")
         answer = json.loads(line)
-        if answer.get("id") != self.next_id or "error" in answer or answer.get("result", {}).get("isError"):
+        is_error = bool(answer.get("result", {}).get("isError"))
+        if answer.get("id") != self.next_id or "error" in answer or is_error != refused:
             raise RuntimeError(f"{method} {json.dumps(params)[:200]}: unexpected answer {line[:400]!r}")
         return answer["result"]
 
@@ -147,8 +163,8 @@ def environment() -> dict[str, str]:
     return {"PATH": "/usr/bin:/bin", "LANG": "C", "HOME": str(ROOT / "target")}
 
 
-def run_once(binary: Path, template: Path, work: Path, requests: list[Request], out_file: Path) -> int:
-    """One server under callgrind answering `requests`; its total instruction count."""
+def run_once(binary: Path, template: Path, work: Path, requests: list[Request], out_file: Path, refused: bool) -> int:
+    """One server under callgrind answering `requests` (each refused, when `refused`); its total instruction count."""
     store = work / "store"
     if store.exists():
         shutil.rmtree(store)
@@ -174,7 +190,7 @@ def run_once(binary: Path, template: Path, work: Path, requests: list[Request], 
         rpc.request("initialize", hello)
         rpc.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         for method, params in requests:
-            rpc.request(method, params)
+            rpc.request(method, params, refused)
         process.communicate(timeout=RUN_TIMEOUT_S)  # closes stdin: the server's cue to exit
     except BaseException:
         process.kill()
@@ -263,7 +279,14 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "target/bench-callgrind")
     parser.add_argument("--top", type=int, default=40, help="functions listed per annotated kind")
     parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
+    parser.add_argument("--only", action="append", default=[], metavar="KIND", help="run only this kind (repeatable; ping always runs)")
     args = parser.parse_args()
+    names = [kind.name for kind in KINDS]
+    unknown = [name for name in args.only if name not in names]
+    if unknown:
+        sys.exit(f"--only {unknown[0]!r}: no such kind; the kinds are {', '.join(names)}")
+    wanted = set(args.only) | {"ping"} | {kind.minus for kind in KINDS if kind.name in args.only and kind.minus}
+    kinds = [kind for kind in KINDS if not args.only or kind.name in wanted]
     if shutil.which("valgrind") is None or shutil.which("callgrind_annotate") is None:
         sys.exit("valgrind is not installed: apt-get install -y valgrind (scripts/bench-callgrind.sh does it)")
     if not 1 <= args.n <= 10_000 or not 1 <= args.repeat <= 10:
@@ -276,15 +299,15 @@ def main() -> None:
     template = out / "template-store"
     subprocess.run([str(args.bin), "init", "--demo", "--store", str(template)], check=True, capture_output=True)
 
-    figures = {kind.name: Figure() for kind in KINDS}
-    raw: dict[str, list[dict[str, int]]] = {kind.name: [] for kind in KINDS}
+    figures = {kind.name: Figure() for kind in kinds}
+    raw: dict[str, list[dict[str, int]]] = {kind.name: [] for kind in kinds}
     for r in range(1, args.repeat + 1):
-        for kind in KINDS:
+        for kind in kinds:
             units = [request for i in range(args.n) for request in kind.unit(i)]
             control_out = out / f"callgrind.{kind.slug}.control.{r}"
             measured_out = out / f"callgrind.{kind.slug}.measured.{r}"
-            control = run_once(args.bin, template, out, kind.prelude, control_out)
-            measured = run_once(args.bin, template, out, kind.prelude + units, measured_out)
+            control = run_once(args.bin, template, out, kind.prelude, control_out, kind.refused)
+            measured = run_once(args.bin, template, out, kind.prelude + units, measured_out, kind.refused)
             per_call = (measured - control) / args.n
             figures[kind.name].per_call.append(per_call)
             raw[kind.name].append({"control": control, "measured": measured})
@@ -293,7 +316,7 @@ def main() -> None:
                 write_top(out / f"top-{kind.slug}.txt", kind, args.n, per_call, measured_out, control_out, args.top)
 
     # Take off what another kind costs (the write before a fresh compose), run by run.
-    for kind in KINDS:
+    for kind in kinds:
         if kind.minus:
             own = figures[kind.minus].per_call
             figures[kind.name].per_call = [v - own[i] for i, v in enumerate(figures[kind.name].per_call)]
@@ -302,7 +325,7 @@ def main() -> None:
     header = "  ".join(f"{f'run {r + 1}':>12}" for r in range(args.repeat))
     print(f"\ninstructions per round trip, m1nd serve (stdio) under callgrind; N = {args.n} per kind, {args.bin}")
     print(f"{'kind':<20}  {header}  {'spread':>7}  {'x ping':>7}  how")
-    for kind in KINDS:
+    for kind in kinds:
         values = figures[kind.name].per_call
         spread = (max(values) - min(values)) / max(abs(min(values)), 1)
         ratio = sum(v / p for v, p in zip(values, ping)) / len(values)

@@ -494,3 +494,50 @@ on_both_backends!(
     n_servers_by_m_writes_move_the_version_by_exactly_n_times_m,
     kill_9_during_writes_loses_no_acknowledged_write_and_leaves_nothing,
 );
+
+/// A write cut off by a crash leaves its rollback journal next to
+/// `state.db`. `store check` opens the store read-only, so it cannot roll
+/// that journal back: it names the journal, says what left it and which
+/// command rolls it back, and changes no file; after that command the
+/// check passes and the journal is gone.
+#[test]
+fn store_check_after_a_crash_names_the_hot_journal_and_the_way_out() {
+    let (_dir, store) = demo_store("faults-hot-journal");
+    let crashed_dir = temp_dir("faults-hot-journal-crashed");
+    let crashed = crashed_dir.path().join("store");
+    fs::create_dir(&crashed).expect("mkdir");
+    // A writer in the middle of a transaction: its journal holds the old
+    // contents of every page it changed. A copy of both files taken now is
+    // the store as a crash at this moment would leave it.
+    let writer = rusqlite::Connection::open(store.join(DB_FILE)).expect("open the writer");
+    writer
+        .execute_batch(
+            "PRAGMA cache_size = 2; BEGIN IMMEDIATE; CREATE TABLE crash_probe (x); \
+             INSERT INTO crash_probe SELECT randomblob(1000) FROM (WITH RECURSIVE n(i) AS \
+             (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 200) SELECT i FROM n);",
+        )
+        .expect("write without committing");
+    let journal = crashed.join(JOURNAL_FILE);
+    fs::copy(store.join(DB_FILE), crashed.join(DB_FILE)).expect("copy the file");
+    fs::copy(store.join(JOURNAL_FILE), &journal).expect("copy the journal");
+    drop(writer);
+    assert!(fs::metadata(&journal).expect("journal").len() > 0, "the writer journaled nothing");
+    let before = snapshot(&crashed);
+
+    let check = || Command::new(BIN).args(["store", "check", "--store"]).arg(&crashed).output().expect("store check");
+    let refused = check();
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{said}");
+    assert!(said.contains(&journal.display().to_string()), "names the journal: {said}");
+    assert!(said.contains("did not finish"), "says what left it: {said}");
+    assert!(!said.contains("readonly database"), "not SQLite's words: {said}");
+    let reopen = format!("cockpit --store {}", crashed.display());
+    assert!(said.contains(&reopen), "names the command that rolls it back: {said}");
+    assert_eq!(snapshot(&crashed), before, "a check changes no file");
+
+    let rolled_back = Command::new(BIN).args(["cockpit", "--store"]).arg(&crashed).output().expect("cockpit");
+    assert!(rolled_back.status.success(), "{}", String::from_utf8_lossy(&rolled_back.stderr));
+    assert!(!journal.exists(), "opening read-write rolled the journal back and removed it");
+    let sound = check();
+    assert_eq!(sound.status.code(), Some(0), "{}", String::from_utf8_lossy(&sound.stderr));
+}

@@ -15,8 +15,9 @@
 //! directory the fuzz policy pins, so a corpus works on any machine.
 //!
 //! The view offers only what the policy declares and the session may call,
-//! under the policy's name, annotations and (unless a person reviewed the
-//! definition) summary, with a pinned definition only at its reviewed digest.
+//! under the policy's name and (unless a person reviewed the definition)
+//! summary, with the upstream's annotations made no less cautious (a verb
+//! that may write is never `readOnlyHint: true`, no other hint changes), with a pinned definition only at its reviewed digest.
 //! A call is forwarded only if the guard allows its verb and the view offers
 //! it; then a read-only session's status-only value is byte for byte an
 //! allowed one, and it carries only arguments the verb declares, every one it
@@ -28,6 +29,7 @@ use std::collections::HashSet;
 use std::path::{Component, Path};
 
 use m1nd_core::Refusal;
+use m1nd_core::gateway::annotations::{HINTS, READ_ONLY};
 use m1nd_core::gateway::{Forward, Gateway, PinRule, View, check as gateway_check, digest};
 use m1nd_core::guard::{Guard, Refused};
 use serde::Deserialize;
@@ -99,9 +101,9 @@ fn judge_view(gateway: &Gateway, guard: &Guard<'_>, view: &View, listed: &[Value
             None => assert_eq!(offered.tool["description"], Value::from(&*def.summary), "an unreviewed description"),
         }
         let writes = !gateway.policy.deny.never_writes(&offered.verb);
-        let hints = &offered.tool["annotations"];
-        assert_eq!(hints["readOnlyHint"], Value::from(!writes), "`{}`'s readOnlyHint", offered.verb);
-        assert_eq!(hints["destructiveHint"], Value::from(writes), "`{}`'s destructiveHint", offered.verb);
+        let source = sources.iter().find(|d| pinned.is_none_or(|pin| digest(d) == pin)).copied();
+        let served = offered.tool.get("annotations").cloned().unwrap_or_else(|| Value::Object(Map::new()));
+        judge_annotations(&offered.verb, &served, source, pinned.is_some(), writes);
         if guard.read_only() {
             assert!(!gateway.policy.deny.denies(&offered.verb), "read-only sees denied `{}`", offered.verb);
         }
@@ -110,6 +112,29 @@ fn judge_view(gateway: &Gateway, guard: &Guard<'_>, view: &View, listed: &[Value
     for hidden in view.hidden() {
         assert!(crate::is_display_safe(&hidden.upstream), "hidden name {:?}", hidden.upstream);
         assert!(crate::is_display_safe(&hidden.to_string()), "why hidden: {hidden}");
+    }
+}
+
+/// The served annotations are the upstream's, made no less cautious: a verb
+/// that may write says `readOnlyHint: false`; every other hint is the
+/// upstream's boolean or absent; a key that is not a hint only when pinned.
+fn judge_annotations(verb: &str, served: &Value, source: Option<&Value>, pinned: bool, writes: bool) {
+    let served = served.as_object().unwrap_or_else(|| panic!("`{verb}`'s annotations are not an object: {served}"));
+    let given = source.and_then(|d| d.get("annotations")).and_then(Value::as_object);
+    let upstream = |key: &str| given.and_then(|g| g.get(key));
+    for (key, value) in served {
+        if key == READ_ONLY && writes {
+            assert_eq!(value, &Value::Bool(false), "`{verb}` may write and is served readOnlyHint {value}");
+        } else {
+            assert_eq!(Some(value), upstream(key), "`{verb}`'s `{key}` is not the upstream's");
+            assert!(HINTS.contains(&key.as_str()) || pinned, "`{verb}`'s `{key}` is served unreviewed");
+            assert!(!HINTS.contains(&key.as_str()) || value.is_boolean(), "`{verb}`'s `{key}` is {value}");
+        }
+    }
+    assert!(!writes || served.contains_key(READ_ONLY), "`{verb}` may write and its readOnlyHint is left out");
+    for hint in HINTS.iter().filter(|h| **h != READ_ONLY || !writes) {
+        let kept = upstream(hint).filter(|v| v.is_boolean());
+        assert_eq!(served.get(*hint), kept, "`{verb}`'s `{hint}` was changed");
     }
 }
 

@@ -33,7 +33,7 @@ pub struct StatusOnly {
 /// Why a read-only session may not make a call.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Refusal {
-    /// The verb writes: `read_only_denied.toml` lists it in `tools`.
+    /// The verb may write: `read_only_denied.toml` lists it in `tools`.
     Denied { verb: String },
     /// The verb writes unless `argument` holds one of `allowed`, byte for
     /// byte. `got` is the value sent, escaped ([`crate::sanitize::escape::value`]);
@@ -45,7 +45,15 @@ impl std::fmt::Display for Refusal {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             Refusal::Denied { verb } => {
-                write!(f, "`{verb}` writes: {DENY_FILE} lists it in `tools`, denied to a read-only session")
+                // Not "`{verb}` writes": a tool is listed as well when it takes
+                // text (SQL, a command) whose effect no guard can read.
+                write!(
+                    f,
+                    "`{verb}` is refused: this session is attached read-only, and {DENY_FILE} lists `{verb}` in \
+                     `tools`, the tools that may write (directly, or through text such as SQL or a command whose \
+                     effect no guard can read); call it from a read-write session, or take it out of `tools` if it \
+                     never writes"
+                )
             }
             Refusal::StatusOnly { verb, argument, allowed, got, near } => {
                 let got = got.as_deref().map_or("nothing".to_owned(), |g| format!("`{g}`"));

@@ -52,6 +52,7 @@ impl std::fmt::Display for Refused {
                 f,
                 "`{verb}` is the human's alone and refused over MCP in every session; the human performs it on {acts_at}"
             ),
+            Refused::ReadOnly(refusal @ Refusal::Denied { .. }) => refusal.fmt(f),
             Refused::ReadOnly(refusal) => write!(f, "{refusal}; this session is attached read-only"),
         }
     }
@@ -239,6 +240,26 @@ mod tests {
             let resolved = Guard::new(&t, false).check(&verb.name.to_uppercase(), None).expect("resolves");
             assert_eq!((resolved.id, std::ptr::eq(resolved.verb, verb)), (id, true), "{}", verb.name);
         }
+    }
+
+    /// A denied verb is refused saying what (the verb), why (the read-only
+    /// session and the deny list, whose `tools` also hold tools that take
+    /// text no guard can read) and what to do, never that it "writes".
+    #[test]
+    fn a_denied_verb_is_refused_saying_what_why_and_what_to_do() {
+        let t = table();
+        let said = Guard::new(&t, true).check("learn", None).expect_err("denied").to_string();
+        for part in [
+            "`learn` is refused",
+            "attached read-only",
+            "read_only_denied.toml lists `learn` in `tools`",
+            "such as SQL or a command",
+            "call it from a read-write session",
+        ] {
+            assert!(said.contains(part), "{part:?} missing from: {said}");
+        }
+        assert!(!said.contains("writes:"), "{said}");
+        assert_eq!(said.matches("read-only").count(), 1, "said once: {said}");
     }
 
     #[test]

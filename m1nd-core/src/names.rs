@@ -17,7 +17,10 @@
 //! another server's tools under their exact names and folds them with
 //! [`spec::fold`] ([`Folding::Spec`]), which also folds `-`, `_` and `.`.
 
+mod near;
 pub mod spec;
+
+pub use near::suggest;
 
 use std::collections::HashMap;
 
@@ -167,19 +170,6 @@ pub fn did_you_mean(near_miss: Option<&str>, then: &str, otherwise: impl FnOnce(
         Some(best) => format!("did you mean `{best}`? {then}"),
         None => otherwise(),
     }
-}
-
-/// The closest candidate to `name`, if any is close enough to be a typo.
-pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
-    let limit = (name.chars().count() / 3).max(1);
-    candidates
-        .into_iter()
-        .map(|c| (strsim::damerau_levenshtein(name, c), c))
-        .filter(|(d, _)| *d <= limit)
-        .min_by(|(da, a), (db, b)| {
-            da.cmp(db).then_with(|| strsim::jaro_winkler(name, b).total_cmp(&strsim::jaro_winkler(name, a)))
-        })
-        .map(|(_, c)| c)
 }
 
 #[cfg(test)]

@@ -95,6 +95,9 @@ pub fn display(raw: &str, cap: usize) -> String {
     let mut last_space = true;
     while let Some(c) = chars.next() {
         let c = match c {
+            // Printable ASCII is never hidden and never breaks text (a test
+            // holds that): most of any text, passed without a table lookup.
+            ' '..='~' => c,
             '\u{1b}' => {
                 skip_escape(&mut chars);
                 continue;
@@ -197,6 +200,15 @@ fn skip_escape(chars: &mut std::iter::Peekable<std::str::Chars<'_>>) {
 #[cfg(test)]
 mod tests {
     use super::display;
+
+    /// What lets `display` pass printable ASCII without looking it up.
+    #[test]
+    fn printable_ascii_is_never_hidden_and_breaks_text_only_as_a_space() {
+        for c in ' '..='~' {
+            assert!(!super::is_hidden(c), "{c:?}");
+            assert!(!super::breaks_text(c) || c == ' ', "{c:?}");
+        }
+    }
 
     #[test]
     fn escapes_and_controls_are_neutralised() {

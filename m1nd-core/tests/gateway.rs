@@ -99,9 +99,10 @@ fn the_view_hides_undeclared_changed_and_denied_tools_and_says_why() {
     let refused = gateway::check(&g, &writable, &view, "GIT_PUSH", None).unwrap_err();
     assert!(refused.to_string().contains("does not declare"), "{refused}");
 
-    // Annotations are the policy's: the upstream calls git_commit read-only.
+    // The upstream calls git_commit read-only; the policy denies it, so it is never served read-only,
+    // and its other hint passes as given.
     let commit = view.find(g.policy.verb_id("git_commit").expect("declared")).expect("offered");
-    assert_eq!(commit.tool["annotations"], json!({"readOnlyHint": false, "destructiveHint": true}));
+    assert_eq!(commit.tool["annotations"], json!({"readOnlyHint": false, "destructiveHint": false}));
     // Without a definition pin, the description is the policy's summary.
     assert_eq!(commit.tool["description"], "Record changes");
 
@@ -146,6 +147,31 @@ fn pins_and_declared_arguments_fail_closed() {
     assert!(call(args(&[("repo_path", json!([r, format!("{r}/a")]))])).is_ok());
     let sneaky = call(args(&[("repo_path", json!(r)), ("Repo_Path", json!("/etc"))]));
     assert!(matches!(sneaky, Err(GatewayRefused::UndeclaredArgument { .. })), "{sneaky:?}");
+}
+
+/// An argument name's "did you mean" is bounded by the declared names, not by
+/// what a caller sends: a megabyte of name is refused like a short stranger,
+/// with no suggestion and an echo cut to a printable length.
+#[test]
+fn a_huge_undeclared_argument_name_is_refused_without_a_search_or_an_echo() {
+    let g = policy("/nonexistent");
+    let guard = Guard::for_gateway(&g, true);
+    let view = View::new(&g, &guard, &[status_def()]);
+    let huge = format!("repo_path{}", "x".repeat(1 << 20));
+    let a = args(&[("repo_path", json!("/nonexistent")), (huge.as_str(), json!(1))]);
+    match gateway::check(&g, &guard, &view, "git_status", Some(&a)) {
+        Err(GatewayRefused::UndeclaredArgument { argument, suggestion, .. }) => {
+            assert_eq!(suggestion, None);
+            assert!(argument.len() < 1024, "the echo is {} bytes", argument.len());
+        }
+        other => panic!("{other:?}"),
+    }
+    let near = args(&[("repo_path", json!("/nonexistent")), ("repo_pth", json!(1))]);
+    let refused = gateway::check(&g, &guard, &view, "git_status", Some(&near));
+    assert!(
+        matches!(&refused, Err(GatewayRefused::UndeclaredArgument { suggestion: Some(s), .. }) if s == "repo_path"),
+        "{refused:?}"
+    );
 }
 
 /// `m1nd serve` refuses a call without a `requires` argument; the gateway

@@ -12,7 +12,7 @@
 //! 2. A `tools/list` answer then lists each served tool as the view's JSON
 //!    ([`ListsReviewedTools`]; a fleet's under their served names)
 //!    (m1nd-core's `definition::served`: only the reviewed keys, the
-//!    policy's name and annotations), so `execution` reaches the client
+//!    policy's name, the annotations of `gateway::annotations`), so `execution` reaches the client
 //!    exactly when the policy pinned it; every other key of the answer is
 //!    rmcp's.
 //! 3. The tools are those of the view current after the re-list, never an

@@ -8,7 +8,8 @@
 //! tools, the declared arguments and the argument pins — before a request is
 //! written to the upstream. `tools/list` is that view: undeclared tools,
 //! tools whose definition no longer has its pinned digest, and (read-only)
-//! denied tools are absent, and the annotations are the policy's.
+//! denied tools are absent, and the annotations are the upstream's, never
+//! made less cautious (`m1nd_core::gateway::annotations`).
 //!
 //! # When the upstream misbehaves
 //!

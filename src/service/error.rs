@@ -189,6 +189,7 @@ fn store_kind(e: &StoreError) -> ErrorKind {
         StoreError::NotFound { .. }
         | StoreError::Busy { .. }
         | StoreError::Moved { .. }
+        | StoreError::HotJournal { .. }
         | StoreError::Io { .. }
         | StoreError::Sql { .. }
         | StoreError::Interrupted

@@ -1,7 +1,8 @@
 //! `m1nd store check`: is the store's file sound?
 //!
 //! 1. **Checking writes nothing.** The file is opened read-only (no journal
-//!    is created, a crashed write's journal is not rolled back), and the raw
+//!    is created, a crashed write's journal is not rolled back but named,
+//!    with the command that rolls it back), and the raw
 //!    pages are read with plain reads under SQLite's shared lock, so every
 //!    file of the store directory is byte for byte what it was.
 //! 2. **Every page is looked at.** With checksums, each page of the file is
@@ -14,6 +15,7 @@
 //!    structure can be checked, but bytes changed inside a row cannot be seen.
 
 use std::collections::BTreeMap;
+use std::fs;
 use std::io;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -24,6 +26,7 @@ use super::checksum::{self, RESERVED_BYTES, RESERVED_BYTES_OFFSET};
 use super::error::StoreError;
 use super::{BUSY_TIMEOUT, connect};
 use super::{file, sql};
+use crate::invocation;
 
 /// SQLite never writes the page holding this offset (its lock bytes).
 const PENDING_BYTE: u64 = 0x4000_0000;
@@ -67,7 +70,27 @@ impl Report {
 /// (no store, not a SQLite file, unreadable); damage is in the [`Report`].
 pub fn check(dir: &Path) -> Result<Report, StoreError> {
     file::check_journal(dir)?;
-    check_file(&file::db_path(dir))
+    check_file(&file::db_path(dir)).map_err(|e| unfinished_write(dir, e))
+}
+
+/// A read-only open that meets a hot journal fails with SQLite's words
+/// (`SQLITE_READONLY_ROLLBACK`, "attempt to write a readonly database", or
+/// `SQLITE_CANTOPEN`), which name neither the journal nor the way out. When
+/// SQLite refused and the journal beside the file is not empty, that journal
+/// is the reason: say so, with the command that rolls it back. (A writer
+/// still running holds its lock, and the check is `Busy` instead.)
+fn unfinished_write(dir: &Path, e: StoreError) -> StoreError {
+    let StoreError::Sql { path, .. } = &e else { return e };
+    let journal = file::journal_path(dir);
+    match fs::symlink_metadata(&journal) {
+        Ok(meta) if meta.is_file() && meta.len() > 0 => StoreError::HotJournal {
+            path: path.clone(),
+            journal,
+            bytes: meta.len(),
+            reopen: invocation::m1nd(&format!("cockpit --store {}", invocation::shell_word(&dir.to_string_lossy()))),
+        },
+        _ => e,
+    }
 }
 
 /// Check the database file at `path` (a store's `state.db`, or a backup of one).

@@ -43,6 +43,19 @@ pub enum StoreError {
         .path.display()
     )]
     NotRegular { path: PathBuf, kind: &'static str },
+    /// A write that did not finish (a crash, a killed process) left its
+    /// rollback journal beside the file, and this open is read-only, so it
+    /// cannot roll the journal back; SQLite's own words ("attempt to write a
+    /// readonly database") name neither. `reopen` is the command that can.
+    #[error(
+        "{} holds a write that did not finish: {bytes} bytes of rollback journal beside {}, left by a crash or \
+         a killed process. A read-only open such as `store check` cannot roll it back, and changed nothing. Run \
+         `{reopen}` once (any command that opens the store read-write, a server included, does the same): it \
+         rolls the unfinished write back and removes the journal; then check again",
+        .journal.display(),
+        .path.display()
+    )]
+    HotJournal { path: PathBuf, journal: PathBuf, bytes: u64, reopen: String },
     #[error("cannot {op} {}: {source}", .path.display())]
     Io { path: PathBuf, op: &'static str, source: io::Error },
     /// SQLite refused; `op` says what the store was doing.
@@ -142,6 +155,12 @@ impl Clone for StoreError {
                 StoreError::Corrupt { path: path.clone(), line: *line, column: *column, reason: reason.clone() }
             }
             StoreError::NotRegular { path, kind } => StoreError::NotRegular { path: path.clone(), kind },
+            StoreError::HotJournal { path, journal, bytes, reopen } => StoreError::HotJournal {
+                path: path.clone(),
+                journal: journal.clone(),
+                bytes: *bytes,
+                reopen: reopen.clone(),
+            },
             StoreError::Io { path, op, source } => {
                 StoreError::Io { path: path.clone(), op, source: io::Error::new(source.kind(), source.to_string()) }
             }

@@ -75,14 +75,43 @@ def venv_bin(name: str) -> str:
 
 
 def policy(name: str | Path) -> dict[str, Any]:
-    """The reviewed policy `name` (or the policy directory at an absolute path): its verbs, its deny list,
-    and the prompts, resources and templates it declares (name, URI or URI template → its entry)."""
+    """The reviewed policy `name` (or the policy directory at an absolute path): its verbs, its deny list
+    (`denied`, and the `status_only` verbs), and the prompts, resources and templates it declares (name, URI or URI template → its entry)."""
     with open(POLICIES / name / "tools.toml", "rb") as f:
         tools = tomllib.load(f)
     with open(POLICIES / name / "read_only_denied.toml", "rb") as f:
-        denied = tomllib.load(f)["tools"]
+        deny = tomllib.load(f)
+    denied = deny["tools"]
+    status_only = list(deny.get("status_only", {}))
     surfaces = {kind: tools.get(kind, {}) for kind in ("prompts", "resources", "templates")}
-    return {"verbs": tools["verbs"], "denied": denied, **surfaces}
+    return {"verbs": tools["verbs"], "denied": denied, "status_only": status_only, **surfaces}
+
+
+#: The hints MCP defines, as the SDK names them.
+HINTS = ("read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint")
+
+
+def hints_of(tool: Any) -> dict[str, bool | None]:
+    """A listed tool's hints, `None` where it gives none."""
+    return {hint: getattr(tool.annotations, hint, None) if tool.annotations else None for hint in HINTS}
+
+
+def served_hints(upstream_tool: Any, reviewed: dict[str, Any], verb: str) -> dict[str, bool | None]:
+    """The hints the gateway lists for `verb` (docs/guide/src/gateway.md): the upstream's as given,
+    but `readOnlyHint: false` for a tool the deny list denies or makes status-only."""
+    hints = hints_of(upstream_tool)
+    if verb in reviewed["denied"] or verb in reviewed["status_only"]:
+        hints["read_only_hint"] = False
+    return hints
+
+
+async def tools_of(command: list[str]) -> dict[str, Any]:
+    """An upstream's own tools/list, straight from it, by name."""
+    params = StdioServerParameters(command=command[0], args=command[1:])
+    async with stdio_client(params, errlog=subprocess.DEVNULL) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            return {t.name: t for t in (await session.list_tools()).tools}
 
 
 def with_pins(name: str, dest: Path, arguments: list[str], under: Path) -> Path:

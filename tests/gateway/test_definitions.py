@@ -14,7 +14,7 @@ import pytest
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from gateway_harness import HERE, gateway, m1nd_bin, set_mode
+from gateway_harness import HERE, gateway, hints_of, m1nd_bin, set_mode
 
 pytestmark = pytest.mark.anyio
 
@@ -53,10 +53,11 @@ async def test_a_reviewed_definition_arrives_whole_and_structured_content_valida
         for name, tool in listed.items():
             for field in SERVED:
                 assert getattr(tool, field) == getattr(direct[name], field), f"{name}.{field}"
-        # The policy's annotations, from its deny list (the import proposed denying create_entities).
+        # The upstream's annotations, never made less cautious: the import proposed denying
+        # create_entities, which hints nothing, so it is served `readOnlyHint: false` and nothing else.
         assert listed["read_graph"].annotations.read_only_hint is True
-        assert listed["create_entities"].annotations.read_only_hint is False
-        assert listed["create_entities"].annotations.destructive_hint is True
+        assert hints_of(listed["create_entities"]) == {**hints_of(direct["create_entities"]), "read_only_hint": False}
+        assert listed["create_entities"].annotations.destructive_hint is None
 
         # The SDK client checks structuredContent against the listed outputSchema on every call, and
         # raises if it is missing or does not validate.

@@ -34,7 +34,19 @@ from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
 from mcp_types import PromptReference, ResourceTemplateReference
 
-from gateway_harness import HERE, POLICIES, gateway, m1nd_bin, policy, set_mode, start_http, stop, text_of
+from gateway_harness import (
+    HERE,
+    POLICIES,
+    gateway,
+    hints_of,
+    m1nd_bin,
+    policy,
+    served_hints,
+    set_mode,
+    start_http,
+    stop,
+    text_of,
+)
 from test_names import spellings
 
 pytestmark = pytest.mark.anyio
@@ -170,7 +182,7 @@ async def test_every_declared_tool_is_listed_under_its_exact_name_with_its_whole
     for name, tool in listed.items():
         for field in SERVED:
             assert getattr(tool, field) == getattr(direct[name], field), f"{name}.{field}"
-        assert tool.annotations.read_only_hint is (name not in EVERYTHING["denied"]), name
+        assert hints_of(tool) == served_hints(direct[name], EVERYTHING, name), name
 
 
 async def test_execution_is_forwarded_as_the_upstream_declares_it(tmp_path: Path) -> None:
@@ -198,7 +210,7 @@ async def test_reads_answer_in_every_spelling_and_writes_are_refused_in_every_sp
                 refused = await gw.session.call_tool(name, arguments)
                 message = text_of(refused)
                 assert refused.is_error, f"{name!r} was not refused: {message}"
-                assert f"`{verb}` writes: read_only_denied.toml" in message, f"{name!r}: {message}"
+                assert f"read_only_denied.toml lists `{verb}` in `tools`" in message, f"{name!r}: {message}"
         # The session survives every refusal.
         ok = await gw.session.call_tool("get-sum", {"a": 1, "b": 1})
         assert text_of(ok) == "The sum of 1 and 1 is 2."
@@ -350,7 +362,7 @@ async def test_over_http_reads_answer_writes_are_refused_and_surfaces_follow_the
                 for name in four_spellings(verb):
                     refused = await c.call_tool(name, arguments)
                     message = text_of(refused)
-                    assert refused.is_error and f"`{verb}` writes: read_only_denied.toml" in message, f"{name!r}: {message}"
+                    assert refused.is_error and f"read_only_denied.toml lists `{verb}` in `tools`" in message, f"{name!r}: {message}"
             if mode == "legacy":
                 # A 2026-07-28 client asks for no capabilities: it lists and reads without them.
                 caps = c.server_capabilities

@@ -10,7 +10,19 @@ from pathlib import Path
 
 import pytest
 
-from gateway_harness import POLICIES, filesystem_server, gateway, name_forms, policy, text_of, tree_digest, with_pins
+from gateway_harness import (
+    POLICIES,
+    filesystem_server,
+    gateway,
+    hints_of,
+    name_forms,
+    policy,
+    served_hints,
+    text_of,
+    tools_of,
+    tree_digest,
+    with_pins,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -43,10 +55,13 @@ def write_arguments(verb: str, root: Path) -> dict[str, object]:
 async def test_read_only_refuses_every_write_in_every_name_form_and_the_directory_is_unchanged(tmp_path: Path) -> None:
     root = make_root(tmp_path / "root")
     before = tree_digest(root)
+    direct = await tools_of(filesystem_server(root))
     async with gateway(POLICIES / "filesystem", filesystem_server(root), read_only=True, log_dir=tmp_path) as gw:
         tools = (await gw.session.list_tools()).tools
         assert {t.name for t in tools} == set(FS["verbs"]) - set(FS["denied"])
-        assert all(t.annotations.read_only_hint and not t.annotations.destructive_hint for t in tools)
+        for tool in tools:
+            assert hints_of(tool) == served_hints(direct[tool.name], FS, tool.name), tool.name
+            assert tool.annotations.read_only_hint is True, tool.name
         for verb in FS["denied"]:
             for name in name_forms(verb):
                 result = await gw.session.call_tool(name, write_arguments(verb, root))

@@ -10,7 +10,20 @@ from pathlib import Path
 
 import pytest
 
-from gateway_harness import POLICIES, gateway, m1nd_bin, name_forms, policy, text_of, tree_digest, venv_bin, with_pins
+from gateway_harness import (
+    POLICIES,
+    gateway,
+    hints_of,
+    m1nd_bin,
+    name_forms,
+    policy,
+    served_hints,
+    text_of,
+    tools_of,
+    tree_digest,
+    venv_bin,
+    with_pins,
+)
 
 pytestmark = pytest.mark.anyio
 
@@ -42,13 +55,16 @@ def write_arguments(verb: str, repo: Path) -> dict[str, object]:
     return {name: values.get(name, "x") for name in GIT["verbs"][verb].get("requires", [])}
 
 
-async def test_read_only_lists_exactly_the_reviewed_reads_with_the_policys_annotations(tmp_path: Path) -> None:
+async def test_read_only_lists_exactly_the_reviewed_reads_with_the_upstreams_annotations(tmp_path: Path) -> None:
+    direct = await tools_of(UPSTREAM)
     async with gateway(POLICIES / "git", UPSTREAM, read_only=True, log_dir=tmp_path) as gw:
         tools = (await gw.session.list_tools()).tools
     listed = {t.name for t in tools}
     assert listed == set(GIT["verbs"]) - set(GIT["denied"])
     for tool in tools:
-        assert tool.annotations.read_only_hint is True and tool.annotations.destructive_hint is False
+        assert hints_of(tool) == served_hints(direct[tool.name], GIT, tool.name), tool.name
+        # The import proposed these as reads from the upstream's own hints, which pass unchanged.
+        assert tool.annotations.read_only_hint is True, tool.name
 
 
 async def test_read_only_refuses_every_write_in_every_name_form_and_the_repo_is_unchanged(tmp_path: Path) -> None:

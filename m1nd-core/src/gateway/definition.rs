@@ -13,9 +13,10 @@
 //! always (a client needs them to call the tool and to check its
 //! `structuredContent`), and the upstream's words and decorations — title,
 //! description, icons, `execution`, `_meta` — only when the policy pinned the
-//! digest, so a person reviewed them. The name is the policy's and the
-//! annotations are the policy's, never the upstream's hints. Any other key is
-//! dropped: a key this list does not name was never reviewed as served.
+//! digest, so a person reviewed them. The name is the policy's, and the
+//! annotations are the upstream's, made no less cautious by the policy
+//! ([`super::annotations`]). Any other key is dropped: a key this list does
+//! not name was never reviewed as served.
 
 use serde_json::{Map, Value, json};
 
@@ -36,7 +37,7 @@ pub const REVIEWED_KEYS: [&str; 5] = ["title", "description", "icons", "executio
 /// pins before it is served; see the view.)
 pub const SCHEMA_KEYS: [&str; 2] = ["inputSchema", "outputSchema"];
 
-/// The tool a session lists for `definition`: named `verb`, with the policy's
+/// The tool a session lists for `definition`: named `verb`, with the served
 /// `annotations` and the narrowed `input_schema`; the upstream's reviewed
 /// keys only when `pinned`, else `summary` as its description.
 pub fn served(
@@ -63,7 +64,10 @@ pub fn served(
     if let Some(output) = definition.get(SCHEMA_KEYS[1]).filter(|o| o.is_object()) {
         tool.insert(SCHEMA_KEYS[1].into(), output.clone());
     }
-    tool.insert("annotations".into(), annotations);
+    // No annotations at all where the upstream gave none and the policy added none.
+    if annotations.as_object().is_none_or(|a| !a.is_empty()) {
+        tool.insert("annotations".into(), annotations);
+    }
     Value::Object(tool)
 }
 
@@ -149,8 +153,11 @@ mod tests {
         for key in REVIEWED_KEYS.iter().chain(&SCHEMA_KEYS) {
             assert_eq!(tool[*key], whole()[*key], "{key}");
         }
-        assert_eq!(tool["annotations"], policy, "the policy's annotations, never the upstream's hints");
+        assert_eq!(tool["annotations"], policy, "the annotations served are the ones given");
         assert!(tool.get("unreviewed").is_none(), "a key no list names is dropped");
+
+        let none = served(&whole(), "read_graph", "summary", true, input_schema(&whole()), json!({}));
+        assert!(none.get("annotations").is_none(), "no annotations given: none served, not an empty object");
 
         let bare = served(&whole(), "read_graph", "summary", false, input_schema(&whole()), policy);
         assert_eq!(bare["description"], "summary");

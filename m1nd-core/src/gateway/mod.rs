@@ -18,6 +18,7 @@
 //! call never reaches the upstream (`tests/gateway/test_tap.py` proves it
 //! with an upstream that records every call it gets).
 
+pub mod annotations;
 mod definition;
 pub(crate) mod embedded;
 pub mod fleet;

@@ -394,6 +394,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+    use crate::gateway::uri_template::MAX_URI_BYTES;
     use crate::{PolicyFile, PolicySources, compile_gateway};
 
     fn gateway(extra: &str) -> Gateway {
@@ -476,6 +477,39 @@ mod tests {
         let refused = view.prompt(&g, "simple-prompt").unwrap_err();
         assert_eq!(refused.code(), "definition-changed");
         assert!(view.served(Kind::Prompt).is_empty());
+    }
+
+    /// A read is judged against every template only within
+    /// `MAX_URI_BYTES`: a longer URI is refused on its length, which no
+    /// template is asked about, with an echo cut to a printable length.
+    #[test]
+    fn a_huge_uri_is_refused_on_its_length_before_any_template() {
+        let g = policy();
+        let view = SurfaceView::new(&g, &listed());
+        let huge = format!("demo://dynamic/text/{}", "7".repeat(1 << 20));
+        match view.read(&huge) {
+            Err(SurfaceRefused::BadUri { uri, problem }) => {
+                assert_eq!(problem, format!("it is {} bytes long (at most {MAX_URI_BYTES})", huge.len()));
+                assert!(uri.len() < 1024, "the echo is {} bytes", uri.len());
+            }
+            other => panic!("{other:?}"),
+        }
+        let longest = format!("demo://dynamic/text/{}", "7".repeat(MAX_URI_BYTES - "demo://dynamic/text/".len()));
+        assert_eq!(view.read(&longest), Ok(()), "up to the bound, a template still matches");
+    }
+
+    #[test]
+    fn a_huge_prompt_name_is_refused_without_a_search_or_an_echo() {
+        let g = policy();
+        let view = SurfaceView::new(&g, &listed());
+        let huge = format!("simple-prompt{}", "x".repeat(1 << 20));
+        match view.prompt(&g, &huge) {
+            Err(SurfaceRefused::UnknownPrompt { name, suggestion }) => {
+                assert_eq!(suggestion, None);
+                assert!(name.len() < 1024, "the echo is {} bytes", name.len());
+            }
+            other => panic!("{other:?}"),
+        }
     }
 
     #[test]

@@ -6,15 +6,17 @@
 //! retired, the session may call it, and — when the policy pins its
 //! definition — the live definition has the pinned digest. Everything else
 //! is hidden, with the reason kept so that a call to it is refused with that
-//! reason. What is offered carries the policy's annotations, never the
-//! upstream's hints, and the upstream's own words (title, description,
-//! icons, `_meta`) only when the policy pinned (so a person reviewed) them;
-//! see [`super::definition`] for what is served.
+//! reason. What is offered carries the upstream's annotations, made no less
+//! cautious by the policy (see [`super::annotations`]), and the upstream's
+//! own words (title, description, icons, `_meta`) only when the policy
+//! pinned (so a person reviewed) them; see [`super::definition`] for what is
+//! served.
 
 use std::collections::HashSet;
 
 use serde_json::{Value, json};
 
+use super::annotations;
 use super::definition::{digest, input_schema, served};
 use crate::gateway_table::{Gateway, PinRule};
 use crate::guard::{Guard, MAX_NAME_BYTES, printable};
@@ -175,10 +177,10 @@ impl View {
             if !guard.shows(def) {
                 continue;
             }
-            let read_only = gateway.policy.deny.never_writes(verb);
+            let may_write = !gateway.policy.deny.never_writes(verb);
             let mut schema = input_schema(definition);
             narrow(&mut schema, gateway, guard, id, verb);
-            let annotations = json!({ "readOnlyHint": read_only, "destructiveHint": !read_only });
+            let annotations = annotations::served(definition, pinned.is_some(), may_write);
             let tool = served(definition, verb, &def.summary, pinned.is_some(), schema, annotations);
             offered.push(Offered { id, verb: verb.to_owned(), upstream: name.to_owned(), tool, definition: live });
         }

@@ -15,11 +15,6 @@ use m1nd_core::guard::printable;
 use m1nd_core::names::spec::fold;
 use m1nd_core::names::{did_you_mean, suggest};
 
-/// The longest name a near-miss suggestion is computed for: a near miss is
-/// within a third of the name's length of a served name of at most 128
-/// characters, so a longer name has none, and a hostile one stays cheap.
-const SUGGEST_UP_TO: usize = 192;
-
 /// One kind of prefixed name: folded served name → (member, declared name).
 #[derive(Default)]
 struct Names {
@@ -51,9 +46,9 @@ impl Names {
             .map(|(member, declared)| served_name(&prefixes[*member], declared))
             .collect();
         let help = if prefixed.is_empty() {
-            let near =
-                (spelled.len() <= SUGGEST_UP_TO).then(|| suggest(spelled, self.served.iter().map(String::as_str)));
-            did_you_mean(near.flatten(), "", || {
+            // `suggest` bounds its own work by the served names' lengths.
+            let near = suggest(spelled, self.served.iter().map(String::as_str));
+            did_you_mean(near, "", || {
                 format!("the {noun}s served here are an upstream's prefix followed by its {noun}'s name")
             })
         } else {
