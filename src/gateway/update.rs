@@ -40,6 +40,9 @@ pub async fn update(options: &ImportOptions, apply: bool) -> Result<Report, Gate
         .map_err(|source| GatewayError::UpstreamUnreachable { dir: dir.clone(), source: Box::new(source) })?;
     let plan = Plan::new(&gateway, &listed.tools, &listed.surfaces, reviewed.as_ref());
     let mut text = plan.report(display);
+    if let Some(note) = reviewed.as_ref().and_then(|r| r.stale_note(display, &gateway)).filter(|_| !apply) {
+        text.push_str(&format!("note: {note}\n"));
+    }
     let again = |extra: &str| m1nd(&format!("policy import --update{extra} --policy {}", shell_word(display)));
     if !apply {
         let pending = (!plan.changed.is_empty()).then(|| {

@@ -147,13 +147,27 @@ fn pins(was: &GatewayTool, now: &GatewayTool, out: &mut Changes) {
             }
             (PinRule::Under { dirs: a, hard_links: h0 }, PinRule::Under { dirs: b, hard_links: h1 }) => {
                 let (a, b) = (strings(a), strings(b));
-                let gained: Vec<&String> = b.difference(&a).collect();
+                // A directory inside one the pin already allowed reaches
+                // nothing new: narrowing `/srv` to `/srv/docs` tightens.
+                let (inside, gained): (Vec<&String>, Vec<&String>) =
+                    b.difference(&a).partition(|dir| a.iter().any(|old| within(dir, old)));
                 let lost: Vec<&String> = a.difference(&b).collect();
                 if !gained.is_empty() {
                     out.push(
                         Loosened,
                         verb,
                         format!("pin on `{argument}` now also allows paths under {}", quoted(gained)),
+                    );
+                }
+                if !inside.is_empty() {
+                    out.push(
+                        Tightened,
+                        verb,
+                        format!(
+                            "pin on `{argument}` now allows paths under {}, inside what it allowed before: \
+                             nothing new",
+                            quoted(inside)
+                        ),
                     );
                 }
                 if !lost.is_empty() {
@@ -192,6 +206,20 @@ fn pins(was: &GatewayTool, now: &GatewayTool, out: &mut Changes) {
             format!("`{}` is no longer pinned (was {}): any value passes", pin.argument, rule(&pin.rule)),
         );
     }
+}
+
+/// Whether the directory `dir` lies inside `old` as written, component by
+/// component (`/srv/repo-evil` is not inside `/srv/repo`), with no `..` or
+/// `.` that could lead out (M014 refuses them; checked again here so the
+/// diff never relies on it). Like the rest of this diff it reads the policy,
+/// not a machine: the gateway resolves each pinned directory through the
+/// file system when it starts, so a symlink at `dir` is the deployment's
+/// to rule out.
+fn within(dir: &str, old: &str) -> bool {
+    use std::path::{Component, Path};
+    let plain = |p: &Path| p.components().all(|c| matches!(c, Component::RootDir | Component::Normal(_)));
+    let (dir, old) = (Path::new(dir), Path::new(old));
+    plain(dir) && plain(old) && dir.starts_with(old)
 }
 
 /// A pin rule in a few words.

@@ -176,6 +176,28 @@ fn pins_widened_or_dropped_loosen_and_narrowed_or_added_tighten() {
     assert_eq!(entries(&narrowed, Category::Loosened), []);
 }
 
+/// A pinned directory moved inside itself reaches less: tightened, with
+/// nothing loosened; moved beside it or above it, loosened (M014 keeps `..`
+/// and a trailing `/` out of a pinned directory).
+#[test]
+fn a_directory_narrowed_to_one_inside_it_tightens() {
+    let at = |dirs: &str| pinned(&format!("pins.repo_path = {{ under = [{dirs}] }}"), "");
+    let narrowed = diff_gateway(&at("\"/srv/a\""), &at("\"/srv/a/docs\""));
+    assert_eq!(entries(&narrowed, Category::Loosened), [], "{:?}", narrowed.changes);
+    let tightened = entries(&narrowed, Category::Tightened);
+    assert_eq!(tightened.len(), 2, "{tightened:?}");
+    assert!(tightened.iter().any(|(_, d)| d.contains("`/srv/a/docs`, inside what it allowed before")), "{tightened:?}");
+    assert!(tightened.iter().any(|(_, d)| d.contains("no longer allows paths under `/srv/a`")), "{tightened:?}");
+    for beside in ["\"/srv/a-evil\"", "\"/srv\"", "\"/srv/a/docs\", \"/opt\""] {
+        let d = diff_gateway(&at("\"/srv/a\""), &at(beside));
+        assert!(
+            d.of(Category::Loosened).any(|c| c.detail.contains("now also allows paths under")),
+            "{beside}: {:?}",
+            d.changes
+        );
+    }
+}
+
 /// A pin on an argument that was free tightens; the same pin's removal loosens.
 #[test]
 fn a_new_pin_tightens() {
