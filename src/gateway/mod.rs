@@ -30,6 +30,7 @@
 pub mod apply;
 mod audit;
 mod call_upstream;
+mod callers;
 mod child;
 mod credential;
 mod declared;
@@ -40,6 +41,7 @@ mod free_text;
 mod http_tap;
 mod https;
 mod import;
+pub mod import_capabilities;
 pub mod import_surfaces;
 mod listing;
 mod name_problem;

@@ -151,18 +151,26 @@ async def gateway(
     extra: list[str] | None = None,
     message_handler: Any = None,
     env: dict[str, str] | None = None,
+    callbacks: dict[str, Any] | None = None,
 ) -> AsyncIterator[Gateway]:
-    """`m1nd gateway --policy DIR [--read-only] -- UPSTREAM...`, initialized."""
+    """`m1nd gateway --policy DIR [--read-only] -- UPSTREAM...`, initialized. `callbacks` are the client
+    session's (`sampling_callback`, `elicitation_callback`, `list_roots_callback`): each one given is a
+    client capability the client offers."""
     args = ["gateway", "--policy", str(policy_dir)] + (["--read-only"] if read_only else []) + (extra or [])
     if upstream:
         args += ["--", *upstream]
-    async with m1nd_gateway(args, log_dir=log_dir, message_handler=message_handler, env=env) as gw:
+    async with m1nd_gateway(args, log_dir=log_dir, message_handler=message_handler, env=env, callbacks=callbacks) as gw:
         yield gw
 
 
 @asynccontextmanager
 async def m1nd_gateway(
-    args: list[str], *, log_dir: Path, message_handler: Any = None, env: dict[str, str] | None = None
+    args: list[str],
+    *,
+    log_dir: Path,
+    message_handler: Any = None,
+    env: dict[str, str] | None = None,
+    callbacks: dict[str, Any] | None = None,
 ) -> AsyncIterator[Gateway]:
     """`m1nd ARGS...` (a gateway of any shape) over stdio, initialized; its stderr is kept in `log_dir`
     and shown with any failure."""
@@ -171,7 +179,7 @@ async def m1nd_gateway(
     with open(stderr_path, "w") as errlog:
         try:
             async with stdio_client(params, errlog=errlog) as (read, write):
-                async with ClientSession(read, write, message_handler=message_handler) as session:
+                async with ClientSession(read, write, message_handler=message_handler, **(callbacks or {})) as session:
                     initialized = await session.initialize()
                     yield Gateway(session, stderr_path, initialized)
         except BaseException as e:

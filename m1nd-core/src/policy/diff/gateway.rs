@@ -12,6 +12,7 @@
 use std::collections::BTreeSet;
 
 use super::{Access, Category, Changes, PolicyDiff, access, cards, human_only, quoted, read_only, slots};
+use crate::client_capability::ClientCapability;
 use crate::gateway_table::{Gateway, GatewayTool, Pin, PinRule};
 use crate::mode::SessionMode;
 use crate::policy::gateway_digest;
@@ -22,6 +23,7 @@ use crate::table::{Cockpit, Verb};
 pub fn diff_gateway(old: &Gateway, new: &Gateway) -> PolicyDiff {
     let mut out = Changes(Vec::new());
     mode(old.mode, new.mode, &mut out);
+    client(old, new, &mut out);
     read_only(&old.policy, &new.policy, &mut out);
     human_only(&old.policy, &new.policy, &mut out);
     tools(&old.policy, &new.policy, &mut out);
@@ -54,6 +56,34 @@ fn mode(was: SessionMode, now: SessionMode, out: &mut Changes) {
             "`mode` became read-only: every session is denied the deny list's tools, whatever its command line",
         ),
         _ => {}
+    }
+}
+
+/// The client capabilities offered upstream: each one added lets the
+/// upstream send a request past the gateway to a session's client.
+fn client(old: &Gateway, new: &Gateway, out: &mut Changes) {
+    for capability in ClientCapability::ALL {
+        let subject = format!("client_capabilities: {capability}");
+        match (old.offers(capability), new.offers(capability)) {
+            (false, true) => out.push(
+                Category::Loosened,
+                subject,
+                format!(
+                    "`{capability}` is now offered upstream: the upstream may send `{}` to the client of a session \
+                     whose call it is serving, and list the tools that need it",
+                    capability.method()
+                ),
+            ),
+            (true, false) => out.push(
+                Category::Tightened,
+                subject,
+                format!(
+                    "`{capability}` is no longer offered upstream: the upstream may not send `{}`",
+                    capability.method()
+                ),
+            ),
+            _ => {}
+        }
     }
 }
 

@@ -261,3 +261,23 @@ fn surfaces_declared_and_removed_are_loosened_and_tightened() {
         "{tightened:?}"
     );
 }
+
+/// Offering a client capability upstream lets the upstream reach a
+/// session's client: loosened; withdrawing it tightens.
+#[test]
+fn a_client_capability_offered_is_loosened_and_withdrawn_is_tightened() {
+    let (tools, deny) = filesystem();
+    let offering = tools.replacen("mode = ", "client_capabilities = [\"roots\", \"sampling\"]\nmode = ", 1);
+    assert_ne!(offering, tools, "the fixture declares a mode to put the key before");
+    let d = diff_gateway(&compiled(&tools, &deny), &compiled(&offering, &deny));
+    assert_ne!(d.digest[0], d.digest[1], "what is offered is part of the digest");
+    let loosened = entries(&d, Category::Loosened);
+    assert_eq!(
+        loosened.iter().map(|(s, _)| s.as_str()).collect::<Vec<_>>(),
+        ["client_capabilities: sampling", "client_capabilities: roots"]
+    );
+    assert!(loosened[0].1.contains("may send `sampling/createMessage`"), "{}", loosened[0].1);
+    let back = diff_gateway(&compiled(&offering, &deny), &compiled(&tools, &deny));
+    assert_eq!(entries(&back, Category::Loosened), []);
+    assert_eq!(entries(&back, Category::Tightened).len(), 2);
+}
