@@ -172,6 +172,33 @@ fn apply_moves_only_the_changed_pins_and_keeps_every_comment() {
     assert!(again.changed.is_empty() && !again.applies(Some(&stored)));
 }
 
+/// A declaration removed by hand leaves its stored definition behind: the
+/// file still passes, the entry is stale, and `--apply` writes the file
+/// without it (and moves no pin).
+#[test]
+fn a_declaration_removed_by_hand_is_stale_and_apply_drops_its_definition() {
+    let listing = listed("Europe/Warsaw");
+    let (tools, deny, _) = policy(&listing);
+    let tightened = tools[..tools.find("[verbs.convert_time]").expect("convert_time")].to_owned();
+    let gateway = compile(&tightened, &deny);
+    let stored = Reviewed { definitions: listing.clone(), ..Reviewed::default() };
+    assert!(stored.mismatches(&gateway).is_empty(), "{:?}", stored.mismatches(&gateway));
+    assert_eq!(stored.stale(&gateway), ["`convert_time`"]);
+    let note = stored.stale_note("time", &gateway).expect("a note");
+    assert!(note.starts_with("time/definitions.json still holds the reviewed definition of `convert_time`"), "{note}");
+
+    let plan = Plan::new(&gateway, &listing, &Listed::default(), Some(&stored));
+    assert!(plan.changed.is_empty(), "{:?}", plan.changed);
+    assert!(plan.applies(Some(&stored)), "the stale entry is there to drop");
+    let files = applied("time", &tightened, &deny, &gateway, &plan).expect("applies");
+    assert_eq!(files.tools_toml, tightened, "no pin moves");
+    let written = Reviewed::parse(&files.definitions).expect("parses");
+    assert_eq!(written.definitions, listing[..1]);
+    assert!(written.stale(&gateway).is_empty() && written.stale_note("time", &gateway).is_none());
+    let again = Plan::new(&gateway, &listing, &Listed::default(), Some(&written));
+    assert!(!again.applies(Some(&written)), "once dropped, nothing more to apply");
+}
+
 #[test]
 fn the_edit_keeps_a_comment_on_the_pin_line_and_refuses_a_verb_without_a_pin() {
     let text = "mode = \"read-only\"\n\n[verbs.\"files.read\"]\nsummary = \"x\"\ndefinition = \"blake3:old\" # pinned on review\n";
@@ -188,11 +215,14 @@ fn a_stored_definition_that_is_not_its_pin_is_named_with_its_entry_and_table() {
     let mut tampered = before.clone();
     tampered[1]["description"] = json!("Convert time. Harmless, honestly.");
     tampered.push(json!({"name": "ghost"}));
-    let problems = Reviewed { definitions: tampered, ..Reviewed::default() }.mismatches(&gateway);
-    assert_eq!(problems.len(), 2, "{problems:#?}");
+    let stored = Reviewed { definitions: tampered, ..Reviewed::default() };
+    let problems = stored.mismatches(&gateway);
+    assert_eq!(problems.len(), 1, "{problems:#?}");
     assert!(problems[0].starts_with("entry 2 (`convert_time`) has the digest blake3:"), "{}", problems[0]);
     assert!(problems[0].contains(&format!("`[verbs.convert_time]` of tools.toml pins {}", digest(&before[1]))));
-    assert!(problems[1].contains("entry 3 (`ghost`) names a tool tools.toml does not declare"), "{}", problems[1]);
+    // A tool tools.toml does not declare is stale, not a mismatch: removing
+    // a declaration only tightens.
+    assert_eq!(stored.stale(&gateway), ["`ghost`"]);
     assert!(Reviewed::parse("{}").is_err() && Reviewed::parse("[1]").is_err());
 }
 
@@ -320,15 +350,12 @@ fn a_stored_surface_that_is_not_its_pin_is_named_with_its_entry_and_table() {
     reviewed.surfaces.prompts[0]["description"] = json!("Asks for a forecast. Nothing else, honestly.");
     reviewed.surfaces.resources.push(json!({"uri": "weather://secret"}));
     let problems = reviewed.mismatches(&gateway);
-    assert_eq!(problems.len(), 2, "{problems:#?}");
+    assert_eq!(problems.len(), 1, "{problems:#?}");
     assert!(problems[0].starts_with("entry 1 of `prompts` (`forecast`) has the digest blake3:"), "{}", problems[0]);
     assert!(
         problems[0].contains(&format!("`[prompts.forecast]` of tools.toml pins {}", digest(&surfaces("").prompts[0])))
     );
-    assert!(
-        problems[1]
-            .contains("entry 2 of `resources` (`weather://secret`) names a resource tools.toml does not declare")
-    );
+    assert_eq!(reviewed.stale(&gateway), ["resource `weather://secret`"], "undeclared: stale, not a mismatch");
 
     let reparsed = Reviewed::parse(&reviewed.render()).expect("round trip");
     assert_eq!(reparsed, reviewed);

@@ -9,6 +9,7 @@
 //! It sits one floor below both the policy compiler, which lowers into it, and
 //! the gateway's run-time checks, which read it, so neither imports the other.
 
+use crate::client_capability::ClientCapability;
 use crate::mode::SessionMode;
 use crate::table::{Cockpit, List, Str, VerbId};
 
@@ -24,6 +25,10 @@ pub struct Gateway {
     pub mode: SessionMode,
     /// The prompts, resources and resource templates a session may see.
     pub surfaces: Surfaces,
+    /// The client capabilities offered to the upstream
+    /// (`client_capabilities` in tools.toml; none when it names none), in
+    /// [`ClientCapability::ALL`]'s order.
+    pub client: List<ClientCapability>,
 }
 
 /// What a gateway policy lets a session see besides tools. Each kind is
@@ -46,6 +51,13 @@ pub struct Surface {
     pub key: Str,
     /// `blake3:` digest of the reviewed definition, as for a tool.
     pub definition: Option<Str>,
+}
+
+impl Gateway {
+    /// Whether the policy offers `capability` to the upstream.
+    pub fn offers(&self, capability: ClientCapability) -> bool {
+        self.client.contains(&capability)
+    }
 }
 
 impl Surfaces {

@@ -5,6 +5,7 @@
 //! [`policy::compile`], so a law is written once and enforced everywhere.
 
 pub mod arguments;
+pub mod client_capability;
 #[cfg(feature = "codegen")]
 pub mod codegen;
 pub mod deny;
@@ -24,6 +25,7 @@ pub mod sanitize;
 pub mod table;
 
 pub use arguments::{ArgKind, Parameter};
+pub use client_capability::ClientCapability;
 pub use deny::{DenyList, Refusal, StatusOnly};
 pub use facets::Facet;
 pub use mode::SessionMode;

@@ -180,7 +180,7 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
     let problems = match compile_kind(kind, &sources) {
         Ok(compiled) => {
             if let Compiled::Gateway(gateway) = &compiled {
-                stored_definitions(&args.dir, gateway)?;
+                stored_definitions(&args.dir, &display, gateway)?;
                 visible_definitions(&args.dir, &display, &sources, args.format)?;
             }
             return match args.format {
@@ -213,9 +213,16 @@ pub fn check(args: CheckArgs) -> Result<(), Failure> {
 /// cannot widen what a session reaches, and the macro and the gateway's
 /// startup have no use for it. It makes the text a reviewer reads differ from
 /// what is enforced, so `policy check`, which CI runs on every change, refuses
-/// it (exit 1) in every format.
-fn stored_definitions(dir: &Path, gateway: &Gateway) -> Result<(), Failure> {
-    m1nd::gateway::reviewed::Reviewed::checked(dir, gateway).map(drop).map_err(|e| Failure::refused(e.to_string()))
+/// it (exit 1) in every format. An entry for a declaration since removed is
+/// stale, not a mismatch: removing a declaration only tightens, so it passes
+/// with a note on stderr (stdout stays the chosen format's).
+fn stored_definitions(dir: &Path, display: &str, gateway: &Gateway) -> Result<(), Failure> {
+    let reviewed =
+        m1nd::gateway::reviewed::Reviewed::checked(dir, gateway).map_err(|e| Failure::refused(e.to_string()))?;
+    if let Some(note) = reviewed.and_then(|r| r.stale_note(display, gateway)) {
+        eprintln!("note: {note}");
+    }
+    Ok(())
 }
 
 /// Law M018 on `definitions.json`: no invisible or control character in a

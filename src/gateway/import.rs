@@ -27,23 +27,24 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use m1nd_core::SessionMode;
 use m1nd_core::gateway::digest;
 use m1nd_core::gateway::surfaces::Listed;
 use m1nd_core::guard::printable;
 use m1nd_core::names::spec::{self, toml_key};
 use m1nd_core::policy::Declared as PolicyDeclared;
 use m1nd_core::sanitize::escape::{Layout, escape};
-use rmcp::model::{ClientCapabilities, ClientConfig, Implementation};
+use m1nd_core::{ClientCapability, SessionMode};
+use rmcp::model::{ClientConfig, Implementation};
 use serde_json::Value;
 
 use super::declared::Declared;
 use super::error::GatewayError;
 use super::free_text;
+use super::import_capabilities;
 use super::import_surfaces;
 use super::name_problem::NameProblem;
 use super::reviewed::{DEFINITIONS_FILE, Reviewed};
-use super::upstream::{LIST_BOUNDS, Upstream, Wanted, list, list_surfaces};
+use super::upstream::{LIST_BOUNDS, Upstream, Wanted, client_capabilities, list, list_surfaces};
 use super::visible_review;
 
 /// What `policy import` was asked to do.
@@ -81,10 +82,11 @@ pub struct Listing {
     pub surfaces: Listed,
 }
 
-/// Everything the upstream lists.
-pub async fn listing(options: &ImportOptions) -> Result<Listing, GatewayError> {
+/// Everything the upstream lists to a client that offers `offered`, as the
+/// gateway would under a policy that offers it.
+pub async fn listing(options: &ImportOptions, offered: &[ClientCapability]) -> Result<Listing, GatewayError> {
     let handler = ClientConfig::new(
-        ClientCapabilities::default(),
+        client_capabilities(offered),
         Implementation::new("m1nd-policy-import", env!("CARGO_PKG_VERSION")),
     );
     let declared = Arc::new(Declared::new(LIST_BOUNDS.tools));
@@ -100,7 +102,9 @@ pub async fn listing(options: &ImportOptions) -> Result<Listing, GatewayError> {
 /// Run `policy import` without `--update`: write a new policy (see
 /// the gateway module's `import`, which sends `--update` to update.rs).
 pub async fn import(options: ImportOptions) -> Result<Report, GatewayError> {
-    let Listing { tools: listed, surfaces } = listing(&options).await?;
+    // A new policy offers no client capability: import lists as its gateway will.
+    let Listing { tools: listed, surfaces } = listing(&options, &[]).await?;
+    let needs = import_capabilities::needing(&options, &[], &listed).await?;
     let mut imported = files(&listed, options.read_only_from_hints).map_err(GatewayError::Names)?;
     imported.tools_toml.push_str(&import_surfaces::tables(&surfaces));
     let tools_path = options.dir.join("tools.toml");
@@ -127,17 +131,17 @@ pub async fn import(options: ImportOptions) -> Result<Report, GatewayError> {
             if hidden.len() == 1 { "" } else { "s" },
         )
     });
-    let text = format!(
+    let dir = crate::invocation::shell_word(&options.dir.to_string_lossy());
+    let mut text = format!(
         "wrote {}, {} and {} (the definitions the pins match, kept so that `--update` can show a change as a \
          readable diff): review every deny entry, then check with `{}`\n",
         tools_path.display(),
         deny_path.display(),
         definitions_path.display(),
-        crate::invocation::m1nd(&format!(
-            "policy check --gateway {}",
-            crate::invocation::shell_word(&options.dir.to_string_lossy())
-        ))
+        crate::invocation::m1nd(&format!("policy check --gateway {dir}"))
     );
+    let update = crate::invocation::m1nd(&format!("policy import --update --policy {dir}"));
+    text.push_str(&import_capabilities::report(&needs, &[], &tools_path.display().to_string(), &update));
     Ok(Report { text, pending })
 }
 

@@ -31,6 +31,7 @@
 pub mod apply;
 mod audit;
 mod call_upstream;
+mod callers;
 mod child;
 pub mod child_env;
 mod credential;
@@ -42,6 +43,7 @@ mod free_text;
 mod http_tap;
 mod https;
 mod import;
+pub mod import_capabilities;
 pub mod import_surfaces;
 mod listing;
 mod name_problem;

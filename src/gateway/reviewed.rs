@@ -13,7 +13,11 @@
 //!    `resources`, `templates`.
 //! 2. **It must be what the pins say.** Every entry's digest must be the pin
 //!    of the verb (prompt, resource, template) it names
-//!    ([`Reviewed::mismatches`]). The gateway never reads
+//!    ([`Reviewed::mismatches`]). An entry whose verb (prompt, resource,
+//!    template) tools.toml no longer declares is stale, not a mismatch
+//!    ([`Reviewed::stale`]): deleting a declaration only tightens, so the
+//!    file left behind must not block that review. It is ignored, said as a
+//!    note, and dropped by the next `--update --apply`. The gateway never reads
 //!    this file (it compares the upstream's live definitions with the pins), so
 //!    a mismatch cannot widen what a session reaches; it would make the text a
 //!    reviewer reads in a pull request differ from what is enforced. That is
@@ -152,9 +156,25 @@ impl Reviewed {
     }
 
     /// Each entry that is not the definition its verb pins, as a message
-    /// naming the entry (1-based) and the verb's table in tools.toml.
+    /// naming the entry (1-based) and the verb's table in tools.toml. A
+    /// stale entry ([`Self::stale`]) is not one.
     pub fn mismatches(&self, gateway: &Gateway) -> Vec<String> {
-        let mut problems = Vec::new();
+        self.findings(gateway).problems
+    }
+
+    /// Each entry whose verb (prompt, resource, template) tools.toml no
+    /// longer declares, named as a reviewer reads it: `` `write_file` ``,
+    /// `` prompt `forecast` ``. Declaring less only tightens, so these are
+    /// ignored (the gateway never reads the file) and `--update --apply`
+    /// drops them.
+    pub fn stale(&self, gateway: &Gateway) -> Vec<String> {
+        self.findings(gateway).stale
+    }
+
+    /// The mismatches and the stale entries, in one pass over the file.
+    fn findings(&self, gateway: &Gateway) -> Findings {
+        let mut found = Findings::default();
+        let problems = &mut found.problems;
         let mut seen: Vec<&str> = Vec::new();
         for (i, definition) in self.definitions.iter().enumerate() {
             let n = i + 1;
@@ -171,7 +191,7 @@ impl Reviewed {
             let table = format!("`[verbs.{}]` of {}", toml_key(&shown), PolicyFile::Tools.file_name());
             let stored = digest(definition);
             match gateway.tool(name).map(|t| t.definition.as_deref()) {
-                None => problems.push(format!("entry {n} (`{shown}`) names a tool tools.toml does not declare")),
+                None => found.stale.push(format!("`{shown}`")),
                 Some(None) => problems.push(format!("entry {n} (`{shown}`) is stored, but {table} pins no definition")),
                 Some(Some(pin)) if pin != stored => {
                     problems.push(format!(
@@ -183,13 +203,14 @@ impl Reviewed {
             }
         }
         for kind in Kind::ALL {
-            surface_mismatches(kind, self.surfaces.of(kind), gateway, &mut problems);
+            surface_mismatches(kind, self.surfaces.of(kind), gateway, &mut found);
         }
-        problems
+        found
     }
 
     /// Check the file in `dir` against `gateway`'s pins: `policy check`'s
-    /// and `--update`'s one way to read it.
+    /// and `--update`'s one way to read it. Stale entries pass; the caller
+    /// says so with [`Self::stale_note`].
     pub fn checked(dir: &Path, gateway: &Gateway) -> Result<Option<Self>, ReviewedError> {
         let Some(reviewed) = Self::read(dir)? else { return Ok(None) };
         let problems = reviewed.mismatches(gateway);
@@ -198,6 +219,25 @@ impl Reviewed {
         } else {
             Err(ReviewedError::Mismatch { path: dir.join(DEFINITIONS_FILE), problems })
         }
+    }
+
+    /// The note `policy check` and `--update` print when the file in `dir`
+    /// holds stale entries, `None` when it holds none.
+    pub fn stale_note(&self, dir: &str, gateway: &Gateway) -> Option<String> {
+        let stale = self.stale(gateway);
+        if stale.is_empty() {
+            return None;
+        }
+        Some(format!(
+            "{dir}/{DEFINITIONS_FILE} still holds the reviewed definition of {}, which tools.toml no longer \
+             declares: the entry is stale and ignored (a declaration removed only tightens the policy). `{}` \
+             drops it from the file.",
+            stale.join(", "),
+            crate::invocation::m1nd(&format!(
+                "policy import --update --apply --policy {}",
+                crate::invocation::shell_word(dir)
+            ))
+        ))
     }
 
     /// The file's text: pretty JSON, one key per line, so a changed
@@ -279,6 +319,15 @@ impl Formatter for Visible {
     }
 }
 
+/// What checking the file against the pins found.
+#[derive(Default)]
+struct Findings {
+    /// Entries that are not the definition their entry pins.
+    problems: Vec<String>,
+    /// Entries nothing in tools.toml declares any more.
+    stale: Vec<String>,
+}
+
 /// `items` if every one is an object; else which entry (1-based) of which
 /// array is not.
 fn objects(items: Vec<Value>, array: Option<&str>) -> Result<Vec<Value>, String> {
@@ -293,7 +342,8 @@ fn objects(items: Vec<Value>, array: Option<&str>) -> Result<Vec<Value>, String>
 
 /// Each stored `kind` definition that is not the one its table in
 /// tools.toml pins, as a message naming the entry and the table.
-fn surface_mismatches(kind: Kind, stored: &[Value], gateway: &Gateway, problems: &mut Vec<String>) {
+fn surface_mismatches(kind: Kind, stored: &[Value], gateway: &Gateway, found: &mut Findings) {
+    let problems = &mut found.problems;
     let declared = kind.declared(gateway);
     let (table, noun, key) = (kind.table(), kind.noun(), kind.key());
     let mut seen: Vec<&str> = Vec::new();
@@ -312,7 +362,7 @@ fn surface_mismatches(kind: Kind, stored: &[Value], gateway: &Gateway, problems:
         let entry = format!("`[{table}.{}]` of {}", toml_key(&shown), PolicyFile::Tools.file_name());
         let stored = digest(definition);
         match declared.iter().find(|s| s.key == name).map(|s| s.definition.as_deref()) {
-            None => problems.push(format!("{n} (`{shown}`) names a {noun} tools.toml does not declare")),
+            None => found.stale.push(format!("{noun} `{shown}`")),
             Some(None) => problems.push(format!("{n} (`{shown}`) is stored, but {entry} pins no definition")),
             Some(Some(pin)) if pin != stored => problems.push(format!(
                 "{n} (`{shown}`) has the digest {stored}, but {entry} pins {pin}: it is not the reviewed definition"

@@ -106,8 +106,8 @@ impl ServerHandler for GatewayServer {
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let spelled = request.name.clone();
-        let asker = context.meta.get_progress_token().map(|asked| (context.peer.clone(), asked));
-        Ok(self.state.call(request, &audit::session(&context), &spelled, asker).await.into())
+        let asker = context.meta.get_progress_token();
+        Ok(self.state.call(request, &audit::session(&context), &spelled, context.peer.clone(), asker).await.into())
     }
 
     // Prompts, resources and completion: see surfaces.rs.
@@ -213,7 +213,13 @@ pub async fn connect(
     let (updated, updates) = tokio::sync::mpsc::channel(served_surfaces::UPDATES_QUEUED);
     let client = upstream
         .connect(
-            Listener { changed: Arc::clone(&changed), updated, progress: Arc::clone(&state.progress) },
+            Listener {
+                changed: Arc::clone(&changed),
+                updated,
+                progress: Arc::clone(&state.progress),
+                offered: &gateway.client[..],
+                callers: Arc::clone(&state.callers),
+            },
             &state.declared,
         )
         .await?;

@@ -27,6 +27,7 @@ use rmcp::{Peer, RoleClient, RoleServer};
 
 use super::audit::{self, Audit, Decision};
 use super::call_upstream::call_upstream;
+use super::callers::Callers;
 use super::declared::Declared;
 use super::neutralise;
 use super::progress::ProgressRoutes;
@@ -122,6 +123,9 @@ pub(super) struct State {
     /// Where the upstream's progress notifications go: each to the client
     /// whose call is in flight under its token.
     pub(super) progress: Arc<ProgressRoutes>,
+    /// The client of each call in flight: where the upstream's requests to
+    /// a client are relayed (see `callers.rs`).
+    pub(super) callers: Arc<Callers>,
     /// Held by the one re-list in flight, so an older listing never replaces
     /// a newer view. Never taken on the call path.
     pub(super) relisting: tokio::sync::Mutex<()>,
@@ -145,6 +149,7 @@ impl State {
             upstream: Mutex::new(None),
             declared: Arc::new(Declared::new(LIST_BOUNDS.tools)),
             progress: Arc::default(),
+            callers: Arc::default(),
             relisting: tokio::sync::Mutex::new(()),
             downstream: Mutex::new(Vec::new()),
             subscriptions: Subscriptions::default(),
@@ -231,15 +236,18 @@ impl State {
     /// Check and forward one call. `spelled` is the name as the client wrote
     /// it, for the audit trail: `request.name` itself, or behind a fleet, the
     /// prefixed name the fleet resolved to `request.name`.
-    /// Decide a call and, if allowed, forward it. `asker` is the client and
-    /// the progress token its request carried, if any: the upstream's
-    /// progress on this call goes back to it (see `progress.rs`).
+    /// Decide a call and, if allowed, forward it. `client` made it: while
+    /// it is in flight, the upstream's requests to a client may go to it
+    /// (see `callers.rs`). `asker` is the progress token its request
+    /// carried, if any: the upstream's progress on this call goes back to
+    /// it (see `progress.rs`).
     pub(super) async fn call(
         &self,
         request: CallToolRequestParams,
         session: &str,
         spelled: &str,
-        asker: Option<(Peer<RoleServer>, ProgressToken)>,
+        client: Peer<RoleServer>,
+        asker: Option<ProgressToken>,
     ) -> CallToolResult {
         let served = self.served();
         let checked =
@@ -283,7 +291,10 @@ impl State {
         let params = CallToolRequestParams::new(forward.upstream.clone()).with_arguments(forward.arguments.clone());
         let timeout = self.options.call_timeout;
         let started = std::time::Instant::now();
+        let asker = asker.map(|asked| (client.clone(), asked));
+        let in_flight = self.callers.enter(client);
         let answered = call_upstream(&self.progress, &peer, params, asker, timeout).await;
+        drop(in_flight);
         let latency_ms = Some(started.elapsed().as_secs_f64() * 1000.0);
         let result = match answered {
             // An upstream of an older protocol leaves `resultType` out; a

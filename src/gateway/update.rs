@@ -19,6 +19,7 @@ use m1nd_core::gateway::surfaces::Kind;
 use super::apply::applied;
 use super::error::GatewayError;
 use super::import::{ImportOptions, Report, listing};
+use super::import_capabilities::needing;
 use super::plan::Plan;
 use super::reviewed::Reviewed;
 use crate::invocation::{m1nd, shell_word};
@@ -35,12 +36,20 @@ pub async fn update(options: &ImportOptions, apply: bool) -> Result<Report, Gate
     }
     let gateway = super::load(dir, display)?;
     let reviewed = Reviewed::checked(dir, &gateway)?;
-    let listed = listing(options)
-        .await
-        .map_err(|source| GatewayError::UpstreamUnreachable { dir: dir.clone(), source: Box::new(source) })?;
+    let unreachable = |source| GatewayError::UpstreamUnreachable { dir: dir.clone(), source: Box::new(source) };
+    let listed = listing(options, &gateway.client).await.map_err(unreachable)?;
+    let needs = needing(options, &gateway.client, &listed.tools).await.map_err(unreachable)?;
     let plan = Plan::new(&gateway, &listed.tools, &listed.surfaces, reviewed.as_ref());
     let mut text = plan.report(display);
+    if let Some(note) = reviewed.as_ref().and_then(|r| r.stale_note(display, &gateway)).filter(|_| !apply) {
+        text.push_str(&format!("note: {note}\n"));
+    }
     let again = |extra: &str| m1nd(&format!("policy import --update{extra} --policy {}", shell_word(display)));
+    let tools_display = format!("{display}/{}", PolicyFile::Tools.file_name());
+    text.push_str(&super::import_capabilities::report(&needs, &gateway.client, &tools_display, &again("")));
+    if let Some(note) = reviewed.as_ref().and_then(|r| r.stale_note(display, &gateway)).filter(|_| !apply) {
+        text.push_str(&format!("note: {note}\n"));
+    }
     if !apply {
         let pending = (!plan.changed.is_empty()).then(|| {
             format!(

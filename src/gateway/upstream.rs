@@ -1,27 +1,28 @@
 //! The upstream MCP server: a child process spoken to over stdio, or a
 //! Streamable HTTP endpoint (TLS and credentials: [`super::https`]), by
-//! rmcp's client, with a handler that hears its notifications and refuses its
-//! requests (see [`Listener`]).
+//! rmcp's client, with a handler that hears its notifications and relays
+//! or refuses its requests to a client as the policy says (see [`Listener`]).
 
 use std::ffi::OsString;
 use std::sync::Arc;
 use std::time::Duration;
 
+use m1nd_core::ClientCapability;
 use m1nd_core::gateway::Gateway;
 use m1nd_core::gateway::surfaces::Listed;
 use rmcp::model::{
-    ClientCapabilities, ClientConfig, ElicitRequestParams, ElicitResult, Implementation, PaginatedRequestParams,
-    ProgressNotificationParam, ResourceUpdatedNotificationParam, Tool,
+    ClientCapabilities, ClientConfig, ClientResult, ElicitRequest, ElicitRequestParams, ElicitResult,
+    ElicitationCapability, FormElicitationCapability, Implementation, PaginatedRequestParams,
+    ProgressNotificationParam, ResourceUpdatedNotificationParam, RootsCapabilities, SamplingCapability, ServerRequest,
+    Tool,
 };
-#[allow(
-    deprecated,
-    reason = "sampling and roots are deprecated, and still what an upstream may ask; they are refused"
-)]
+#[allow(deprecated, reason = "sampling and roots are deprecated, and still what an upstream may ask")]
 use rmcp::model::{CreateMessageRequestParams, CreateMessageResult, ListRootsResult};
 use rmcp::service::{NotificationContext, RequestContext, RunningService};
-use rmcp::{ClientHandler, ErrorData as McpError, RoleClient, ServiceExt};
+use rmcp::{ClientHandler, ErrorData as McpError, Peer, RoleClient, RoleServer, ServiceExt};
 use tokio::sync::{Notify, mpsc};
 
+use super::callers::{Asked, Callers};
 use super::child::Child;
 use super::child_env;
 use super::credential::Credential;
@@ -31,6 +32,7 @@ use super::error::GatewayError;
 use super::http_tap::HttpTap;
 use super::https::{self, HttpClientOptions};
 use super::progress::ProgressRoutes;
+use super::readable::visible;
 
 /// Where the upstream server is.
 #[derive(Clone, Debug)]
@@ -347,13 +349,15 @@ fn json<T: serde::Serialize>(items: Vec<T>) -> Vec<serde_json::Value> {
 /// (tools, prompts or resources) wakes whoever waits on `changed` (the
 /// session, which then lists and checks again), and a resource update is
 /// handed to `updated` for the session to forward to the clients that
-/// subscribed, if the policy still shows the resource. It knows nothing of
-/// the session itself.
+/// subscribed, if the policy still shows the resource.
 ///
-/// Requests from the upstream to a client — sampling, elicitation, roots —
-/// are refused: one upstream connection serves every downstream session, so
-/// such a request has no one client it could go to, and passing it to any of
-/// them would let the upstream speak to a session with another's authority.
+/// Requests from the upstream to a client (sampling, elicitation, roots)
+/// follow the policy: the gateway offers the upstream only the client
+/// capabilities `client_capabilities` names ([`client_capabilities`]), and
+/// refuses a request for any other. One it offers is relayed to the client
+/// of the session whose call the upstream is serving, when the gateway can
+/// tell which that is ([`Callers`]), and that client offers it too;
+/// otherwise it is refused, saying why.
 pub(super) struct Listener {
     pub changed: Arc<Notify>,
     /// Bounded: when the session falls behind, further updates are dropped
@@ -362,9 +366,44 @@ pub(super) struct Listener {
     pub updated: mpsc::Sender<String>,
     /// Progress of the calls in flight, each back to the client that asked.
     pub progress: Arc<ProgressRoutes>,
+    /// What the policy offers the upstream.
+    pub offered: &'static [ClientCapability],
+    /// The client of each call in flight: who a relayed request goes to.
+    pub callers: Arc<Callers>,
 }
 
-/// The words of every refusal of an upstream's request to a client.
+/// MCP's client `capabilities` for what the policy offers, and nothing
+/// else: what the gateway advertises to its upstream.
+pub(super) fn client_capabilities(offered: &[ClientCapability]) -> ClientCapabilities {
+    let mut capabilities = ClientCapabilities::default();
+    for capability in offered {
+        match capability {
+            ClientCapability::Sampling => capabilities.sampling = Some(SamplingCapability::default()),
+            ClientCapability::Elicitation => {
+                // Form elicitation only: a URL sends the person somewhere
+                // the gateway cannot see.
+                let form = ElicitationCapability::new().with_form(FormElicitationCapability::default());
+                capabilities.elicitation = Some(form);
+            }
+            ClientCapability::Roots => capabilities.roots = Some(RootsCapabilities::default()),
+        }
+    }
+    capabilities
+}
+
+/// Whether a downstream client said, when it connected, that it offers `capability`.
+fn client_offers(client: &Peer<RoleServer>, capability: ClientCapability) -> bool {
+    let Some(info) = client.peer_info() else { return false };
+    let offered = &info.capabilities;
+    match capability {
+        ClientCapability::Sampling => offered.sampling.is_some(),
+        ClientCapability::Elicitation => offered.elicitation.is_some(),
+        ClientCapability::Roots => offered.roots.is_some(),
+    }
+}
+
+/// The words of a refusal of what an upstream needs from a client that no
+/// client capability covers (a 2026-07-28 `input_required`).
 pub(super) fn upstream_request_refused(what: &str) -> McpError {
     McpError::invalid_request(
         format!(
@@ -375,9 +414,71 @@ pub(super) fn upstream_request_refused(what: &str) -> McpError {
     )
 }
 
+/// The words of every refusal of an upstream's request for a client capability.
+pub(super) fn request_refused(capability: ClientCapability, why: &str) -> McpError {
+    McpError::invalid_request(
+        format!("m1nd gateway: the upstream's `{}` request was refused: {why}", capability.method()),
+        None,
+    )
+}
+
+impl Listener {
+    /// The client to relay a `capability` request to, or the refusal.
+    fn asked(&self, capability: ClientCapability) -> Result<Peer<RoleServer>, McpError> {
+        let key = capability.key();
+        if !self.offered.contains(&capability) {
+            return Err(request_refused(
+                capability,
+                &format!(
+                    "the gateway policy does not offer `{key}` to this upstream (it was never advertised); add \
+                     \"{key}\" to `client_capabilities` in tools.toml after review to relay it"
+                ),
+            ));
+        }
+        match self.callers.only() {
+            Asked::Only(client) if client_offers(&client, capability) => Ok(client),
+            Asked::Only(_) => Err(request_refused(
+                capability,
+                &format!("the client of the session whose call is in flight does not offer `{key}`"),
+            )),
+            Asked::Nobody => Err(request_refused(
+                capability,
+                "no call is in flight, so there is no session whose client to ask; the gateway relays it \
+                 only while it forwards a call",
+            )),
+            Asked::Several(n) => Err(request_refused(
+                capability,
+                &format!(
+                    "{n} calls are in flight on the one upstream connection every session shares, and the \
+                     request does not say which it belongs to; the gateway relays it only while one call is in \
+                     flight"
+                ),
+            )),
+        }
+    }
+}
+
+/// An upstream's text a person will read, every line kept, each character
+/// that would not draw as itself escaped (`\u{…}`).
+fn shown(text: &str) -> String {
+    text.lines().map(visible).collect::<Vec<_>>().join("\n")
+}
+
+/// A relayed request's failure: the client's own error as it gave it,
+/// anything else named.
+fn relay_failed(capability: ClientCapability, e: rmcp::ServiceError) -> McpError {
+    match e {
+        rmcp::ServiceError::McpError(e) => e,
+        other => request_refused(capability, &format!("the session's client did not answer: {other}")),
+    }
+}
+
 impl ClientHandler for Listener {
     fn get_info(&self) -> ClientConfig {
-        ClientConfig::new(ClientCapabilities::default(), Implementation::new("m1nd-gateway", env!("CARGO_PKG_VERSION")))
+        ClientConfig::new(
+            client_capabilities(self.offered),
+            Implementation::new("m1nd-gateway", env!("CARGO_PKG_VERSION")),
+        )
     }
 
     async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
@@ -404,25 +505,70 @@ impl ClientHandler for Listener {
         self.progress.forward(params);
     }
 
-    #[allow(deprecated, reason = "refusing a deprecated request still names its types")]
+    #[allow(deprecated, reason = "sampling is deprecated, and still what an upstream may ask")]
     async fn create_message(
         &self,
-        _params: CreateMessageRequestParams,
+        params: CreateMessageRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, McpError> {
-        Err(upstream_request_refused("sampling (`sampling/createMessage`)"))
+        let client = self.asked(ClientCapability::Sampling)?;
+        client.create_message(params).await.map_err(|e| relay_failed(ClientCapability::Sampling, e))
     }
 
     async fn create_elicitation(
         &self,
-        _request: ElicitRequestParams,
+        mut request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, McpError> {
-        Err(upstream_request_refused("elicitation (`elicitation/create`)"))
+        let capability = ClientCapability::Elicitation;
+        let client = self.asked(capability)?;
+        match &mut request {
+            // What the person reads is the upstream's text: shown, never obeyed as a control.
+            ElicitRequestParams::FormElicitationParams { message, .. } => {
+                *message = shown(message);
+            }
+            _ => {
+                return Err(request_refused(
+                    capability,
+                    "it is not a form (a URL for the person to open, or a kind this gateway does not know); the \
+                     gateway offers form elicitation only",
+                ));
+            }
+        }
+        match client.send_request(ServerRequest::ElicitRequest(ElicitRequest::new(request))).await {
+            Ok(ClientResult::ElicitResult(result)) => Ok(result),
+            Ok(_) => Err(relay_failed(capability, rmcp::ServiceError::UnexpectedResponse)),
+            Err(e) => Err(relay_failed(capability, e)),
+        }
     }
 
-    #[allow(deprecated, reason = "refusing a deprecated request still names its types")]
+    #[allow(deprecated, reason = "roots are deprecated, and still what an upstream may ask")]
     async fn list_roots(&self, _context: RequestContext<RoleClient>) -> Result<ListRootsResult, McpError> {
-        Err(upstream_request_refused("roots (`roots/list`)"))
+        let client = self.asked(ClientCapability::Roots)?;
+        client.list_roots().await.map_err(|e| relay_failed(ClientCapability::Roots, e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The gateway advertises exactly what the policy offers: nothing by
+    /// default, and elicitation in form mode only.
+    #[test]
+    fn only_what_the_policy_offers_is_advertised() {
+        assert_eq!(client_capabilities(&[]), ClientCapabilities::default());
+        let roots = client_capabilities(&[ClientCapability::Roots]);
+        assert!(roots.roots.is_some() && roots.sampling.is_none() && roots.elicitation.is_none());
+        let all = client_capabilities(&ClientCapability::ALL);
+        assert!(all.sampling.is_some() && all.roots.is_some());
+        let elicitation = all.elicitation.expect("elicitation");
+        assert!(elicitation.form.is_some() && elicitation.url.is_none(), "form only: {elicitation:?}");
+        assert!(all.experimental.is_none() && all.extensions.is_none(), "no tasks, nothing else");
+    }
+
+    #[test]
+    fn what_a_person_is_asked_is_shown_escaped_line_by_line() {
+        assert_eq!(shown("Your name?\nAnd\u{202e} age\u{1b}[2J"), "Your name?\nAnd\\u{202e} age\\u{1b}[2J");
     }
 }

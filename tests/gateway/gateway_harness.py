@@ -198,20 +198,28 @@ async def gateway(
     message_handler: Any = None,
     env: dict[str, str] | None = None,
     upstream_env: tuple[str, ...] = (),
+    callbacks: dict[str, Any] | None = None,
 ) -> AsyncIterator[Gateway]:
     """`m1nd gateway --policy DIR [--read-only] -- UPSTREAM...`, initialized; the variables named in
-    `upstream_env` are passed on to the upstream."""
+    `upstream_env` are passed on to the upstream. `callbacks` are the client session's
+    (`sampling_callback`, `elicitation_callback`, `list_roots_callback`): each one given is a client
+    capability the client offers."""
     args = ["gateway", "--policy", str(policy_dir)] + (["--read-only"] if read_only else []) + (extra or [])
     args += [part for name in upstream_env for part in ("--upstream-env", name)]
     if upstream:
         args += ["--", *upstream]
-    async with m1nd_gateway(args, log_dir=log_dir, message_handler=message_handler, env=env) as gw:
+    async with m1nd_gateway(args, log_dir=log_dir, message_handler=message_handler, env=env, callbacks=callbacks) as gw:
         yield gw
 
 
 @asynccontextmanager
 async def m1nd_gateway(
-    args: list[str], *, log_dir: Path, message_handler: Any = None, env: dict[str, str] | None = None
+    args: list[str],
+    *,
+    log_dir: Path,
+    message_handler: Any = None,
+    env: dict[str, str] | None = None,
+    callbacks: dict[str, Any] | None = None,
 ) -> AsyncIterator[Gateway]:
     """`m1nd ARGS...` (a gateway of any shape) over stdio, initialized; its stderr is kept in `log_dir`
     and shown with any failure."""
@@ -220,7 +228,7 @@ async def m1nd_gateway(
     with open(stderr_path, "w") as errlog:
         try:
             async with stdio_client(params, errlog=errlog) as (read, write):
-                async with ClientSession(read, write, message_handler=message_handler) as session:
+                async with ClientSession(read, write, message_handler=message_handler, **(callbacks or {})) as session:
                     initialized = await session.initialize()
                     yield Gateway(session, stderr_path, initialized)
         except BaseException as e:

@@ -82,14 +82,16 @@ def test_a_listing_without_end_is_refused_with_its_bound(tmp_path: Path, listing
 
 
 async def test_requests_from_the_upstream_to_a_client_are_refused_with_why(tmp_path: Path) -> None:
-    """Sampling, roots and elicitation requests never reach a client: one upstream connection serves
-    every session, so the gateway refuses them, and the upstream hears why."""
+    """Sampling, roots and elicitation requests never reach a client under a policy that offers none of
+    them (an import offers none), even from an upstream that asks without being offered: the gateway
+    refuses them, and the upstream hears why and what would change it."""
     policy = imported(tmp_path)
     async with gateway(policy, UPSTREAM, log_dir=tmp_path) as gw:
         told = text_of(await gw.session.call_tool("ask_client", {}))
     for what in ("sampling", "roots", "elicitation"):
         line = next(line for line in told.splitlines() if line.startswith(f"{what}:"))
-        assert "refused" in line and "there is no one client to ask" in line, told
+        assert "refused" in line and f"the gateway policy does not offer `{what}` to this upstream" in line, told
+        assert f'add "{what}" to `client_capabilities` in tools.toml' in line, told
 
 
 async def test_a_thousand_resources_are_served_as_the_policy_declares(tmp_path: Path) -> None:

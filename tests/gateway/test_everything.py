@@ -8,16 +8,19 @@ them, with every URI that slips past a declared template refused.
 
 Calls the suite leaves out, and why: nothing is left out of the reads. trigger-long-running-operation
 sleeps 10 s by default, so it is called with a 0.05 s duration. The tools that need the client's
-sampling or elicitation (trigger-sampling-request, trigger-elicitation-request, ...) are not offered
-to the gateway at all: the upstream registers them only for a client that declares those capabilities,
-and the gateway declares none (the import test would see them appear). simulate-research-query (a task
-that may elicit) is denied.
+sampling, elicitation or roots (trigger-sampling-request, trigger-elicitation-request, get-roots-list)
+are listed by the upstream only to a client that offers them, and the reviewed policy offers none
+(`client_capabilities`): import names them and leaves them out, and a copy of the policy that offers
+them relays each request to the client of the call. The ones that also need tasks or URL elicitation
+(the gateway offers neither) stay unlisted. simulate-research-query (a task that may elicit) is
+denied.
 
 Expectations come from the policy files, never from a list written here; the per-tool arguments and
 answers below are checked against the policy's reads (a drift test)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -32,7 +35,15 @@ import pytest
 from mcp import Client, ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.shared.exceptions import MCPError
-from mcp_types import PromptReference, ResourceTemplateReference
+from mcp_types import (
+    CreateMessageResult,
+    ElicitResult,
+    ListRootsResult,
+    PromptReference,
+    ResourceTemplateReference,
+    Root,
+    TextContent,
+)
 
 from gateway_harness import (
     HERE,
@@ -160,6 +171,86 @@ def test_import_takes_every_tool_under_its_exact_name_and_matches_the_reviewed_p
     imported = policy(out.resolve())
     assert imported["verbs"] == EVERYTHING["verbs"], "the upstream's tools or definitions differ from the reviewed policy"
     assert sorted(imported["denied"]) == sorted(EVERYTHING["denied"])
+
+
+# The tools the upstream lists only to a client that offers a capability, and the one each needs.
+NEEDS = {"trigger-sampling-request": "sampling", "trigger-elicitation-request": "elicitation", "get-roots-list": "roots"}
+
+
+def test_import_names_each_tool_that_needs_a_client_capability_and_leaves_it_out(tmp_path: Path) -> None:
+    out = tmp_path / "imported"
+    done = subprocess.run(
+        [str(m1nd_bin()), "policy", "import", "--policy", str(out), "--", *everything_server()],
+        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"left out: the upstream lists {len(NEEDS)} more tools to a client that offers what this policy does not" in done.stdout
+    for tool, capability in NEEDS.items():
+        assert f"  - `{tool}` needs `{capability}`\n" in done.stdout, done.stdout
+    assert not set(NEEDS) & set(policy(out.resolve())["verbs"]), "a tool that needs what is not offered is not declared"
+
+
+def offering(tmp_path: Path, capabilities: list[str]) -> Path:
+    """A read-write copy of the reviewed policy that offers `capabilities` upstream and declares the tools
+    that need them, pasted from what `policy import --update` proposes, as a reviewer would."""
+    policy_dir = set_mode(shutil.copytree(POLICIES / "everything", tmp_path / "offering"), "read-write")
+    tools = policy_dir / "tools.toml"
+    offered = ", ".join(f'"{c}"' for c in capabilities)
+    tools.write_text(tools.read_text().replace("\nmode = ", f"\nclient_capabilities = [{offered}]\nmode = ", 1))
+    update = subprocess.run(
+        [str(m1nd_bin()), "policy", "import", "--update", "--policy", str(policy_dir), "--", *everything_server()],
+        capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+    )
+    assert update.returncode == 0, update.stdout + update.stderr
+    lines = update.stdout.splitlines()
+    for tool in (t for t, c in NEEDS.items() if c in capabilities):
+        start = lines.index(f"    [verbs.{tool}]")
+        block = [l[4:] for l in itertools.takewhile(lambda l: l.startswith("    "), lines[start:])]
+        with tools.open("a") as f:
+            f.write("\n" + "\n".join(block) + "\n")
+    check = subprocess.run([str(m1nd_bin()), "policy", "check", str(policy_dir)], capture_output=True, text=True)
+    assert check.returncode == 0, check.stdout + check.stderr
+    return policy_dir
+
+
+async def test_what_the_policy_offers_is_relayed_to_the_client_of_the_call(tmp_path: Path) -> None:
+    asked: dict[str, Any] = {}
+
+    async def sampling(_context: Any, params: Any) -> CreateMessageResult:
+        asked["sampling"] = params
+        return CreateMessageResult(role="assistant", content=TextContent(text="sampled by the client"), model="m")
+
+    async def elicitation(_context: Any, params: Any) -> ElicitResult:
+        asked["elicitation"] = params
+        return ElicitResult(action="accept", content={"name": "Ada"})
+
+    async def roots(_context: Any) -> ListRootsResult:
+        return ListRootsResult(roots=[Root(uri="file:///srv/work", name="work")])
+
+    callbacks = {"sampling_callback": sampling, "elicitation_callback": elicitation, "list_roots_callback": roots}
+    policy_dir = offering(tmp_path, list(dict.fromkeys(NEEDS.values())))
+    async with gateway(policy_dir, everything_server(), log_dir=tmp_path, callbacks=callbacks) as gw:
+        listed = {t.name for t in (await gw.session.list_tools()).tools}
+        assert set(NEEDS) <= listed, listed
+        sampled = await gw.session.call_tool("trigger-sampling-request", {"prompt": "hello", "maxTokens": 5})
+        assert not sampled.is_error and "sampled by the client" in text_of(sampled), text_of(sampled)
+        assert "hello" in asked["sampling"].messages[0].content.text
+        elicited = await gw.session.call_tool("trigger-elicitation-request", {})
+        assert not elicited.is_error and "- Name: Ada" in text_of(elicited), text_of(elicited)
+        listed_roots = await gw.session.call_tool("get-roots-list", {})
+        assert "file:///srv/work" in text_of(listed_roots), text_of(listed_roots)
+
+
+async def test_a_client_that_does_not_offer_it_is_never_asked(tmp_path: Path) -> None:
+    policy_dir = offering(tmp_path, ["sampling"])
+    async with gateway(policy_dir, everything_server(), log_dir=tmp_path) as gw:
+        refused = await gw.session.call_tool("trigger-sampling-request", {"prompt": "hello", "maxTokens": 5})
+        told = text_of(refused)
+        assert refused.is_error, told
+        assert "the upstream's `sampling/createMessage` request was refused" in told, told
+        assert "the client of the session whose call is in flight does not offer `sampling`" in told, told
+        listed = {t.name for t in (await gw.session.list_tools()).tools}
+        assert "trigger-elicitation-request" not in listed, "elicitation is not offered, so the upstream lists no such tool"
 
 
 async def upstream_tools() -> dict[str, Any]:

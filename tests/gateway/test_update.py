@@ -114,6 +114,32 @@ def test_a_stored_definition_that_is_not_its_pin_fails_policy_check(tmp_path: Pa
     assert "definitions.json does not hold the definitions tools.toml pins" in check.stderr, check.stderr
 
 
+def test_a_policy_tightened_by_hand_passes_check_and_apply_drops_the_stale_definition(tmp_path: Path) -> None:
+    """A reviewer deletes a declaration, as the guide advises for a tool no session should reach: the stored
+    definition left behind is stale, not a mismatch. `policy check` passes with a note; `--update --apply`
+    rewrites definitions.json without it and moves no pin; then the note is gone."""
+    policy_dir = imported(tmp_path, REVIEWED_ZONE)
+    tools = (policy_dir / "tools.toml").read_text()
+    kept = tools[: tools.index("[verbs.convert_time]")]
+    (policy_dir / "tools.toml").write_text(kept)
+    assert len(json.loads((policy_dir / "definitions.json").read_text())) == 2
+
+    check = m1nd("policy", "check", "--gateway", str(policy_dir))
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "holds the reviewed definition of `convert_time`, which tools.toml no longer declares" in check.stderr
+    update = m1nd("policy", "import", "--update", "--policy", str(policy_dir), "--", *time_server(REVIEWED_ZONE))
+    assert update.returncode == 0, update.stdout + update.stderr
+    assert "the entry is stale and ignored" in update.stdout, update.stdout
+
+    apply = m1nd("policy", "import", "--update", "--apply", "--policy", str(policy_dir), "--", *time_server(REVIEWED_ZONE))
+    assert apply.returncode == 0, apply.stdout + apply.stderr
+    assert "applied: 0 pins updated" in apply.stdout, apply.stdout
+    assert (policy_dir / "tools.toml").read_text() == kept, "the hand-made tightening is kept as written"
+    assert [d["name"] for d in json.loads((policy_dir / "definitions.json").read_text())] == ["get_current_time"]
+    again = m1nd("policy", "check", "--gateway", str(policy_dir))
+    assert again.returncode == 0 and "stale" not in again.stderr, again.stdout + again.stderr
+
+
 def test_an_upstream_that_is_gone_is_a_clear_error_and_changes_nothing(tmp_path: Path) -> None:
     policy_dir = imported(tmp_path, REVIEWED_ZONE)
     before = {p.name: p.read_bytes() for p in policy_dir.iterdir()}

@@ -1,11 +1,12 @@
-//! Lowering what only a gateway enforces: pins, definition digests and the
-//! session mode.
+//! Lowering what only a gateway enforces: pins, definition digests, the
+//! session mode and the client capabilities offered upstream.
 
 use std::borrow::Cow;
 
 use super::context::Context;
 use super::raw::in_source_order;
 use super::raw::{SurfaceDef, Table};
+use crate::client_capability::ClientCapability;
 use crate::gateway_table::{Gateway, GatewayTool, Pin, PinRule, Surface, Surfaces};
 use crate::mode::SessionMode;
 use crate::table::{Cockpit, Str};
@@ -50,7 +51,12 @@ pub fn lower(cx: &Context<'_>, policy: Cockpit) -> Gateway {
         resources: surfaces(&raw.resources),
         templates: surfaces(&raw.templates),
     };
-    Gateway { policy, tools: Cow::Owned(tools), mode, surfaces }
+    // M001 checked every value: each names a capability.
+    let named = |c: &ClientCapability| {
+        raw.client_capabilities.as_ref().is_some_and(|list| list.get_ref().iter().any(|v| v.get_ref() == c.key()))
+    };
+    let client = ClientCapability::ALL.into_iter().filter(named).collect();
+    Gateway { policy, tools: Cow::Owned(tools), mode, surfaces, client }
 }
 
 /// One kind of declared surface, in source order.

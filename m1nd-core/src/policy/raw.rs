@@ -29,6 +29,10 @@ pub struct ToolsFile {
     /// Gateway only: the session mode, `read-only` or `read-write` (M001).
     #[serde(default)]
     pub mode: Option<Text>,
+    /// Gateway only: the client capabilities (`sampling`, `elicitation`,
+    /// `roots`) offered to the upstream (M001).
+    #[serde(default)]
+    pub client_capabilities: Option<Spanned<Vec<Text>>>,
     pub verbs: Spanned<Table<VerbDef>>,
     /// Gateway only: the upstream's prompts a session may list and get, by
     /// their exact names (M001, M016).

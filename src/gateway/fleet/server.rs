@@ -208,8 +208,8 @@ impl ServerHandler for FleetServer {
         let result = match self.routes.tool(&spelled) {
             Ok((member, verb)) => {
                 request.name = verb.to_owned().into();
-                let asker = context.meta.get_progress_token().map(|asked| (context.peer.clone(), asked));
-                self.members[member].call(request, &session, &spelled, asker).await
+                let asker = context.meta.get_progress_token();
+                self.members[member].call(request, &session, &spelled, context.peer.clone(), asker).await
             }
             Err(told) => CallToolResult::error(vec![ContentBlock::text(self.unrouted(&session, None, &spelled, told))]),
         };

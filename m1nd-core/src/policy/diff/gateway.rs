@@ -12,6 +12,7 @@
 use std::collections::BTreeSet;
 
 use super::{Access, Category, Changes, PolicyDiff, access, cards, human_only, quoted, read_only, slots};
+use crate::client_capability::ClientCapability;
 use crate::gateway_table::{Gateway, GatewayTool, Pin, PinRule};
 use crate::mode::SessionMode;
 use crate::policy::gateway_digest;
@@ -22,6 +23,7 @@ use crate::table::{Cockpit, Verb};
 pub fn diff_gateway(old: &Gateway, new: &Gateway) -> PolicyDiff {
     let mut out = Changes(Vec::new());
     mode(old.mode, new.mode, &mut out);
+    client(old, new, &mut out);
     read_only(&old.policy, &new.policy, &mut out);
     human_only(&old.policy, &new.policy, &mut out);
     tools(&old.policy, &new.policy, &mut out);
@@ -54,6 +56,34 @@ fn mode(was: SessionMode, now: SessionMode, out: &mut Changes) {
             "`mode` became read-only: every session is denied the deny list's tools, whatever its command line",
         ),
         _ => {}
+    }
+}
+
+/// The client capabilities offered upstream: each one added lets the
+/// upstream send a request past the gateway to a session's client.
+fn client(old: &Gateway, new: &Gateway, out: &mut Changes) {
+    for capability in ClientCapability::ALL {
+        let subject = format!("client_capabilities: {capability}");
+        match (old.offers(capability), new.offers(capability)) {
+            (false, true) => out.push(
+                Category::Loosened,
+                subject,
+                format!(
+                    "`{capability}` is now offered upstream: the upstream may send `{}` to the client of a session \
+                     whose call it is serving, and list the tools that need it",
+                    capability.method()
+                ),
+            ),
+            (true, false) => out.push(
+                Category::Tightened,
+                subject,
+                format!(
+                    "`{capability}` is no longer offered upstream: the upstream may not send `{}`",
+                    capability.method()
+                ),
+            ),
+            _ => {}
+        }
     }
 }
 
@@ -147,13 +177,27 @@ fn pins(was: &GatewayTool, now: &GatewayTool, out: &mut Changes) {
             }
             (PinRule::Under { dirs: a, hard_links: h0 }, PinRule::Under { dirs: b, hard_links: h1 }) => {
                 let (a, b) = (strings(a), strings(b));
-                let gained: Vec<&String> = b.difference(&a).collect();
+                // A directory inside one the pin already allowed reaches
+                // nothing new: narrowing `/srv` to `/srv/docs` tightens.
+                let (inside, gained): (Vec<&String>, Vec<&String>) =
+                    b.difference(&a).partition(|dir| a.iter().any(|old| within(dir, old)));
                 let lost: Vec<&String> = a.difference(&b).collect();
                 if !gained.is_empty() {
                     out.push(
                         Loosened,
                         verb,
                         format!("pin on `{argument}` now also allows paths under {}", quoted(gained)),
+                    );
+                }
+                if !inside.is_empty() {
+                    out.push(
+                        Tightened,
+                        verb,
+                        format!(
+                            "pin on `{argument}` now allows paths under {}, inside what it allowed before: \
+                             nothing new",
+                            quoted(inside)
+                        ),
                     );
                 }
                 if !lost.is_empty() {
@@ -192,6 +236,20 @@ fn pins(was: &GatewayTool, now: &GatewayTool, out: &mut Changes) {
             format!("`{}` is no longer pinned (was {}): any value passes", pin.argument, rule(&pin.rule)),
         );
     }
+}
+
+/// Whether the directory `dir` lies inside `old` as written, component by
+/// component (`/srv/repo-evil` is not inside `/srv/repo`), with no `..` or
+/// `.` that could lead out (M014 refuses them; checked again here so the
+/// diff never relies on it). Like the rest of this diff it reads the policy,
+/// not a machine: the gateway resolves each pinned directory through the
+/// file system when it starts, so a symlink at `dir` is the deployment's
+/// to rule out.
+fn within(dir: &str, old: &str) -> bool {
+    use std::path::{Component, Path};
+    let plain = |p: &Path| p.components().all(|c| matches!(c, Component::RootDir | Component::Normal(_)));
+    let (dir, old) = (Path::new(dir), Path::new(old));
+    plain(dir) && plain(old) && dir.starts_with(old)
 }
 
 /// A pin rule in a few words.

@@ -8,13 +8,14 @@
 //! gateway table does not compile until it is encoded here.
 
 use super::{Encoder, encode};
+use crate::client_capability::ClientCapability;
 use crate::gateway_table::{Gateway, GatewayTool, Pin, PinRule, Surface, Surfaces};
 use crate::mode::SessionMode;
 
 /// 64 lowercase hex digits of blake3 over the gateway encoding: what
 /// `m1nd policy digest` prints for a gateway policy.
 pub fn gateway_digest(gateway: &Gateway) -> String {
-    let Gateway { policy, tools, mode, surfaces } = gateway;
+    let Gateway { policy, tools, mode, surfaces, client } = gateway;
     let mut e = Encoder(Vec::with_capacity(16 * 1024));
     e.str("m1nd-gateway-encoding-v1");
     e.tag(match mode {
@@ -58,6 +59,18 @@ pub fn gateway_digest(gateway: &Gateway) -> String {
                 e.opt(definition.as_deref());
             });
         }
+    }
+    // The client capabilities offered upstream: a trailer of its own, for
+    // the same reason, named so that it is never read as the surfaces'.
+    if !client.is_empty() {
+        e.str("client");
+        e.each(client, |e, capability| {
+            e.tag(match capability {
+                ClientCapability::Sampling => 0,
+                ClientCapability::Elicitation => 1,
+                ClientCapability::Roots => 2,
+            });
+        });
     }
     blake3::hash(&e.0).to_hex().to_string()
 }
@@ -106,6 +119,22 @@ mod tests {
         assert_ne!(prompt, pinned);
     }
 
+    /// Each capability offered is another policy.
+    #[test]
+    fn each_client_capability_is_told_apart() {
+        let digests: Vec<String> = ClientCapability::ALL
+            .into_iter()
+            .map(|c| {
+                let mut g = base();
+                g.client = Cow::Owned(vec![c]);
+                gateway_digest(&g)
+            })
+            .collect();
+        assert_ne!(digests[0], digests[1]);
+        assert_ne!(digests[1], digests[2]);
+        assert_ne!(digests[0], digests[2]);
+    }
+
     fn tool(g: &mut Gateway, i: usize) -> &mut GatewayTool {
         &mut g.tools.to_mut()[i]
     }
@@ -116,7 +145,7 @@ mod tests {
         let original = gateway_digest(&base());
         assert_eq!(original, gateway_digest(&base()), "the digest is deterministic");
         assert_eq!(original.len(), 64);
-        let edits: [Edit; 12] = [
+        let edits: [Edit; 15] = [
             ("the guard's table", |g| g.policy.title = Cow::Borrowed("other")),
             ("the session mode", |g| g.mode = SessionMode::ReadWrite),
             ("a verb", |g| tool(g, 0).verb = Cow::Borrowed("git_other")),
@@ -137,6 +166,9 @@ mod tests {
             ("a prompt", |g| g.surfaces.prompts.to_mut().push(surface("greet", None))),
             ("a resource", |g| g.surfaces.resources.to_mut().push(surface("file:///a", None))),
             ("a template", |g| g.surfaces.templates.to_mut().push(surface("file:///{a}", None))),
+            ("sampling offered", |g| g.client.to_mut().push(ClientCapability::Sampling)),
+            ("elicitation offered", |g| g.client.to_mut().push(ClientCapability::Elicitation)),
+            ("roots offered", |g| g.client.to_mut().push(ClientCapability::Roots)),
         ];
         for (what, edit) in edits {
             let mut g = base();

@@ -26,6 +26,7 @@ fn is_plain_argument(name: &str) -> bool {
 
 pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     super::m001_mode::check(cx, out);
+    super::m001_client::check(cx, out);
     super::m001_surfaces::check(cx, out);
     let schema = &cx.raw.cockpit.schema;
     if schema.get_ref() != SCHEMA {

@@ -6,6 +6,7 @@
 //! laws need a parsed policy); M011's worst-case measurement runs on the
 //! lowered table (see [`super::compile`]).
 
+mod m001_client;
 mod m001_mode;
 mod m001_shape;
 mod m001_surfaces;

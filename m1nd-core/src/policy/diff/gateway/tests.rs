@@ -176,6 +176,28 @@ fn pins_widened_or_dropped_loosen_and_narrowed_or_added_tighten() {
     assert_eq!(entries(&narrowed, Category::Loosened), []);
 }
 
+/// A pinned directory moved inside itself reaches less: tightened, with
+/// nothing loosened; moved beside it or above it, loosened (M014 keeps `..`
+/// and a trailing `/` out of a pinned directory).
+#[test]
+fn a_directory_narrowed_to_one_inside_it_tightens() {
+    let at = |dirs: &str| pinned(&format!("pins.repo_path = {{ under = [{dirs}] }}"), "");
+    let narrowed = diff_gateway(&at("\"/srv/a\""), &at("\"/srv/a/docs\""));
+    assert_eq!(entries(&narrowed, Category::Loosened), [], "{:?}", narrowed.changes);
+    let tightened = entries(&narrowed, Category::Tightened);
+    assert_eq!(tightened.len(), 2, "{tightened:?}");
+    assert!(tightened.iter().any(|(_, d)| d.contains("`/srv/a/docs`, inside what it allowed before")), "{tightened:?}");
+    assert!(tightened.iter().any(|(_, d)| d.contains("no longer allows paths under `/srv/a`")), "{tightened:?}");
+    for beside in ["\"/srv/a-evil\"", "\"/srv\"", "\"/srv/a/docs\", \"/opt\""] {
+        let d = diff_gateway(&at("\"/srv/a\""), &at(beside));
+        assert!(
+            d.of(Category::Loosened).any(|c| c.detail.contains("now also allows paths under")),
+            "{beside}: {:?}",
+            d.changes
+        );
+    }
+}
+
 /// A pin on an argument that was free tightens; the same pin's removal loosens.
 #[test]
 fn a_new_pin_tightens() {
@@ -238,4 +260,24 @@ fn surfaces_declared_and_removed_are_loosened_and_tightened() {
         tightened.iter().any(|(s, t)| s == "[templates] file:///logs/{day}" && t.contains("no longer declared")),
         "{tightened:?}"
     );
+}
+
+/// Offering a client capability upstream lets the upstream reach a
+/// session's client: loosened; withdrawing it tightens.
+#[test]
+fn a_client_capability_offered_is_loosened_and_withdrawn_is_tightened() {
+    let (tools, deny) = filesystem();
+    let offering = tools.replacen("mode = ", "client_capabilities = [\"roots\", \"sampling\"]\nmode = ", 1);
+    assert_ne!(offering, tools, "the fixture declares a mode to put the key before");
+    let d = diff_gateway(&compiled(&tools, &deny), &compiled(&offering, &deny));
+    assert_ne!(d.digest[0], d.digest[1], "what is offered is part of the digest");
+    let loosened = entries(&d, Category::Loosened);
+    assert_eq!(
+        loosened.iter().map(|(s, _)| s.as_str()).collect::<Vec<_>>(),
+        ["client_capabilities: sampling", "client_capabilities: roots"]
+    );
+    assert!(loosened[0].1.contains("may send `sampling/createMessage`"), "{}", loosened[0].1);
+    let back = diff_gateway(&compiled(&offering, &deny), &compiled(&tools, &deny));
+    assert_eq!(entries(&back, Category::Loosened), []);
+    assert_eq!(entries(&back, Category::Tightened).len(), 2);
 }
