@@ -31,8 +31,8 @@ use super::error::GatewayError;
 #[cfg(feature = "http-upstream")]
 use super::http_tap::HttpTap;
 use super::https::{self, HttpClientOptions};
+use super::neutralise;
 use super::progress::ProgressRoutes;
-use super::readable::visible;
 
 /// Where the upstream server is.
 #[derive(Clone, Debug)]
@@ -458,12 +458,6 @@ impl Listener {
     }
 }
 
-/// An upstream's text a person will read, every line kept, each character
-/// that would not draw as itself escaped (`\u{…}`).
-fn shown(text: &str) -> String {
-    text.lines().map(visible).collect::<Vec<_>>().join("\n")
-}
-
 /// A relayed request's failure: the client's own error as it gave it,
 /// anything else named.
 fn relay_failed(capability: ClientCapability, e: rmcp::ServiceError) -> McpError {
@@ -512,21 +506,20 @@ impl ClientHandler for Listener {
         _context: RequestContext<RoleClient>,
     ) -> Result<CreateMessageResult, McpError> {
         let client = self.asked(ClientCapability::Sampling)?;
+        // The prompt is the upstream's text, read by the client's model: nothing in it may be invisible.
+        let params = neutralise::answer("sampling/createMessage", params)?;
         client.create_message(params).await.map_err(|e| relay_failed(ClientCapability::Sampling, e))
     }
 
     async fn create_elicitation(
         &self,
-        mut request: ElicitRequestParams,
+        request: ElicitRequestParams,
         _context: RequestContext<RoleClient>,
     ) -> Result<ElicitResult, McpError> {
         let capability = ClientCapability::Elicitation;
         let client = self.asked(capability)?;
-        match &mut request {
-            // What the person reads is the upstream's text: shown, never obeyed as a control.
-            ElicitRequestParams::FormElicitationParams { message, .. } => {
-                *message = shown(message);
-            }
+        match &request {
+            ElicitRequestParams::FormElicitationParams { .. } => {}
             _ => {
                 return Err(request_refused(
                     capability,
@@ -535,6 +528,9 @@ impl ClientHandler for Listener {
                 ));
             }
         }
+        // What the person reads (the message, the form's titles and descriptions) is the upstream's
+        // text: shown with every invisible character escaped, never obeyed as a control.
+        let request = neutralise::answer("elicitation/create", request)?;
         match client.send_request(ServerRequest::ElicitRequest(ElicitRequest::new(request))).await {
             Ok(ClientResult::ElicitResult(result)) => Ok(result),
             Ok(_) => Err(relay_failed(capability, rmcp::ServiceError::UnexpectedResponse)),
@@ -568,7 +564,17 @@ mod tests {
     }
 
     #[test]
-    fn what_a_person_is_asked_is_shown_escaped_line_by_line() {
-        assert_eq!(shown("Your name?\nAnd\u{202e} age\u{1b}[2J"), "Your name?\nAnd\\u{202e} age\\u{1b}[2J");
+    fn what_a_client_is_asked_is_escaped_before_it_is_relayed() {
+        #[allow(deprecated, reason = "sampling is deprecated, and still what an upstream may ask")]
+        let asked: CreateMessageRequestParams = serde_json::from_value(serde_json::json!({
+            "messages": [{"role": "user", "content": {"type": "text", "text": "Sum\u{202e} this\u{E0041}\nplease"}}],
+            "systemPrompt": "be\u{1b}[2J brief",
+            "maxTokens": 5
+        }))
+        .expect("a sampling request");
+        let relayed =
+            serde_json::to_value(neutralise::answer("sampling/createMessage", asked).expect("escaped")).expect("json");
+        assert_eq!(relayed["messages"][0]["content"]["text"], "Sum\\u{202E} this\\u{E0041}\nplease");
+        assert_eq!(relayed["systemPrompt"], "be\\u{001B}[2J brief");
     }
 }
