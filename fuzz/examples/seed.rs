@@ -24,6 +24,13 @@
 //!   policies, the cases of `uri_template.rs`'s own tests (operators, lists,
 //!   adjacent variables, the bound), and URIs and values that try to slip
 //!   past a literal (`..`, `%2e%2e`, `/`, `?`, another case);
+//! - `sse`: rmcp's event streams as `sse_events.rs` and `reviewed_tools.rs`
+//!   test them (comments, keep-alives, `id:` and `retry:` lines), with the
+//!   `tools/list` result for each id, in LF and CRLF, its data on several
+//!   lines, twice, beside results that are not it, each at several cuts;
+//! - `tap`: the listings of `declared.rs`'s tests as an upstream writes them
+//!   (with and without `execution`, split, over-long, not listings) and the
+//!   bodies a client posts (`initialize`, `tools/list`, notifications);
 //! - `tray`: the forged and stale writes and the bad act bodies of the
 //!   browser suite (`tests/browser/test_tray.py`), cookies in the forms a
 //!   browser and an attacker write, and percent-encoded references.
@@ -61,6 +68,8 @@ fn main() {
     tray(&repo, &mut seeds);
     fleets(&repo, &mut seeds);
     uri_templates(&repo, &mut seeds);
+    sse(&mut seeds);
+    tap(&mut seeds);
     eprintln!("wrote {} seeds", seeds.count);
 }
 
@@ -642,3 +651,69 @@ fn uri_templates(repo: &Path, seeds: &mut Seeds) {
     }
 }
 
+/// One SSE event holding `data`, each of its lines a `data:` line.
+fn event(fields: &str, data: &str, end: &str) -> String {
+    let lines: String = data.split('\n').map(|l| format!("data: {l}{end}")).collect();
+    format!("{fields}{lines}{end}")
+}
+
+fn sse(seeds: &mut Seeds) {
+    let result = |id: Value| json!({"jsonrpc": "2.0", "id": id, "result": {"tools": [{"name": "rmcp"}]}}).to_string();
+    let keep_alive = "id: 0\nretry: 3000\ndata: \n\n:\n\n";
+    let mut streams = vec![
+        "id: 0\nretry: 3000\ndata: \n\n:\n\ndata: {\"id\":1}\n\nid: 7\ndata: {\"id\":3}\n\n: keep-alive\n\n".to_owned(),
+        "data: x\n\ndata: partial".to_owned(),
+    ];
+    for id in [json!(0), json!(1), json!(3), json!("1"), json!(1.0), json!(null)] {
+        let answer = result(id.clone());
+        streams.push(format!("{keep_alive}{}: keep-alive\n\n", event("id: 7\n", &answer, "\n")));
+        streams.push(format!("{}{}", event("id: 7\r\n", &answer, "\r\n"), event("", &answer, "\r\n")));
+        let pretty =
+            serde_json::to_string_pretty(&serde_json::from_str::<Value>(&answer).expect("JSON")).expect("JSON");
+        streams.push(event("event: message\n", &pretty, "\n"));
+        let other = json!({"jsonrpc": "2.0", "id": id, "result": {"tools": "none"}}).to_string();
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}).to_string();
+        streams.push(format!("{}{}{}", event("", &other, "\n"), event("", &note, "\n"), event("", &answer, "\n")));
+        streams.push(format!("{}\n\r\n{}", event("", &answer, "\n").trim_end(), event("", &answer, "\r\n")));
+    }
+    for (i, stream) in streams.iter().enumerate() {
+        for cut in [0u8, 1, 7, 200] {
+            let mut input = vec![cut, (i % 5) as u8];
+            input.extend_from_slice(stream.as_bytes());
+            seeds.put("sse", &input);
+        }
+    }
+}
+
+fn tap(seeds: &mut Seeds) {
+    let listing = |tools: Value| format!("{}\n", json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}}));
+    let mut upstream = vec![
+        listing(json!([{"name": "echo", "execution": {"taskSupport": "optional"}}, {"name": "add"}])),
+        listing(json!([{"name": "echo"}])),
+        listing(json!([{"name": "long", "description": "x".repeat(200), "execution": {"taskSupport": "required"}}])),
+        "not json at all, though it says \"tools\"\n".to_owned(),
+        format!("{}\n", json!({"jsonrpc": "2.0", "method": "x", "params": {"tools": [{"name": "a", "execution": 1}]}})),
+        format!("{}\n", json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [], "tools": "no"}})),
+        format!("{}\n", json!({"jsonrpc": "2.0", "id": 3, "result": {"prompts": []}})),
+        listing(json!((0..12).map(|i| json!({"name": format!("t{i}"), "execution": i})).collect::<Vec<_>>())),
+        "junk without a newline".to_owned(),
+    ];
+    upstream.push(upstream[..3].concat());
+    let bodies = [
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "id": "a", "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+            "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "id": 1.0, "method": "tools/list", "params": {}}),
+        json!([{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}]),
+    ];
+    upstream.extend(bodies.iter().map(Value::to_string));
+    upstream.push("[1, 2".to_owned());
+    for (i, written) in upstream.iter().enumerate() {
+        for cut in [0u8, 5, 255] {
+            let mut input = vec![i as u8, cut];
+            input.extend_from_slice(written.as_bytes());
+            seeds.put("tap", &input);
+        }
+    }
+}

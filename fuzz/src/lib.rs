@@ -19,6 +19,8 @@
 //! | `tray`      | the tray's cookies, CSRF, forms, `select` | [`tray`]        |
 //! | `fleet`     | a fleet directory: `fleet.toml`, policies | [`fleet`]       |
 //! | `uri_template` | a declared URI template, and URIs      | [`uri_template`] |
+//! | `sse`       | rmcp's event stream, cut anyhow           | [`sse`]         |
+//! | `tap`       | an upstream's stdout; a POST body         | [`tap`]         |
 
 pub mod fleet;
 pub mod gateway;
@@ -28,8 +30,12 @@ pub mod reference;
 #[cfg(feature = "server")]
 pub mod request;
 pub mod sanitize;
+#[cfg(feature = "server")]
+pub mod sse;
 pub mod store;
 pub mod tables;
+#[cfg(feature = "server")]
+pub mod tap;
 #[cfg(feature = "server")]
 pub mod tray;
 pub mod uri_template;

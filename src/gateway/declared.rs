@@ -47,7 +47,7 @@ pub(super) const DROPPED: [&str; 1] = ["execution"];
 /// What the last listing declared, by tool name: the [`DROPPED`] keys each
 /// tool had (an empty map: none).
 #[derive(Debug)]
-pub(super) struct Declared {
+pub struct Declared {
     heard: Mutex<HashMap<String, Map<String, Value>>>,
     /// How many names are remembered at most.
     remembered: usize,
@@ -55,7 +55,7 @@ pub(super) struct Declared {
 
 impl Declared {
     /// For listings of at most `tools` tools (the upstream's `LIST_BOUNDS`).
-    pub(super) fn new(tools: usize) -> Self {
+    pub fn new(tools: usize) -> Self {
         Self { heard: Mutex::default(), remembered: tools.saturating_mul(2) }
     }
 
@@ -81,6 +81,11 @@ impl Declared {
         }
     }
 
+    /// How many names are remembered now (at most twice the listing bound).
+    pub fn held(&self) -> usize {
+        self.heard.lock().map_or(0, |heard| heard.len())
+    }
+
     /// Record one page of a listing.
     pub(super) fn record(&self, tools: &[Value]) {
         let Ok(mut heard) = self.heard.lock() else { return };
@@ -97,7 +102,7 @@ impl Declared {
     /// Put back into each of `tools` (a whole listing, as rmcp's `Tool`
     /// serialized them) the [`DROPPED`] keys the upstream declared for it,
     /// and only those; then forget every name the listing does not hold.
-    pub(super) fn restore(&self, tools: &mut [Value]) {
+    pub fn restore(&self, tools: &mut [Value]) {
         let Ok(mut heard) = self.heard.lock() else { return };
         let listed: std::collections::HashSet<&str> =
             tools.iter().filter_map(|t| t.get("name").and_then(Value::as_str)).collect();
@@ -116,14 +121,20 @@ impl Declared {
 }
 
 /// An upstream's stdout, read through: see the module's contract.
-pub(super) struct Tap<R> {
+pub struct Tap<R> {
     inner: R,
     lines: Lines,
 }
 
 impl<R> Tap<R> {
-    pub(super) fn new(inner: R, declared: Arc<Declared>) -> Self {
-        Self { inner, lines: Lines::new(declared, DEFAULT_MAX_LINE_LENGTH) }
+    pub fn new(inner: R, declared: Arc<Declared>) -> Self {
+        Self::inspecting(inner, declared, DEFAULT_MAX_LINE_LENGTH)
+    }
+
+    /// A tap that inspects lines of at most `max` bytes (`new` passes
+    /// rmcp's bound; the fuzz target a small one, to reach the bound).
+    pub fn inspecting(inner: R, declared: Arc<Declared>, max: usize) -> Self {
+        Self { inner, lines: Lines::new(declared, max) }
     }
 }
 

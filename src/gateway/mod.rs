@@ -32,7 +32,7 @@ mod audit;
 mod call_upstream;
 mod child;
 mod credential;
-mod declared;
+pub(crate) mod declared;
 mod error;
 pub mod fleet;
 mod free_text;
