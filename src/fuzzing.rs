@@ -11,14 +11,24 @@
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue};
 
+pub use crate::gateway::declared::{Declared, Tap};
 pub use crate::store::tray::{Act, RECEIPT_HASH_LEN};
 pub use crate::transport::http::human::authority::{Authority, COOKIE, Session};
 pub use crate::transport::http::human::{CSRF_HEADER, MAX_FORM_BYTES, MAX_TARGET_BYTES};
+pub use crate::transport::http::peek::Peeked;
+pub use crate::transport::http::sse_events::{MAX_EVENT_BYTES, event_data, rewrite_one_event, with_data};
 pub use crate::transport::request::{MAX_JSON_VALUES, Parsed, parse, parse_within};
 /// rmcp's message types, which the request target compares with.
 pub use rmcp::RoleServer;
 pub use rmcp::model::{ClientRequest, JsonRpcMessage, RequestId};
 pub use rmcp::service::RxJsonRpcMessage;
+
+/// What the gateway over `--http` does to each whole event of rmcp's SSE
+/// answer to the `tools/list` request `id` (`reviewed_tools.rs`), with
+/// `tools` standing for the view's reviewed tools.
+pub fn tools_list_event_rewriter(id: RequestId, tools: serde_json::Value) -> impl FnMut(&[u8]) -> Option<Vec<u8>> {
+    crate::transport::http::reviewed_tools::event_rewriter(id, tools)
+}
 
 /// An act's body as `POST /tray/stamp` or `POST /tray/ratify` reads it:
 /// `(target, receipt_hash, store_version)` once the form has parsed and
@@ -67,4 +77,13 @@ pub fn tray_logout(authority: &Authority, headers: &HeaderMap) {
 /// passes it on as written.
 pub fn percent_decode(raw: &str) -> Option<String> {
     crate::transport::http::human::percent_decode(raw)
+}
+
+/// What the middleware in front of rmcp reads of a POST body (`peek.rs`),
+/// and the body it hands on to rmcp.
+pub async fn peek_body(body: Vec<u8>) -> Result<(Vec<u8>, Peeked), u16> {
+    let request = axum::extract::Request::post("/mcp").body(axum::body::Body::from(body)).map_err(|_| 500u16)?;
+    let (request, peeked) = crate::transport::http::peek::peek(request).await.map_err(|r| r.status().as_u16())?;
+    let kept = axum::body::to_bytes(request.into_body(), usize::MAX).await.map_err(|_| 500u16)?;
+    Ok((kept.to_vec(), peeked))
 }

@@ -16,6 +16,21 @@
 //!   under every name form, the cockpit at every reference of the widget
 //!   fixture, and the malformed, deep, huge and id-less lines, each at the
 //!   server's bound and at a small one;
+//! - `fleet`: the fleets of the suites (`tests/ui/policies/fleet_m017/`,
+//!   `tests/gateway/fleets/`) over the reviewed gateway policies, the same
+//!   members under one prefix and with colliding resources, and the shapes
+//!   `fleet.toml`'s own tests refuse, with hostile names;
+//! - `uri_template`: the templates and resources of the reviewed gateway
+//!   policies, the cases of `uri_template.rs`'s own tests (operators, lists,
+//!   adjacent variables, the bound), and URIs and values that try to slip
+//!   past a literal (`..`, `%2e%2e`, `/`, `?`, another case);
+//! - `sse`: rmcp's event streams as `sse_events.rs` and `reviewed_tools.rs`
+//!   test them (comments, keep-alives, `id:` and `retry:` lines), with the
+//!   `tools/list` result for each id, in LF and CRLF, its data on several
+//!   lines, twice, beside results that are not it, each at several cuts;
+//! - `tap`: the listings of `declared.rs`'s tests as an upstream writes them
+//!   (with and without `execution`, split, over-long, not listings) and the
+//!   bodies a client posts (`initialize`, `tools/list`, notifications);
 //! - `tray`: the forged and stale writes and the bad act bodies of the
 //!   browser suite (`tests/browser/test_tray.py`), cookies in the forms a
 //!   browser and an attacker write, and percent-encoded references.
@@ -33,9 +48,10 @@ use std::path::{Path, PathBuf};
 
 use m1nd_core::PolicyFile;
 use m1nd_core::facets::Facet;
+use m1nd_core::gateway::uri_template::{MAX_URI_BYTES, MAX_VARIABLES};
 use m1nd_core::sanitize::cap;
-use m1nd_fuzz::policy_dir;
 use m1nd_fuzz::tables::{WEATHER, cockpits};
+use m1nd_fuzz::{fleet, policy_dir};
 use serde_json::{Map, Value, json};
 use support::{HOSTILE, long};
 
@@ -50,6 +66,10 @@ fn main() {
     store(&repo, &mut seeds);
     requests(&repo, &mut seeds);
     tray(&repo, &mut seeds);
+    fleets(&repo, &mut seeds);
+    uri_templates(&repo, &mut seeds);
+    sse(&mut seeds);
+    tap(&mut seeds);
     eprintln!("wrote {} seeds", seeds.count);
 }
 
@@ -107,6 +127,19 @@ fn sanitize(seeds: &mut Seeds) {
 
 /// Each policy directory as one input; files that are not regular files
 /// (the fixtures' FIFO, device and directory cases) are left out.
+/// A policy directory's files as one `policy` input.
+fn policy_input(dir: &Path) -> Vec<u8> {
+    let files: Vec<(PolicyFile, Vec<u8>)> = PolicyFile::EVERY
+        .iter()
+        .filter_map(|f| {
+            let path = dir.join(f.file_name());
+            let regular = std::fs::metadata(&path).is_ok_and(|m| m.is_file());
+            regular.then(|| std::fs::read(&path).ok().map(|bytes| (*f, bytes))).flatten()
+        })
+        .collect();
+    policy_dir::join(files.iter().map(|(f, b)| (*f, &b[..])))
+}
+
 fn policies(repo: &Path, seeds: &mut Seeds) {
     let mut dirs = vec![repo.join("policy")];
     for parent in ["tests/ui/policies", "tests/gateway/policies"] {
@@ -120,15 +153,66 @@ fn policies(repo: &Path, seeds: &mut Seeds) {
         dirs.extend(found);
     }
     for dir in dirs {
-        let files: Vec<(PolicyFile, Vec<u8>)> = PolicyFile::EVERY
-            .iter()
-            .filter_map(|f| {
-                let path = dir.join(f.file_name());
-                let regular = std::fs::metadata(&path).is_ok_and(|m| m.is_file());
-                regular.then(|| std::fs::read(&path).ok().map(|bytes| (*f, bytes))).flatten()
-            })
-            .collect();
-        seeds.put("policy", &policy_dir::join(files.iter().map(|(f, b)| (*f, &b[..]))));
+        seeds.put("policy", &policy_input(&dir));
+    }
+}
+
+/// `[upstreams.NAME]` with its policy directory, prefix and a command.
+fn upstream(name: &str, policy: &str, prefix: &str) -> String {
+    format!("[upstreams.{name}]\npolicy = {policy:?}\nprefix = {prefix:?}\ncommand = [\"{name}-server\"]\n\n")
+}
+
+fn fleets(repo: &Path, seeds: &mut Seeds) {
+    // The suites' fleets, with each member directory they name.
+    for dir in [repo.join("tests/ui/policies/fleet_m017"), repo.join("tests/gateway/fleets/git-and-files")] {
+        let config = std::fs::read_to_string(dir.join("fleet.toml")).expect("fleet.toml");
+        let entries = m1nd_core::gateway::fleet::config::parse(&config).expect("the suites' fleet.toml parses");
+        let members = entries.iter().map(|e| (e.policy.as_str(), policy_input(&dir.join(&e.policy))));
+        seeds.put("fleet", &fleet::join(&config, members.collect::<Vec<_>>()));
+    }
+    // Every reviewed gateway policy, two by two: apart, under one prefix,
+    // and each beside itself (its resources and templates collide).
+    let gateway = repo.join("tests/gateway/policies");
+    let mut names: Vec<String> = std::fs::read_dir(&gateway)
+        .expect("tests/gateway/policies")
+        .flatten()
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| e.file_name().into_string().ok())
+        .collect();
+    names.sort();
+    for (i, a) in names.iter().enumerate() {
+        let b = &names[(i + 1) % names.len()];
+        for (prefix_a, prefix_b, b) in [("a_", "b_", b), ("x_", "x_", b), ("a_", "b_", a)] {
+            let config = upstream("one", a, prefix_a) + &upstream("two", b, prefix_b);
+            let members = [(a.as_str(), policy_input(&gateway.join(a))), (b.as_str(), policy_input(&gateway.join(b)))];
+            seeds.put("fleet", &fleet::join(&config, members));
+        }
+    }
+    // The shapes fleet.toml's own tests refuse, and hostile names and values.
+    let policy = policy_input(&gateway.join("git"));
+    let mut configs = vec![
+        String::new(),
+        "[upstreams]\n".to_owned(),
+        "[upstreams.a]\npolicy = \"git\"\nprefix = \"a_\"\ncomand = [\"x\"]\n".to_owned(),
+        "[upstreams.a]\npolicy = \"git\"\nprefix = \"M1n\"\ncommand = [\"x\"]\n".to_owned(),
+        "[upstreams.\"bad name\"]\npolicy = \"git\"\nprefix = \"_\"\ncommand = [\"x\"]\n\n\
+         [upstreams.b]\npolicy = \"\"\nprefix = \"M1nd_\"\n\n\
+         [upstreams.c]\npolicy = \"/git\"\nprefix = \"c_\"\ncommand = [\"\"]\nurl = \"ftp://x\"\n\n\
+         [upstreams.d]\npolicy = \"git\"\nprefix = \"d_\"\ncommand = [\"x\"]\nbearer_env = \"T\"\n"
+            .to_owned(),
+        "[upstreams.web]\npolicy = \"git\"\nprefix = \"w_\"\nurl = \"https://mcp.example.org/mcp\"\n\
+         bearer_env = \"T\"\nca_file = \"ca.pem\"\nheader_env = [\"X-Key=KEY\"]\n"
+            .to_owned(),
+        upstream("one", "git", &"p".repeat(40)),
+        upstream("one", "git", "m1nd."),
+    ];
+    for hostile in HOSTILE {
+        let quoted = serde_json::to_string(hostile).expect("JSON");
+        configs.push(format!("[upstreams.{quoted}]\npolicy = {quoted}\nprefix = {quoted}\n"));
+        configs.push(format!("[upstreams.a]\npolicy = \"git\"\nprefix = \"a_\"\n{quoted} = 1\n"));
+    }
+    for config in configs {
+        seeds.put("fleet", &fleet::join(&config, [("git", policy.clone())]));
     }
 }
 
@@ -512,5 +596,124 @@ fn tray(repo: &Path, seeds: &mut Seeds) {
     let selects = ["%32.1", "2+1", "%+1", "%zz", "%4", "%e2%80%ae1", "%C3%A9", "%ff"];
     for select in encoded.iter().map(String::as_str).chain(selects) {
         tray_input(seeds, TrayInput { select, body: bytes(&stamp), ..GOOD });
+    }
+}
+
+fn uri_templates(repo: &Path, seeds: &mut Seeds) {
+    let mut templates: Vec<String> = [
+        "file:///logs/{day}.{n}.txt",
+        "x:{a}/{b}",
+        "x:{+path}",
+        "x:{/a}",
+        "x:{?q}",
+        "x:{a,b}",
+        "x:{a*}",
+        "x:{a:3}",
+        "x:{}",
+        "x:{a}{b}",
+        "x:{a",
+        "x:a}",
+        "x:{{a}}",
+        "x: {a}",
+        "",
+        "{a}",
+        "{a}.",
+        ".{a}",
+    ]
+    .map(str::to_owned)
+    .to_vec();
+    templates.push("{a}-".repeat(MAX_VARIABLES));
+    templates.push("{a}-".repeat(MAX_VARIABLES + 1));
+    templates.push(format!("x:{}", "y".repeat(MAX_URI_BYTES)));
+    let mut uris: Vec<String> = ["..", ".", "...", "%2e%2e", "..%2Fsecret", "1/2", "1?x=2", "1#f", "a.b", "~", "\\.."]
+        .map(str::to_owned)
+        .to_vec();
+    uris.push("\u{2024}\u{2024}".to_owned());
+    let gateway = repo.join("tests/gateway/policies");
+    for dir in std::fs::read_dir(&gateway).expect("tests/gateway/policies").flatten() {
+        let sources = policy_dir::sources(&policy_input(&dir.path()));
+        if let Some(declared) = m1nd_core::policy::gateway_declarations(&sources) {
+            templates.extend(declared.templates.into_iter().map(|(t, _)| t));
+            uris.extend(declared.resources.into_iter().map(|(r, _)| r));
+        }
+    }
+    uris.sort();
+    uris.dedup();
+    for template in &templates {
+        let mut input = template.clone().into_bytes();
+        for uri in &uris {
+            input.push(0);
+            input.extend_from_slice(uri.as_bytes());
+        }
+        seeds.put("uri_template", &input);
+        // The template's own cases, one value each, as the tests write them.
+        seeds.put("uri_template", format!("{template}\0{}\0DEMO://x\0{template} ", "a-".repeat(8)).as_bytes());
+    }
+}
+
+/// One SSE event holding `data`, each of its lines a `data:` line.
+fn event(fields: &str, data: &str, end: &str) -> String {
+    let lines: String = data.split('\n').map(|l| format!("data: {l}{end}")).collect();
+    format!("{fields}{lines}{end}")
+}
+
+fn sse(seeds: &mut Seeds) {
+    let result = |id: Value| json!({"jsonrpc": "2.0", "id": id, "result": {"tools": [{"name": "rmcp"}]}}).to_string();
+    let keep_alive = "id: 0\nretry: 3000\ndata: \n\n:\n\n";
+    let mut streams = vec![
+        "id: 0\nretry: 3000\ndata: \n\n:\n\ndata: {\"id\":1}\n\nid: 7\ndata: {\"id\":3}\n\n: keep-alive\n\n".to_owned(),
+        "data: x\n\ndata: partial".to_owned(),
+    ];
+    for id in [json!(0), json!(1), json!(3), json!("1"), json!(1.0), json!(null)] {
+        let answer = result(id.clone());
+        streams.push(format!("{keep_alive}{}: keep-alive\n\n", event("id: 7\n", &answer, "\n")));
+        streams.push(format!("{}{}", event("id: 7\r\n", &answer, "\r\n"), event("", &answer, "\r\n")));
+        let pretty =
+            serde_json::to_string_pretty(&serde_json::from_str::<Value>(&answer).expect("JSON")).expect("JSON");
+        streams.push(event("event: message\n", &pretty, "\n"));
+        let other = json!({"jsonrpc": "2.0", "id": id, "result": {"tools": "none"}}).to_string();
+        let note = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}).to_string();
+        streams.push(format!("{}{}{}", event("", &other, "\n"), event("", &note, "\n"), event("", &answer, "\n")));
+        streams.push(format!("{}\n\r\n{}", event("", &answer, "\n").trim_end(), event("", &answer, "\r\n")));
+    }
+    for (i, stream) in streams.iter().enumerate() {
+        for cut in [0u8, 1, 7, 200] {
+            let mut input = vec![cut, (i % 5) as u8];
+            input.extend_from_slice(stream.as_bytes());
+            seeds.put("sse", &input);
+        }
+    }
+}
+
+fn tap(seeds: &mut Seeds) {
+    let listing = |tools: Value| format!("{}\n", json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}}));
+    let mut upstream = vec![
+        listing(json!([{"name": "echo", "execution": {"taskSupport": "optional"}}, {"name": "add"}])),
+        listing(json!([{"name": "echo"}])),
+        listing(json!([{"name": "long", "description": "x".repeat(200), "execution": {"taskSupport": "required"}}])),
+        "not json at all, though it says \"tools\"\n".to_owned(),
+        format!("{}\n", json!({"jsonrpc": "2.0", "method": "x", "params": {"tools": [{"name": "a", "execution": 1}]}})),
+        format!("{}\n", json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [], "tools": "no"}})),
+        format!("{}\n", json!({"jsonrpc": "2.0", "id": 3, "result": {"prompts": []}})),
+        listing(json!((0..12).map(|i| json!({"name": format!("t{i}"), "execution": i})).collect::<Vec<_>>())),
+        "junk without a newline".to_owned(),
+    ];
+    upstream.push(upstream[..3].concat());
+    let bodies = [
+        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "method": "tools/list"}),
+        json!({"jsonrpc": "2.0", "id": "a", "method": "initialize", "params": {"protocolVersion": "2025-06-18",
+            "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}),
+        json!({"jsonrpc": "2.0", "id": 1.0, "method": "tools/list", "params": {}}),
+        json!([{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}]),
+    ];
+    upstream.extend(bodies.iter().map(Value::to_string));
+    upstream.push("[1, 2".to_owned());
+    for (i, written) in upstream.iter().enumerate() {
+        for cut in [0u8, 5, 255] {
+            let mut input = vec![i as u8, cut];
+            input.extend_from_slice(written.as_bytes());
+            seeds.put("tap", &input);
+        }
     }
 }

@@ -17,7 +17,12 @@
 //! | `store`     | store contents from a hostile writer      | [`store`]       |
 //! | `request`   | a JSON-RPC line from any MCP client       | [`request`]     |
 //! | `tray`      | the tray's cookies, CSRF, forms, `select` | [`tray`]        |
+//! | `fleet`     | a fleet directory: `fleet.toml`, policies | [`fleet`]       |
+//! | `uri_template` | a declared URI template, and URIs      | [`uri_template`] |
+//! | `sse`       | rmcp's event stream, cut anyhow           | [`sse`]         |
+//! | `tap`       | an upstream's stdout; a POST body         | [`tap`]         |
 
+pub mod fleet;
 pub mod gateway;
 pub mod policy;
 pub mod policy_dir;
@@ -25,10 +30,15 @@ pub mod reference;
 #[cfg(feature = "server")]
 pub mod request;
 pub mod sanitize;
+#[cfg(feature = "server")]
+pub mod sse;
 pub mod store;
 pub mod tables;
 #[cfg(feature = "server")]
+pub mod tap;
+#[cfg(feature = "server")]
 pub mod tray;
+pub mod uri_template;
 mod view;
 
 /// What "invisible" means to every check of sanitised text: the predicate

@@ -37,8 +37,13 @@ pub fn split(data: &[u8]) -> [Option<&[u8]>; PolicyFile::EVERY.len()] {
 
 /// The input as the compiler reads a directory, named `fuzz/<file>`.
 pub fn sources(data: &[u8]) -> PolicySources {
+    sources_in("fuzz", data)
+}
+
+/// The input as the compiler reads a directory shown as `display`.
+pub fn sources_in(display: &str, data: &[u8]) -> PolicySources {
     let files = split(data);
-    PolicySources::from_bytes("fuzz", |f| files[file_index(f)])
+    PolicySources::from_bytes(display, |f| files[file_index(f)])
 }
 
 /// One input holding `files`: what the seeder writes for a policy directory.

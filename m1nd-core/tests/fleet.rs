@@ -5,6 +5,9 @@
 use m1nd_core::gateway::fleet::{FleetProblem, FleetSources, compile_fleet};
 use m1nd_core::{Law, PolicyFile, PolicySources};
 
+#[path = "support/unicode.rs"]
+mod unicode;
+
 /// A member policy from its tools.toml (nothing denied).
 fn member(dir: &str, tools: &str) -> PolicySources {
     PolicySources::from_bytes(dir, |file| match file {
@@ -157,4 +160,33 @@ fn two_names_of_one_upstream_that_fold_together_only_once_prefixed_are_m017() {
         text.starts_with("[M017] upstream `a` serves tools `git_m1nd_x` and `git_m1ndx`, which fold to the same name"),
         "{text}"
     );
+}
+
+/// A fleet's diagnostics quote `fleet.toml` (an upstream's name, an unknown
+/// key), which may hold a line break, a terminal escape or a bidi override;
+/// each text must stay the one display-safe line its field promises.
+#[test]
+fn fuzz_fleet_diagnostics_quote_fleet_toml_on_one_line() {
+    let forged = "a\\nerror: [M017] forged\\r\\u2028\\u202emanifest\\u001b[2J";
+    for config in [
+        format!("[upstreams.\"{forged}\"]\npolicy = \"a\"\nprefix = \"a_\"\n"),
+        format!("[upstreams.a]\npolicy = \"a\"\nprefix = \"a_\"\ncommand = [\"a\"]\n\"{forged}\" = 1\n"),
+    ] {
+        let sources = FleetSources::from_parts("fleet", Ok(config), vec![]);
+        let problems = compile_fleet(&sources).expect_err("a fleet.toml with a forged name");
+        for problem in &problems {
+            let FleetProblem::Fleet(d) = problem else { panic!("a problem of fleet.toml: {problem:?}") };
+            let notes = d.related.iter().map(|(_, note)| note.as_str());
+            for text in [&*d.title, &*d.label, &*d.help].into_iter().chain(notes) {
+                let bad: Vec<String> = text
+                    .chars()
+                    .filter(|c| unicode::is_invisible(*c) || unicode::breaks_text(*c))
+                    .map(|c| format!("U+{:04X}", c as u32))
+                    .collect();
+                assert!(bad.is_empty(), "{bad:?} in {text:?}");
+            }
+            let rendered = problem.render(&sources);
+            assert!(!rendered.lines().any(|l| l.starts_with("error: [M017] forged")), "{rendered}");
+        }
+    }
 }

@@ -47,7 +47,7 @@ pub(super) const DROPPED: [&str; 1] = ["execution"];
 /// What the last listing declared, by tool name: the [`DROPPED`] keys each
 /// tool had (an empty map: none).
 #[derive(Debug)]
-pub(super) struct Declared {
+pub struct Declared {
     heard: Mutex<HashMap<String, Map<String, Value>>>,
     /// How many names are remembered at most.
     remembered: usize,
@@ -55,7 +55,7 @@ pub(super) struct Declared {
 
 impl Declared {
     /// For listings of at most `tools` tools (the upstream's `LIST_BOUNDS`).
-    pub(super) fn new(tools: usize) -> Self {
+    pub fn new(tools: usize) -> Self {
         Self { heard: Mutex::default(), remembered: tools.saturating_mul(2) }
     }
 
@@ -64,13 +64,26 @@ impl Declared {
     /// `result` holds a `tools` array, record that page (see the module's
     /// contract, point 3). The one rule for every tap.
     pub(super) fn hear(&self, message: &[u8]) {
-        // Most messages are not listings: skip them without parsing.
-        if !message.windows(TOOLS.len()).any(|w| w == TOOLS) {
+        // Most messages are not listings: skip them without parsing. A key
+        // can spell `tools` with `\u` escapes only (no letter of it has a
+        // short escape), so a message with neither is no listing.
+        let holds = |needle: &[u8]| message.windows(needle.len()).any(|w| w == needle);
+        if !holds(TOOLS) && !holds(b"\\u") {
             return;
         }
-        if let Ok(response) = serde_json::from_slice::<Response>(message) {
-            self.record(&response.result.tools);
+        // Read whole, every string checked, as rmcp reads a message: a line
+        // that is not JSON, or not an object, is no response and records
+        // nothing (serde's struct reading would skip an ignored string
+        // unchecked, and take a struct from an array).
+        let Ok(Value::Object(message)) = serde_json::from_slice::<Value>(message) else { return };
+        if let Some(Value::Array(tools)) = message.get("result").and_then(|result| result.get("tools")) {
+            self.record(tools);
         }
+    }
+
+    /// How many names are remembered now (at most twice the listing bound).
+    pub fn held(&self) -> usize {
+        self.heard.lock().map_or(0, |heard| heard.len())
     }
 
     /// Record one page of a listing.
@@ -89,7 +102,7 @@ impl Declared {
     /// Put back into each of `tools` (a whole listing, as rmcp's `Tool`
     /// serialized them) the [`DROPPED`] keys the upstream declared for it,
     /// and only those; then forget every name the listing does not hold.
-    pub(super) fn restore(&self, tools: &mut [Value]) {
+    pub fn restore(&self, tools: &mut [Value]) {
         let Ok(mut heard) = self.heard.lock() else { return };
         let listed: std::collections::HashSet<&str> =
             tools.iter().filter_map(|t| t.get("name").and_then(Value::as_str)).collect();
@@ -108,14 +121,20 @@ impl Declared {
 }
 
 /// An upstream's stdout, read through: see the module's contract.
-pub(super) struct Tap<R> {
+pub struct Tap<R> {
     inner: R,
     lines: Lines,
 }
 
 impl<R> Tap<R> {
-    pub(super) fn new(inner: R, declared: Arc<Declared>) -> Self {
-        Self { inner, lines: Lines::new(declared, DEFAULT_MAX_LINE_LENGTH) }
+    pub fn new(inner: R, declared: Arc<Declared>) -> Self {
+        Self::inspecting(inner, declared, DEFAULT_MAX_LINE_LENGTH)
+    }
+
+    /// A tap that inspects lines of at most `max` bytes (`new` passes
+    /// rmcp's bound; the fuzz target a small one, to reach the bound).
+    pub fn inspecting(inner: R, declared: Arc<Declared>, max: usize) -> Self {
+        Self { inner, lines: Lines::new(declared, max) }
     }
 }
 
@@ -138,17 +157,6 @@ struct Lines {
     /// The current line passed `max`: skip to its end.
     overlong: bool,
     max: usize,
-}
-
-/// The one part of a response the tap reads (serde ignores the rest).
-#[derive(serde::Deserialize)]
-struct Response {
-    result: Listing,
-}
-
-#[derive(serde::Deserialize)]
-struct Listing {
-    tools: Vec<Value>,
 }
 
 impl Lines {
@@ -263,6 +271,23 @@ mod tests {
             lines.hear(line.as_bytes());
         }
         assert!(declared.heard.lock().unwrap().is_empty());
+    }
+
+    #[test]
+    fn fuzz_tap_a_line_that_is_not_a_json_response_records_nothing() {
+        let declared = Arc::new(Declared::new(BOUND));
+        let mut lines = Lines::new(Arc::clone(&declared), 1024);
+        lines.hear(listing(json!([{"name": "echo", "execution": {"taskSupport": "optional"}}])).as_bytes());
+        // Not UTF-8 in a member the tap does not read; and a response as an array.
+        let mut not_json = br#"{"jsonrpc":"?","id":1,"result":{"tools":[{"name":"echo"}]}}"#.to_vec();
+        not_json[12] = 0x98;
+        not_json.push(b'\n');
+        lines.hear(&not_json);
+        lines.hear(b"[[[{\"name\": \"echo\", \"tools\": 1}]]]\n");
+        assert_eq!(restored(&declared, "echo")["execution"], json!({"taskSupport": "optional"}));
+        // A listing whose key is written with escapes is one.
+        lines.hear(b"{\"id\": 2, \"result\": {\"tool\\u0073\": [{\"name\": \"echo\"}]}}\n");
+        assert_eq!(restored(&declared, "echo").get("execution"), None);
     }
 
     #[test]

@@ -35,7 +35,7 @@ mod callers;
 mod child;
 pub mod child_env;
 mod credential;
-mod declared;
+pub(crate) mod declared;
 mod error;
 pub mod fleet;
 mod free_text;

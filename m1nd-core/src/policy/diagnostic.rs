@@ -124,7 +124,8 @@ pub struct Diagnostic {
 /// which may hold a line break, a tab, a terminal escape or an invisible
 /// character. Through the one sanitiser, each text stays the one line its
 /// field promises, so a policy cannot forge a line of its own diagnostic.
-fn one_line(text: impl Into<String>) -> String {
+/// A fleet's diagnostics (`gateway::fleet`) quote `fleet.toml` through it too.
+pub(crate) fn one_line(text: impl Into<String>) -> String {
     crate::sanitize::display(&text.into(), crate::sanitize::cap::MESSAGE)
 }
 

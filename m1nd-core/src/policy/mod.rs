@@ -22,6 +22,7 @@ pub use crate::primitives::{DIGEST_PREFIX, is_digest};
 pub use crate::runtime::{WorstCase, worst_case};
 pub use declared::{ALLOW_INVISIBLE, Declared, Names, VERBS, gateway_declarations};
 pub use decompile::decompile;
+pub(crate) use diagnostic::one_line;
 pub use diagnostic::{Diagnostic, Law, Place, Where, render_report};
 pub use encode::{digest, encode, gateway_digest};
 pub use laws::Scope;

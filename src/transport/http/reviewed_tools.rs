@@ -113,12 +113,19 @@ impl<F: Fn() -> Value + Clone + Send + Sync + 'static> Listing<F> {
     /// too), except the event that is the result, whose data is rewritten.
     fn in_event_stream(&self, response: Response) -> Response {
         let (parts, body) = response.into_parts();
+        let events = rewrite_one_event(body.into_data_stream(), self.event_rewriter());
+        Response::from_parts(parts, Body::from_stream(events))
+    }
+
+    /// What `rewrite_one_event` asks of each whole event of an SSE answer:
+    /// the event that is the result, with its data rewritten; `None` (pass
+    /// it as it is) for every other.
+    fn event_rewriter(&self) -> impl FnMut(&[u8]) -> Option<Vec<u8>> + use<F> {
         let listing = self.clone();
-        let events = rewrite_one_event(body.into_data_stream(), move |event| {
+        move |event| {
             let data = listing.rewrite(event_data(event)?.as_bytes())?;
             with_data(event, &data)
-        });
-        Response::from_parts(parts, Body::from_stream(events))
+        }
     }
 
     /// `message` with the view's tools, when it is the result for this
@@ -136,6 +143,12 @@ impl<F: Fn() -> Value + Clone + Send + Sync + 'static> Listing<F> {
         *tools = (self.tools)();
         serde_json::to_string(&message).ok()
     }
+}
+
+/// The rewriter of an SSE answer to the `tools/list` request `id`, with
+/// `tools` as the view's: the server's own, for `m1nd::fuzzing`.
+pub(crate) fn event_rewriter(id: RequestId, tools: Value) -> impl FnMut(&[u8]) -> Option<Vec<u8>> {
+    Listing { id, tools: move || tools.clone() }.event_rewriter()
 }
 
 #[cfg(test)]

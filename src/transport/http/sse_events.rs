@@ -115,12 +115,16 @@ pub fn event_data(event: &[u8]) -> Option<String> {
 }
 
 /// `event` with its data replaced by `data` (one `data:` line where the
-/// first was), every other line kept in its place.
+/// first was), every other line kept in its place as written, its line
+/// ending included: a line that ends in a lone `\r` written back with
+/// another ending would read as a different line, or as a blank one.
 pub fn with_data(event: &[u8], data: &str) -> Option<Vec<u8>> {
     let text = std::str::from_utf8(event).ok()?;
     let mut out = String::with_capacity(text.len() + data.len());
     let mut written = false;
-    for line in text.lines() {
+    for written_line in text.split_inclusive('\n') {
+        // The line as `str::lines` (and so `event_data`) reads it.
+        let line = written_line.strip_suffix("\r\n").or(written_line.strip_suffix('\n')).unwrap_or(written_line);
         if line.starts_with("data:") {
             if !written {
                 out.push_str("data: ");
@@ -129,8 +133,10 @@ pub fn with_data(event: &[u8], data: &str) -> Option<Vec<u8>> {
                 written = true;
             }
         } else if !line.is_empty() {
-            out.push_str(line);
-            out.push('\n');
+            out.push_str(written_line);
+            if !written_line.ends_with('\n') {
+                out.push('\n');
+            }
         }
     }
     out.push('\n');
@@ -176,6 +182,20 @@ mod tests {
     #[tokio::test]
     async fn an_unended_stream_sends_what_it_holds_at_the_end() {
         assert_eq!(through(&["data: x\n\ndata: partial"], |_| None).await, "data: x\n\ndata: partial");
+    }
+
+    #[test]
+    fn fuzz_sse_a_line_ending_in_a_carriage_return_is_kept_as_written() {
+        // `\r` alone then `\r\n`: written back as `\r\n`, the line read as
+        // empty, and its event's other lines changed.
+        let event = b"id: 7\r\ndata: {\"id\":3}\r\n\r\r\nx\r\n\r\n";
+        let out = with_data(event, "{}").expect("UTF-8");
+        assert_eq!(String::from_utf8_lossy(&out), "id: 7\r\ndata: {}\n\r\r\nx\r\n\n");
+        let others = |e: &[u8]| -> Vec<String> {
+            let text = String::from_utf8_lossy(e).into_owned();
+            text.lines().filter(|l| !l.is_empty() && !l.starts_with("data:")).map(str::to_owned).collect()
+        };
+        assert_eq!(others(&out), others(event));
     }
 
     #[test]

@@ -4,7 +4,7 @@
 
 use std::ops::Range;
 
-use crate::policy::{Diagnostic, Law, PolicyFile};
+use crate::policy::{Diagnostic, Law, PolicyFile, one_line};
 
 /// A file of a fleet: its `fleet.toml`, or a file of one member's policy
 /// (by the member's position in `fleet.toml`).
@@ -23,6 +23,10 @@ pub struct FleetLoc {
 
 /// A broken law that no one member policy holds: `fleet.toml`'s shape
 /// (M001), or names that collide across members (M017).
+///
+/// Its texts quote the fleet's own (an upstream's name, a key serde did not
+/// know, a resource URI), so each goes through the sanitiser a policy's
+/// [`Diagnostic`] uses: one display-safe line, whatever `fleet.toml` holds.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FleetDiagnostic {
     pub law: Law,
@@ -35,21 +39,21 @@ pub struct FleetDiagnostic {
 
 impl FleetDiagnostic {
     pub fn new(law: Law, at: FleetLoc, title: impl Into<String>) -> Self {
-        Self { law, title: title.into(), at, label: String::new(), related: Vec::new(), help: String::new() }
+        Self { law, title: one_line(title), at, label: String::new(), related: Vec::new(), help: String::new() }
     }
 
     pub fn label(mut self, label: impl Into<String>) -> Self {
-        self.label = label.into();
+        self.label = one_line(label);
         self
     }
 
     pub fn related(mut self, at: FleetLoc, note: impl Into<String>) -> Self {
-        self.related.push((at, note.into()));
+        self.related.push((at, one_line(note)));
         self
     }
 
     pub fn help(mut self, help: impl Into<String>) -> Self {
-        self.help = help.into();
+        self.help = one_line(help);
         self
     }
 }

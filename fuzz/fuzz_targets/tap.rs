@@ -1,0 +1,4 @@
+//! The `tap` target: see `m1nd_fuzz::tap` for the input and the properties.
+#![no_main]
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| m1nd_fuzz::tap::check(data));
