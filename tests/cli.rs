@@ -299,7 +299,9 @@ fn m1nd_store_names_the_store_when_store_is_not_given() {
     let elsewhere = dir.path().join("elsewhere");
     let flag_wins = m1nd_in(dir.path(), &["cockpit", "--store", elsewhere.to_str().expect("utf-8")], Some(named));
     assert_eq!(flag_wins.status.code(), Some(2), "--store is taken over M1ND_STORE: {}", stderr(&flag_wins));
-    assert!(stderr(&flag_wins).contains("no store at"), "{}", stderr(&flag_wins));
+    assert!(stderr(&flag_wins).contains("no m1nd store at"), "{}", stderr(&flag_wins));
+    let advice = format!("init --demo --store {}", elsewhere.display());
+    assert!(stderr(&flag_wins).contains(&advice), "the advice names the store: {}", stderr(&flag_wins));
 }
 
 #[test]

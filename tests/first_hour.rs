@@ -68,7 +68,8 @@ fn installed_the_next_hint_is_m1nd_and_pasting_it_works() {
     assert!(card.starts_with("m1nd cockpit"), "{card}");
 
     let missing = run(&["m1nd", "cockpit", "--store", "nowhere"]);
-    assert!(text(&missing.stderr).contains("`m1nd init --demo`"), "{}", text(&missing.stderr));
+    let create = format!("`m1nd init --demo --store {}`", dir.path().join("nowhere").display());
+    assert!(text(&missing.stderr).contains(&create), "{}", text(&missing.stderr));
 }
 
 #[test]
@@ -92,7 +93,11 @@ fn under_cargo_run_the_next_hint_is_cargo_run() {
 
     let elsewhere = cargo_run(dir.path(), &["cockpit", "--store", "nowhere"]);
     let manifest = Path::new(ROOT).join("Cargo.toml");
-    let expected = format!("`cargo run --manifest-path {} -- init --demo`", manifest.display());
+    let expected = format!(
+        "`cargo run --manifest-path {} -- init --demo --store {}`",
+        manifest.display(),
+        dir.path().join("nowhere").display()
+    );
     assert!(text(&elsewhere.stderr).contains(&expected), "{}", text(&elsewhere.stderr));
 }
 

@@ -10,7 +10,7 @@ mod server_support;
 use serde_json::{Value, json};
 use server_support::http::{Era, HttpMcp, HttpServer, Reply};
 use server_support::pg::PgSchema;
-use server_support::{demo_store, is_error, snapshot, temp_dir};
+use server_support::{demo_store, is_error, snapshot};
 
 const TOKEN: &str = "a-health-check-token-0123456789";
 
@@ -72,9 +72,12 @@ fn health_on_postgresql_names_the_clock_skew_too() {
 
 #[test]
 fn health_is_503_while_the_store_cannot_be_read_and_200_once_it_can() {
-    let dir = temp_dir("health-no-store");
-    let store = dir.path().join("store");
+    let (dir, store) = demo_store("health-no-store");
     let server = HttpServer::start(&store, &[], &[]);
+    assert_eq!(health(&server, &server.host(), &[]).status, 200);
+    // The store goes away while the server runs (a volume unmounted, a directory moved).
+    let away = dir.path().join("moved-away");
+    std::fs::rename(&store, &away).expect("move the store away");
     let reply = health(&server, &server.host(), &[]);
     assert_eq!(reply.status, 503, "{}", reply.text());
     let answer = json_of(&reply);
@@ -82,7 +85,7 @@ fn health_is_503_while_the_store_cannot_be_read_and_200_once_it_can() {
     let reason = answer["reason"].as_str().expect("a reason");
     assert!(reason.contains("no m1nd store"), "{reason}");
 
-    m1nd::store::Store::init(&store, true).expect("init");
+    std::fs::rename(&away, &store).expect("move it back");
     let reply = health(&server, &server.host(), &[]);
     assert_eq!(reply.status, 200, "{}", reply.text());
     assert_eq!(json_of(&reply)["status"], "ok");

@@ -183,14 +183,38 @@ fn unknown_verbs_are_tool_errors_and_the_session_goes_on() {
 }
 
 #[test]
-fn a_missing_store_is_a_tool_error_not_a_crash() {
+fn a_missing_store_is_refused_at_start_naming_the_command_that_creates_it() {
     let dir = server_support::temp_dir("robust-missing");
     let store = dir.path().join("nowhere");
-    let mut mcp = Mcp::read_only(&store);
-    let result = mcp.call("cockpit", json!({}));
-    assert!(is_error(&result) && text(&result).contains("m1nd init"), "{result}");
-    assert!(!mcp.tools().is_empty());
-    mcp.assert_alive();
-    assert_eq!(mcp.finish(), Some(0));
-    assert!(!store.exists(), "a read-only session created a store");
+    let mut command = std::process::Command::new(server_support::BIN);
+    command.args(["serve", "--read-only", "--store"]).arg(&store);
+    let out = server_support::as_a_client_starts_it(&mut command)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run m1nd serve");
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{said}");
+    assert!(out.stdout.is_empty(), "it answered before refusing: {}", String::from_utf8_lossy(&out.stdout));
+    assert!(said.contains(&format!("no m1nd store at {}", store.join("state.db").display())), "{said}");
+    assert!(said.contains(&format!("init --store {}", store.display())), "the advice spells --store: {said}");
+    assert!(!store.exists(), "a refused start created a store");
+}
+
+#[test]
+fn a_store_path_that_is_a_file_is_refused_at_start() {
+    let dir = server_support::temp_dir("robust-file");
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, b"not a store").expect("write");
+    for argv in [&["serve", "--store"][..], &["serve", "--http", "127.0.0.1:0", "--store"], &["cockpit", "--store"]] {
+        let mut command = std::process::Command::new(server_support::BIN);
+        command.args(argv).arg(&file);
+        let out = server_support::as_a_client_starts_it(&mut command)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run m1nd");
+        let said = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{argv:?}: {said}");
+        assert!(said.contains("is a file, not a directory") && said.contains("init --store NEW_DIR"), "{said}");
+        assert_eq!(std::fs::read(&file).expect("read"), b"not a store", "the file was touched");
+    }
 }

@@ -11,7 +11,7 @@ use std::sync::mpsc::{Receiver, channel};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use server_support::{BIN, demo_store, temp_dir};
+use server_support::{BIN, demo_store};
 
 use m1nd::transport::stdio::{ERROR_BURST, ERRORS_PER_SECOND};
 
@@ -198,12 +198,12 @@ fn a_flood_of_junk_is_answered_within_the_bucket_and_summarised() {
 #[cfg(unix)]
 #[test]
 fn serve_exits_when_stdin_closes_even_while_a_call_is_stuck() {
-    let dir = temp_dir("transport-fifo");
-    let store = dir.path().join("store");
-    std::fs::create_dir_all(&store).expect("store dir");
-    let fifo = store.join(m1nd::store::DB_FILE);
-    assert!(Command::new("mkfifo").arg(&fifo).status().expect("mkfifo").success());
+    // The store is checked at start, so the FIFO takes its place once the session is up.
+    let (_dir, store) = demo_store("transport-fifo");
     let mut raw = Raw::start(&store);
+    let fifo = store.join(m1nd::store::DB_FILE);
+    std::fs::remove_file(&fifo).expect("remove the store's file");
+    assert!(Command::new("mkfifo").arg(&fifo).status().expect("mkfifo").success());
     raw.write(&[call(1, "north", json!({}))]);
     // Whether or not the call ever answers, the session ends with stdin.
     let _ = raw.next(Duration::from_millis(500));

@@ -451,8 +451,9 @@ fn a_file_size_limit_refuses_the_write_and_keeps_the_store_intact() {
     assert!(acknowledged.iter().all(|c| stored.contains(c)));
 }
 
-/// A corrupt `state.db`: every call that needs the store is a clear error
-/// naming the file, and the file is never written.
+/// A corrupt `state.db`: a server refuses to start on it, and once one is
+/// serving, every call that needs the store is a clear error naming the
+/// file; the file is never written.
 #[test]
 fn a_corrupt_store_is_a_clear_error_and_never_overwritten() {
     let (_dir, store) = demo_store("faults-corrupt");
@@ -469,8 +470,10 @@ fn a_corrupt_store_is_a_clear_error_and_never_overwritten() {
         ("scrambled", scrambled),
     ];
     for (name, bytes) in cases {
-        fs::write(&path, &bytes).expect("corrupt");
+        fs::write(&path, &good).expect("restore");
+        // Serving the good store, then the file goes bad under it.
         let mut mcp = Mcp::writable(&store);
+        fs::write(&path, &bytes).expect("corrupt");
         for (verb, args) in [
             ("memorize", json!({ "claim": "must not land" })),
             ("persist", json!({ "action": "save" })),
@@ -487,6 +490,19 @@ fn a_corrupt_store_is_a_clear_error_and_never_overwritten() {
         assert!(String::from_utf8_lossy(&cli.stderr).contains(&path.display().to_string()), "{name}");
         assert_eq!(fs::read(&path).expect("read"), bytes, "{name}: the corrupt file was changed");
         assert_eq!(names(&store), [DB_FILE], "{name}");
+        // A server started on it now refuses at start, naming the file, before it answers anyone.
+        let start = Command::new(BIN)
+            .args(["serve", "--store"])
+            .arg(&store)
+            .env_remove("CARGO")
+            .env_remove("M1ND_STORE")
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("serve");
+        assert_eq!(start.status.code(), Some(2), "{name}: {}", String::from_utf8_lossy(&start.stderr));
+        assert!(start.stdout.is_empty(), "{name}: it answered before refusing");
+        assert!(String::from_utf8_lossy(&start.stderr).contains(&path.display().to_string()), "{name}");
+        assert_eq!(fs::read(&path).expect("read"), bytes, "{name}: a refused start changed the file");
     }
 }
 

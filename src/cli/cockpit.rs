@@ -9,7 +9,7 @@ use std::path::Path;
 use clap::Args;
 use m1nd::invocation;
 use m1nd::service::{Options, Service, ServiceError};
-use m1nd::store::{Location, StoreError};
+use m1nd::store::Location;
 use m1nd::widget;
 use m1nd_core::runtime::{Charset, Request, json, text};
 
@@ -38,15 +38,13 @@ pub struct CockpitArgs {
 
 pub fn run(args: CockpitArgs) -> Result<(), Failure> {
     let at = args.store.location();
+    if let Location::Dir(dir) = at {
+        super::check_store_dir(dir)?;
+    }
     let options = Options { readers: 1, ..Options::new(at.clone()).read_only(true) };
     let service = Service::start(options).map_err(|e| Failure::usage(e.to_string()))?;
     let request = Request { select: args.reference, seen_store_version: args.seen_store_version };
     let view = service.view_blocking(request).map_err(|e| match e {
-        ServiceError::Store(StoreError::NotFound { .. }) => Failure::usage(format!(
-            "no store at {at}; create one with `{}` (a sample state) or `{}` (empty)",
-            invocation::m1nd("init --demo"),
-            invocation::m1nd("init")
-        )),
         ServiceError::Cockpit(e) => Failure::usage(e.to_string()),
         other => Failure::usage(other.to_string()),
     })?;

@@ -21,6 +21,9 @@ pub struct InitArgs {
 
 pub fn run(args: InitArgs) -> Result<(), Failure> {
     let at = args.store.location();
+    if let Location::Dir(dir) = at {
+        super::check_store_dir(dir)?;
+    }
     let created = if args.demo {
         Store::demo_state().and_then(|state| Store::create_at(at, &state, args.max_bytes.max_bytes))
     } else {

@@ -103,6 +103,24 @@ struct StoreArg {
     store: m1nd::store::Location,
 }
 
+/// A `--store` that names a file, not a directory, refused with what to
+/// give instead; a store directory that does not exist yet is for the
+/// store's own open to report, with the command that creates it.
+fn check_store_dir(dir: &std::path::Path) -> Result<(), Failure> {
+    let Ok(meta) = std::fs::metadata(dir) else { return Ok(()) };
+    if meta.is_dir() {
+        return Ok(());
+    }
+    let shown = std::path::absolute(dir).unwrap_or_else(|_| dir.to_owned());
+    Err(Failure::usage(format!(
+        "--store {} is a file, not a directory: a store is a directory holding {}; give that directory, or \
+         create a store in a new one with `{}`",
+        shown.display(),
+        m1nd::store::DB_FILE,
+        m1nd::invocation::m1nd("init --store NEW_DIR")
+    )))
+}
+
 /// The variable that names the store when `--store` is not given.
 pub const STORE_ENV: &str = "M1ND_STORE";
 

@@ -222,9 +222,7 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
     let event_streams = args.event_streams()?;
     let read_only = args.read_only || from_env;
     let at = args.store.location();
-    if let Location::Postgres(_) = at {
-        check_database(at)?;
-    }
+    check_store(at)?;
     let options = args.load.options(at.clone(), read_only)?;
     let http = args.http.options()?;
     // Opened last of the checks, so a refused start leaves no new file behind.
@@ -241,12 +239,18 @@ pub fn run(args: ServeArgs) -> Result<(), Failure> {
     served.map_err(|e| Failure::usage(e.to_string()))
 }
 
-/// A server on a PostgreSQL store starts only if the store opens now: an
-/// unreachable server, a wrong password, a database without a store or with
-/// a newer one is refused at start (exit 2), not at the first request.
+/// A server starts only if its store opens now, before it answers a
+/// client's `initialize`: a missing store, a path that is a file, a
+/// directory this user may not read, an unreachable database, a wrong
+/// password, a database without a store or with a newer one are refused at
+/// start (exit 2), naming the path and what to run, not at the first call of
+/// a client that started m1nd in a directory nobody chose.
 /// A clock that disagrees with the database's is worth a warning, not a
 /// refusal: writes record the database's time.
-fn check_database(at: &Location) -> Result<(), Failure> {
+fn check_store(at: &Location) -> Result<(), Failure> {
+    if let Location::Dir(dir) = at {
+        super::check_store_dir(dir)?;
+    }
     let store = Store::open_at(at).map_err(|e| Failure::usage(e.to_string()))?;
     if let Ok(Some(skew)) = store.clock_skew_millis()
         && let Some(warning) = clock_warning(skew)

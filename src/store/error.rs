@@ -19,10 +19,11 @@ pub enum StoreError {
     /// No store file where one was expected. Opening never creates a store,
     /// so a typo in a path cannot silently start an empty one.
     #[error(
-        "no m1nd store at {}: run `{}` (or `{}` for a sample) to create one",
-        .path.display(),
-        crate::invocation::m1nd("init"),
-        crate::invocation::m1nd("init --demo")
+        "no m1nd store at {}: create one with `{}` (or `{}` for a sample), or give the store that exists with \
+         --store",
+        shown_path(.path).display(),
+        crate::invocation::m1nd(&format!("init {}", store_flag(.path))),
+        crate::invocation::m1nd(&format!("init --demo {}", store_flag(.path)))
     )]
     NotFound { path: PathBuf },
     /// `store import` was given a file that is not there. Nothing was
@@ -31,7 +32,12 @@ pub enum StoreError {
     #[error("{}", import_missing(path, store.as_deref()))]
     ImportMissing { path: PathBuf, store: Option<PathBuf> },
     /// `init` or `import` found a store already; they never overwrite one.
-    #[error("a store already exists at {}; refusing to overwrite it", .path.display())]
+    #[error(
+        "a store already exists at {}; refusing to overwrite it: open it with `{}`, or give `init` another \
+         --store",
+        shown_path(.path).display(),
+        crate::invocation::m1nd(&format!("cockpit {}", store_flag(.path)))
+    )]
     AlreadyExists { path: PathBuf },
     /// The file is not a valid store. `line`/`column` are 1-based; 0 means the
     /// problem is not at one place in the text (e.g. two items share an id).
@@ -56,7 +62,7 @@ pub enum StoreError {
         .path.display()
     )]
     HotJournal { path: PathBuf, journal: PathBuf, bytes: u64, reopen: String },
-    #[error("cannot {op} {}: {source}", .path.display())]
+    #[error("cannot {op} {}: {source}{}", .path.display(), io_advice(.path, source))]
     Io { path: PathBuf, op: &'static str, source: io::Error },
     /// SQLite refused; `op` says what the store was doing.
     #[error("cannot {op} {}: {message}", .path.display())]
@@ -125,6 +131,49 @@ pub enum StoreError {
     /// The transaction a change waited in ended before the change was tried.
     #[error("the write transaction ended before this change was applied; nothing of it was written")]
     Interrupted,
+}
+
+/// What to do about an I/O failure a person can fix: a directory or file
+/// this user may not read or write.
+fn io_advice(path: &Path, source: &io::Error) -> String {
+    if source.kind() != io::ErrorKind::PermissionDenied {
+        return String::new();
+    }
+    let dir = path.parent().filter(|dir| !dir.as_os_str().is_empty()).unwrap_or(path);
+    format!(
+        "; the user m1nd runs as needs read and write permission on {} and the files in it (the owner can \
+         grant it: `chmod u+rwx {}`), or give a store this user may use with --store",
+        shown_path(dir).display(),
+        crate::invocation::shell_word(&shown_path(dir).to_string_lossy())
+    )
+}
+
+/// `--store` as a suggested command must spell it for the store at `path`
+/// (its database file, or a database's shown location): the directory that
+/// holds the file, made absolute because a client may start m1nd in any
+/// directory; for a database, the variable that holds its URL, which is
+/// never repeated because it may hold a password.
+fn store_flag(path: &Path) -> String {
+    match super::Location::from(path.as_os_str().to_owned()) {
+        super::Location::Postgres(_) => "--store \"$M1ND_STORE\"".to_owned(),
+        super::Location::Dir(_) => {
+            let dir = if path.file_name() == Some(std::ffi::OsStr::new(super::DB_FILE)) {
+                path.parent().unwrap_or(path)
+            } else {
+                path
+            };
+            format!("--store {}", crate::invocation::shell_word(&shown_path(dir).to_string_lossy()))
+        }
+    }
+}
+
+/// `path` made absolute, for a message read far from the directory m1nd
+/// started in; a database's shown location as it is.
+fn shown_path(path: &Path) -> PathBuf {
+    match super::Location::from(path.as_os_str().to_owned()) {
+        super::Location::Postgres(_) => path.to_owned(),
+        super::Location::Dir(_) => std::path::absolute(path).unwrap_or_else(|_| path.to_owned()),
+    }
 }
 
 /// What to say when `store import FILE` finds no FILE: what the command
@@ -303,7 +352,8 @@ mod tests {
         let shown = "/tmp/x/.m1nd/state.db";
         let not_found = StoreError::NotFound { path: path.clone() }.to_string();
         assert!(not_found.contains(shown));
-        assert!(not_found.contains(&format!("`{}`", crate::invocation::m1nd("init --demo"))), "{not_found}");
+        let create = crate::invocation::m1nd("init --demo --store /tmp/x/.m1nd");
+        assert!(not_found.contains(&format!("`{create}`")), "{not_found}");
         let corrupt =
             StoreError::Corrupt { path: path.clone(), line: 3, column: 7, reason: "expected value".into() }.to_string();
         assert!(corrupt.contains("/tmp/x/.m1nd/state.db:3:7: expected value"));

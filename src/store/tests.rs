@@ -49,8 +49,31 @@ fn open_never_creates() {
     assert!(matches!(err, StoreError::NotFound { .. }));
     let text = err.to_string();
     assert!(text.contains(&missing.join(DB_FILE).display().to_string()));
-    assert!(text.contains(&crate::invocation::m1nd("init")), "{text}");
+    let create = crate::invocation::m1nd(&format!("init --store {}", missing.display()));
+    assert!(text.contains(&create), "the advice spells --store: {text}");
     assert!(!missing.exists());
+}
+
+#[test]
+fn a_relative_store_is_named_by_its_absolute_path() {
+    let err = Store::open("no-such-store-dir").expect_err("missing");
+    let absolute = std::env::current_dir().expect("cwd").join("no-such-store-dir");
+    let text = err.to_string();
+    assert!(text.contains(&format!("init --store {}", absolute.display())), "{text}");
+}
+
+#[test]
+fn permission_refusals_say_who_needs_what() {
+    let denied = StoreError::io(
+        Path::new("/srv/m1nd/state.db"),
+        "open",
+        std::io::Error::from(std::io::ErrorKind::PermissionDenied),
+    );
+    let text = denied.to_string();
+    assert!(text.contains("read and write permission on /srv/m1nd"), "{text}");
+    assert!(text.contains("chmod u+rwx /srv/m1nd"), "{text}");
+    let other = StoreError::io(Path::new("/srv/m1nd/state.db"), "open", std::io::Error::other("odd"));
+    assert_eq!(other.to_string(), "cannot open /srv/m1nd/state.db: odd");
 }
 
 #[test]
@@ -62,6 +85,8 @@ fn init_refuses_to_overwrite() {
         let err = Store::init(dir.path(), demo).expect_err("second init");
         assert!(matches!(err, StoreError::AlreadyExists { .. }), "{err}");
         assert!(err.to_string().contains(&path.display().to_string()));
+        let open = crate::invocation::m1nd(&format!("cockpit --store {}", dir.path().display()));
+        assert!(err.to_string().contains(&open), "the refusal says how to open it: {err}");
     }
     // Even a corrupt file is not replaced by init.
     fs::write(&path, b"garbage").expect("corrupt");
