@@ -4,6 +4,7 @@ With `M1ND_E2E_STORE=postgresql` (tests/e2e/run.sh --postgresql) the store is a 
 schema of its own, and every HTTP server a test starts is two replicas behind HAProxy.
 """
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +12,13 @@ import pytest
 
 import harness
 import pg_store
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
+from sdk_warnings import no_sdk_warnings, register  # noqa: E402, F401
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    register(config)
 
 
 @pytest.fixture

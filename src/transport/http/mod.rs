@@ -63,6 +63,7 @@
 
 pub mod addr;
 mod bad_body;
+mod closed;
 pub mod health;
 pub mod human;
 pub mod peek;
@@ -192,6 +193,7 @@ where
     let mcp =
         StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&sessions), security::rmcp_config(http));
     let mut app = around_mcp(Router::new().route_service(MCP_PATH, mcp))
+        .layer(axum::middleware::from_fn(closed::ok_when_closed))
         .layer(axum::middleware::from_fn_with_state(sessions, sessions::refuse_when_full))
         .layer(axum::middleware::from_fn(bad_body::explain));
     if let Some(token) = &http.token {
