@@ -19,7 +19,7 @@ use std::net::SocketAddr;
 pub enum ServeError {
     #[error("cannot start the async runtime: {0}")]
     Runtime(std::io::Error),
-    #[error("cannot listen on {addr}: {source}")]
+    #[error("cannot listen on {addr}: {source}{}", listen_advice(*.addr, .source))]
     Listen { addr: SocketAddr, source: std::io::Error },
     /// The address would expose the server without the protection it needs.
     #[error(transparent)]
@@ -32,4 +32,62 @@ pub enum ServeError {
     Ended(String),
     #[error(transparent)]
     Service(#[from] crate::service::ServiceError),
+}
+
+/// What to do when the address cannot be listened on, for the two causes a
+/// person can fix: another program holds the port, or the port needs
+/// privileges this process lacks.
+fn listen_advice(addr: SocketAddr, source: &std::io::Error) -> String {
+    match source.kind() {
+        std::io::ErrorKind::AddrInUse => format!(
+            "; another program is listening on port {port} (`ss -ltnp 'sport = :{port}'` names it): stop it, or \
+             give another port, e.g. --http {ip}:{other}",
+            port = addr.port(),
+            ip = shown_ip(addr),
+            other = addr.port().wrapping_add(1).max(1024),
+        ),
+        std::io::ErrorKind::PermissionDenied if addr.port() < 1024 => format!(
+            "; ports below 1024 need privileges this process lacks: give a port from 1024 up, e.g. --http {}:1338",
+            shown_ip(addr)
+        ),
+        std::io::ErrorKind::AddrNotAvailable => {
+            format!(
+                "; no interface of this machine has {}: give one it has, e.g. --http 127.0.0.1:{}",
+                addr.ip(),
+                addr.port()
+            )
+        }
+        _ => String::new(),
+    }
+}
+
+/// The IP as `--http` takes it: an IPv6 address in brackets.
+fn shown_ip(addr: SocketAddr) -> String {
+    match addr {
+        SocketAddr::V4(v4) => v4.ip().to_string(),
+        SocketAddr::V6(v6) => format!("[{}]", v6.ip()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_port_in_use_is_named_with_the_way_out() {
+        let held = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
+        let addr = held.local_addr().expect("addr");
+        let source = std::net::TcpListener::bind(addr).expect_err("in use");
+        let said = ServeError::Listen { addr, source }.to_string();
+        let port = addr.port();
+        assert!(said.contains(&format!("another program is listening on port {port}")), "{said}");
+        assert!(said.contains("--http 127.0.0.1:"), "{said}");
+    }
+
+    #[test]
+    fn other_failures_say_only_what_happened() {
+        let addr: SocketAddr = "127.0.0.1:9".parse().expect("addr");
+        let source = std::io::Error::other("odd");
+        assert_eq!(ServeError::Listen { addr, source }.to_string(), "cannot listen on 127.0.0.1:9: odd");
+    }
 }

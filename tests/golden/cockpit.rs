@@ -13,7 +13,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
             "Serve this cockpit only when the human types ? or explicitly asks for it, never on your own initiative and never at landing.",
         ),
         digest: ::std::borrow::Cow::Borrowed(
-            "783a93d332980faedbfcb370e757db7810e1b4101358cc1ed18437626c35c8a5",
+            "66851bcf4987e8d9b368674eece0ed9d57c8069677832ae6425b49f8055890ec",
         ),
         budget: ::m1nd_core::Budget {
             root_tokens: 800u32,
@@ -1901,7 +1901,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                             ::m1nd_core::Label {
                                 condition: ::std::borrow::Cow::Borrowed("ratified"),
                                 text: ::std::borrow::Cow::Borrowed(
-                                    "map: {blocks} ratified, {stale} stale, {candidates} to ratify",
+                                    "map: {blocks} ratified ({stale} stale), {candidates} to ratify",
                                 ),
                             },
                         ],

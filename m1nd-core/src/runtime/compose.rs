@@ -273,7 +273,8 @@ impl<'a> Composer<'a> {
         let item = items.into_iter().nth(usize::from(m) - 1).ok_or_else(|| {
             CockpitError::NoSuch(match count {
                 0 => format!("slot {n} lists no items right now"),
-                _ => format!("slot {n} has no item {m}; it lists 1 to {count}"),
+                1 => format!("slot {n} has no item {m}; it lists one, {n}.1"),
+                _ => format!("slot {n} has no item {m}; it lists {n}.1 to {n}.{count}"),
             })
         })?;
         Ok((index, slot, item))
@@ -319,7 +320,8 @@ impl<'a> Composer<'a> {
         let action = actions.get(usize::from(k) - 1).ok_or_else(|| {
             CockpitError::NoSuch(match actions.len() {
                 0 => format!("item {n}.{m} has no actions"),
-                count => format!("item {n}.{m} has no action {k}; it has 1 to {count}"),
+                1 => format!("item {n}.{m} has no action {k}; it has one, {n}.{m}.1"),
+                count => format!("item {n}.{m} has no action {k}; it has {n}.{m}.1 to {n}.{m}.{count}"),
             })
         })?;
         let card = self.table.cards.iter().find(|c| c.id == action.read.card());

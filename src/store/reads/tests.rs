@@ -367,7 +367,7 @@ fn the_cockpit_composes_over_the_demo_store() {
     let view = m1nd_core::runtime::cockpit(&crate::COCKPIT, &snapshot, &request).expect("root");
     let text = format!("{view:?}");
     assert!(text.contains("2 waiting for your stamp"), "{text}");
-    assert!(text.contains("map: 11 ratified, 2 stale, 1 to ratify"), "{text}");
+    assert!(text.contains("map: 11 ratified (2 stale), 1 to ratify"), "{text}");
     assert!(!text.contains("can't be read"), "{text}");
 }
 
@@ -422,4 +422,24 @@ fn the_map_counts_and_marks_the_candidate_it_lists() {
     let marked: Vec<_> = view.entries.iter().filter(|e| e.mark == Some("candidate")).collect();
     assert_eq!(marked.len(), 1, "{:?}", view.entries);
     assert_eq!(marked[0].text.as_str(), "Plugin host (proposed)");
+}
+
+#[test]
+fn a_reference_past_the_end_names_the_references_there_are() {
+    let (_dir, store) = demo();
+    let snapshot = store.snapshot().expect("snapshot");
+    let refused = |select: &str| {
+        let request = m1nd_core::runtime::Request { select: Some(select.to_owned()), seen_store_version: None };
+        m1nd_core::runtime::cockpit(&crate::COCKPIT, &snapshot, &request).expect_err("past the end").to_string()
+    };
+    let map = crate::COCKPIT.slots.iter().find(|s| s.facet.key() == "map").expect("a map slot").n;
+    let action = refused(&format!("{map}.1.9"));
+    assert!(
+        action.contains(&format!("it has one, {map}.1.1")) || action.contains(&format!("it has {map}.1.1 to {map}.1.")),
+        "{action}"
+    );
+    assert!(!action.contains("1 to 1"), "{action}");
+    let item = refused(&format!("{map}.99"));
+    // The list shows 8 of its 12 blocks (the policy's limit): the references are those 8.
+    assert!(item.contains(&format!("it lists {map}.1 to {map}.8")), "{item}");
 }

@@ -23,6 +23,11 @@ use super::DEFAULT_ADDR;
 pub enum AddrError {
     #[error("the address is empty: write HOST:PORT, e.g. {DEFAULT_ADDR}")]
     Empty,
+    #[error(
+        "`{written}` names a port but no host: write 127.0.0.1:{port} to listen on this machine only (or \
+         0.0.0.0:{port} for every interface, which also needs a token)"
+    )]
+    NoHost { written: String, port: u16 },
     #[error("`{0}` is not an address: write HOST:PORT, e.g. 127.0.0.1:{0}")]
     BarePort(String),
     #[error("`{port}` in `{written}` is not a port: a port is a number from 0 to 65535")]
@@ -58,6 +63,9 @@ pub fn parse(written: &str) -> Result<SocketAddr, AddrError> {
             let port = port
                 .parse::<u16>()
                 .map_err(|_| AddrError::BadPort { written: text.to_owned(), port: port.to_owned() })?;
+            if host.is_empty() {
+                return Err(AddrError::NoHost { written: text.to_owned(), port });
+            }
             (host, port)
         }
         None => (text, default_port()),
@@ -108,6 +116,8 @@ mod tests {
         assert!(matches!(parse("localhost:http"), Err(AddrError::BadPort { .. })));
         assert!(matches!(parse("localhost:70000"), Err(AddrError::BadPort { .. })));
         assert!(matches!(parse("  "), Err(AddrError::Empty)));
+        let hostless = parse(":45678").expect_err("no host");
+        assert!(hostless.to_string().contains("127.0.0.1:45678"), "{hostless}");
         let unknown = parse("no-such-host.invalid:1338").expect_err("unresolvable");
         assert!(matches!(unknown, AddrError::Unresolved { .. } | AddrError::NoAddress { .. }), "{unknown}");
     }
