@@ -49,15 +49,22 @@ fn open(path: &Path) -> io::Result<File> {
 /// Parse and validate; `path` is only named in errors.
 pub fn decode(path: &Path, bytes: &[u8]) -> Result<State, StoreError> {
     let state: State = serde_json::from_slice(bytes).map_err(|e| parse_error(path, &e))?;
-    state.validate().map_err(|reason| StoreError::corrupt(path, reason.to_string()))?;
+    state.validate().map_err(|reason| StoreError::corrupt(path, shown(&reason.to_string())))?;
     Ok(state)
 }
 
 fn parse_error(path: &Path, e: &serde_json::Error) -> StoreError {
     let text = e.to_string();
     let position = format!(" at line {} column {}", e.line(), e.column());
-    let reason = text.strip_suffix(&position).unwrap_or(&text).to_owned();
+    let reason = shown(text.strip_suffix(&position).unwrap_or(&text));
     StoreError::Corrupt { path: path.to_owned(), line: e.line(), column: e.column(), reason }
+}
+
+/// A reason that may quote the file (serde quotes an unknown field or a bad
+/// value as written), with every invisible or control character escaped:
+/// the file is anyone's, and the reason is printed to a terminal.
+fn shown(reason: &str) -> String {
+    m1nd_core::sanitize::escape::escape(reason, m1nd_core::sanitize::escape::Layout::Escape).into_owned()
 }
 
 #[cfg(test)]
@@ -105,6 +112,16 @@ mod tests {
         assert_eq!(read(&path).expect("good"), State::empty());
         assert!(matches!(read(&dir.path().join("nowhere.json")), Err(StoreError::NotFound { .. })));
         assert!(matches!(read(dir.path()), Err(StoreError::NotRegular { .. })));
+    }
+
+    #[test]
+    fn a_reason_that_quotes_the_file_shows_nothing_invisible() {
+        let path = Path::new("/x/state.json");
+        let text = serde_json::to_string(&State::empty()).expect("encode");
+        let hostile = text.replacen('{', "{\"a\\u202eb\\u001b[2J\": 1,", 1);
+        let said = decode(path, hostile.as_bytes()).expect_err("an unknown field").to_string();
+        assert!(said.contains("\\u{202E}") && said.contains("\\u{001B}"), "{said}");
+        assert!(!said.contains('\u{202E}') && !said.contains('\u{1B}'), "{said:?}");
     }
 
     #[cfg(unix)]
