@@ -190,9 +190,16 @@ def wait_until_down(balanced: Balanced, name: str) -> None:
 
 
 def test_a_replica_that_cannot_read_its_store_gets_no_request_until_it_can(store: Path, tmp_path: Path) -> None:
-    # Replica b is pointed at a store that does not exist yet: it listens, but /health says 503.
-    missing = tmp_path / "not-yet"
-    with balance(store, missing, tmp_path, up=("a",)) as balanced:
+    # Replica b's store goes away while it runs (a volume unmounted, a directory moved): it still
+    # listens, but /health says 503. (A store missing at start stops `serve` before it listens.)
+    own, away = tmp_path / "b-store", tmp_path / "b-store-away"
+    shutil.copytree(store, own)
+    with balance(store, own, tmp_path) as balanced:
+        own.rename(away)
+        deadline = time.monotonic() + UP_TIMEOUT_S
+        while balanced.stat()["b"]["status"] != "DOWN":
+            assert time.monotonic() < deadline, balanced.stat()["b"]
+            time.sleep(0.1)
         before = served(balanced)
         for n in range(10):
             status, result = call(balanced.lb, "persist", {"action": "status"}, request_id=n)
@@ -202,7 +209,7 @@ def test_a_replica_that_cannot_read_its_store_gets_no_request_until_it_can(store
         assert after["a"] - before["a"] >= 10, (before, after)
 
         # Once its store can be read, it passes its checks and serves again.
-        shutil.copytree(store, missing)
+        away.rename(own)
         deadline = time.monotonic() + UP_TIMEOUT_S
         while balanced.stat()["b"]["status"] != "UP":
             assert time.monotonic() < deadline, balanced.stat()["b"]
