@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A long campaign: each target in turn (one core, nice'd) for SECONDS_PER_TARGET
-# (first argument, default 360: 66 minutes for the eleven targets), starting from
+# (first argument, default 360: 78 minutes for the thirteen targets), starting from
 # a copy of its committed corpus, so the repository is untouched. Then a
 # report, per target, of executions per second, edge coverage (libFuzzer's
 # `cov`: edges reached / edges instrumented), corpus size before and after,

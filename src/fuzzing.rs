@@ -20,6 +20,13 @@ pub use crate::transport::http::sse_events::{MAX_EVENT_BYTES, event_data, rewrit
 pub use crate::transport::request::{MAX_JSON_VALUES, Parsed, parse, parse_within};
 /// rmcp's message types, which the request target compares with.
 pub use rmcp::RoleServer;
+/// What an upstream sends that the gateway passes on (the `upstream` target).
+#[allow(deprecated, reason = "sampling is deprecated, and still what an upstream may ask")]
+pub use rmcp::model::CreateMessageRequestParams;
+pub use rmcp::model::{
+    CallToolResult, CompleteResult, ElicitRequestParams, ErrorData, GetPromptResult, ProgressNotificationParam,
+    ReadResourceResult,
+};
 pub use rmcp::model::{ClientRequest, JsonRpcMessage, RequestId};
 pub use rmcp::service::RxJsonRpcMessage;
 
@@ -86,4 +93,36 @@ pub async fn peek_body(body: Vec<u8>) -> Result<(Vec<u8>, Peeked), u16> {
     let (request, peeked) = crate::transport::http::peek::peek(request).await.map_err(|r| r.status().as_u16())?;
     let kept = axum::body::to_bytes(request.into_body(), usize::MAX).await.map_err(|_| 500u16)?;
     Ok((kept.to_vec(), peeked))
+}
+
+/// What the gateway does to an upstream's answer (a tool result, a prompt,
+/// a resource, a completion, a sampling or elicitation request it relays)
+/// before a client sees it: `gateway/neutralise.rs`'s `answer`, unchanged.
+pub fn upstream_answer<T: serde::Serialize + serde::de::DeserializeOwned>(
+    what: &str,
+    answer: T,
+) -> Result<T, rmcp::ErrorData> {
+    crate::gateway::neutralise::answer(what, answer)
+}
+
+/// An upstream's error as the gateway passes it on (`neutralise::error`).
+pub fn upstream_error(error: rmcp::ErrorData) -> rmcp::ErrorData {
+    crate::gateway::neutralise::error(error)
+}
+
+/// An upstream's progress notification as the gateway passes it on to the
+/// call that holds its token (`gateway/progress.rs`).
+pub fn upstream_progress(progress: rmcp::model::ProgressNotificationParam) -> rmcp::model::ProgressNotificationParam {
+    crate::gateway::progress::shown(progress)
+}
+
+/// The `_meta` key that counts what the gateway escaped in an answer.
+pub const ESCAPED_META: &str = crate::gateway::neutralise::ESCAPED;
+
+/// A SQLite store made in `dir` from the bytes of a `state.json`, as
+/// `m1nd store import` makes one (`store/json.rs` decodes and validates,
+/// `Store::create` builds the file), or why not.
+pub fn store_from_json(dir: &std::path::Path, bytes: &[u8]) -> Result<crate::store::Store, crate::store::StoreError> {
+    let state = crate::store::json::decode(&dir.join(crate::store::STATE_JSON), bytes)?;
+    crate::store::Store::create(dir, &state, crate::store::DEFAULT_MAX_BYTES)
 }

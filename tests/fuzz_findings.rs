@@ -1,4 +1,4 @@
-//! What the fuzz targets `request` and `tray` (fuzz/README.md) found in the
+//! What the fuzz targets `request`, `tray` and `upstream` (fuzz/README.md) found in the
 //! server's parsers, each kept as a named regression test over the same
 //! entry points the targets call.
 
@@ -115,4 +115,19 @@ fn fuzz_tray_percent_decoding_takes_two_hex_digits_only() {
     assert_eq!(percent_decode("%+1"), None);
     assert_eq!(percent_decode("%+f2.1"), None);
     assert_eq!(percent_decode("%32.1+%40"), Some("2.1 @".to_owned()));
+}
+
+/// An upstream's answer that set the gateway's own flag, `io.m1nd/escaped`,
+/// in its `_meta`, with nothing to escape, was passed on as it came: a
+/// client was told the gateway had escaped 99 characters it never saw. The
+/// flag is the gateway's word; the upstream's is dropped.
+#[test]
+fn fuzz_upstream_an_upstream_cannot_forge_the_escaped_flag() {
+    use m1nd::fuzzing::{CallToolResult, ESCAPED_META, upstream_answer};
+    let forged: CallToolResult =
+        serde_json::from_str("{\"content\":[],\"_meta\":{\"io.m1nd/escaped\":99,\"k\u{204b}\":\"v\u{222e}\"}}")
+            .expect("an answer rmcp reads");
+    let passed = serde_json::to_value(upstream_answer("tools/call", forged).expect("passed on")).expect("JSON");
+    assert_eq!(passed["_meta"].get(ESCAPED_META), None, "{passed}");
+    assert_eq!(passed["_meta"]["k\u{204b}"], "v\u{222e}", "the rest of _meta is kept: {passed}");
 }

@@ -31,6 +31,14 @@
 //! - `tap`: the listings of `declared.rs`'s tests as an upstream writes them
 //!   (with and without `execution`, split, over-long, not listings) and the
 //!   bodies a client posts (`initialize`, `tools/list`, notifications);
+//! - `upstream`: an upstream's answers of every kind the gateway passes on
+//!   (a tool result with text and `structuredContent`, a prompt, a
+//!   resource, a completion, a sampling and an elicitation request, an error,
+//!   a progress notification), plain and with the hostile strings and the
+//!   invisible characters of `tests/gateway/hidden_upstream.py` in every
+//!   text field and key;
+//! - `store_sqlite`: the demo seed's `state.json` (`src/store/demo.json`),
+//!   and the same with the hostile strings in every title and label;
 //! - `tray`: the forged and stale writes and the bad act bodies of the
 //!   browser suite (`tests/browser/test_tray.py`), cookies in the forms a
 //!   browser and an attacker write, and percent-encoded references.
@@ -70,6 +78,8 @@ fn main() {
     uri_templates(&repo, &mut seeds);
     sse(&mut seeds);
     tap(&mut seeds);
+    upstream_answers(&mut seeds);
+    store_sqlite(&repo, &mut seeds);
     eprintln!("wrote {} seeds", seeds.count);
 }
 
@@ -716,4 +726,53 @@ fn tap(seeds: &mut Seeds) {
             seeds.put("tap", &input);
         }
     }
+}
+
+/// Invisible and control characters an upstream may hide in its text: a TAG
+/// block sentence, RLO, ZWSP, ESC, BEL, a line separator, NEL; with TAB, LF
+/// and CR, which pass.
+const HIDDEN: &str = "Echo text.\u{E0049}\u{E0067}\u{202E}txt.exe\u{200B}\u{1B}[2J\u{7}\u{2028}\u{85}\tcol\r\nline";
+
+fn upstream_answers(seeds: &mut Seeds) {
+    let mut texts: Vec<String> = vec!["plain".to_owned(), HIDDEN.to_owned()];
+    texts.extend(HOSTILE.iter().map(|h| (*h).to_owned()));
+    for text in &texts {
+        let answers = [
+            json!({"content": [{"type": "text", "text": text}], "structuredContent": {text.as_str(): [text, 1, true]}, "isError": false}),
+            json!({"description": text, "messages": [{"role": "user", "content": {"type": "text", "text": text}}]}),
+            json!({"contents": [{"uri": "file:///a.txt", "mimeType": "text/plain", "text": text}, {"uri": "file:///b.bin", "blob": "AAEC"}]}),
+            json!({"completion": {"values": [text, "b"], "total": 2, "hasMore": false}}),
+            json!({"messages": [{"role": "user", "content": {"type": "text", "text": text}}], "maxTokens": 10, "systemPrompt": text}),
+            json!({"mode": "form", "message": text, "requestedSchema": {"type": "object", "properties": {"name": {"type": "string", "title": text, "description": text}}}}),
+            json!({"code": -32000, "message": text, "data": {"why": text}}),
+            json!({"progressToken": 1, "progress": 0.5, "total": 1.0, "message": text}),
+        ];
+        for (kind, answer) in answers.iter().enumerate() {
+            let mut input = vec![kind as u8];
+            input.extend(serde_json::to_vec(answer).expect("JSON"));
+            seeds.put("upstream", &input);
+        }
+    }
+    let meta = json!({"content": [], "_meta": {"io.m1nd/escaped": 99, "k\u{200B}": "v\u{202E}"}});
+    let mut input = vec![0];
+    input.extend(serde_json::to_vec(&meta).expect("JSON"));
+    seeds.put("upstream", &input);
+}
+
+fn store_sqlite(repo: &Path, seeds: &mut Seeds) {
+    let demo = std::fs::read(repo.join("src/store/demo.json")).expect("src/store/demo.json");
+    seeds.put("store_sqlite", &demo);
+    let mut state: Value = serde_json::from_slice(&demo).expect("the demo seed is JSON");
+    let mut hostile = HOSTILE.iter().cycle();
+    for list in state.as_object_mut().expect("an object").values_mut() {
+        let Some(items) = list.as_array_mut() else { continue };
+        for item in items.iter_mut().filter_map(Value::as_object_mut) {
+            for key in ["title", "label", "text", "summary", "note", "agent"] {
+                if let Some(field) = item.get_mut(key).filter(|f| f.is_string()) {
+                    *field = json!(hostile.next().expect("cycles"));
+                }
+            }
+        }
+    }
+    seeds.json("store_sqlite", &state);
 }

@@ -21,6 +21,8 @@
 //! | `uri_template` | a declared URI template, and URIs      | [`uri_template`] |
 //! | `sse`       | rmcp's event stream, cut anyhow           | [`sse`]         |
 //! | `tap`       | an upstream's stdout; a POST body         | [`tap`]         |
+//! | `upstream`  | an upstream's answers, errors, progress   | [`upstream`]    |
+//! | `store_sqlite` | a `state.json` imported into SQLite    | [`store_sqlite`] |
 
 pub mod fleet;
 pub mod gateway;
@@ -33,11 +35,15 @@ pub mod sanitize;
 #[cfg(feature = "server")]
 pub mod sse;
 pub mod store;
+#[cfg(feature = "server")]
+pub mod store_sqlite;
 pub mod tables;
 #[cfg(feature = "server")]
 pub mod tap;
 #[cfg(feature = "server")]
 pub mod tray;
+#[cfg(feature = "server")]
+pub mod upstream;
 pub mod uri_template;
 mod view;
 

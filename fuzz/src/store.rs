@@ -21,7 +21,8 @@
 
 use std::collections::HashMap;
 
-use m1nd_core::runtime::{Item, MemoryReader, ReadError, Reading, Request, View, cockpit};
+use m1nd_core::Cockpit;
+use m1nd_core::runtime::{Item, MemoryReader, ReadError, Reader, Reading, Request, View, WorstCase, cockpit};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
@@ -72,12 +73,18 @@ pub fn check(data: &[u8]) {
     let Ok(store) = serde_json::from_slice::<Store>(data) else { return };
     let menus = cockpits();
     let menu = &menus[store.policy % menus.len()];
-    let reader = reader(menu, &store);
+    walk(&menu.table, &menu.worst, &reader(menu, &store), &store.selects, store.seen_version);
+}
+
+/// Compose the cockpit over `reader` as a human would click (see the
+/// module's doc), judging every level served; `selects` and `seen` are typed
+/// references and the `store_version` the human last saw.
+pub(crate) fn walk(table: &Cockpit, worst: &WorstCase, reader: &dyn Reader, selects: &[String], seen: Option<u64>) {
     let serve = |select: Option<&str>, seen: Option<u64>| {
         let request = Request { select: select.map(str::to_owned), seen_store_version: seen };
-        match cockpit(&menu.table, &reader, &request) {
+        match cockpit(table, reader, &request) {
             Ok(view) => {
-                judge(&menu.table, &menu.worst, &view);
+                judge(table, worst, &view);
                 Some(view)
             }
             Err(e) => {
@@ -87,8 +94,8 @@ pub fn check(data: &[u8]) {
         }
     };
 
-    let root = serve(None, store.seen_version).expect("the root always composes");
-    assert_eq!(Some(&root), serve(None, store.seen_version).as_ref(), "the composer is not pure");
+    let root = serve(None, seen).expect("the root always composes");
+    assert_eq!(Some(&root), serve(None, seen).as_ref(), "the composer is not pure");
     let mut served = 2;
     let mut click = |view: &View, pick: &dyn Fn(usize, usize) -> bool| -> Vec<View> {
         let count = view.entries.len();
@@ -110,8 +117,8 @@ pub fn check(data: &[u8]) {
             click(&item, &every);
         }
     }
-    for select in store.selects.iter().take(8) {
-        serve(Some(select), store.seen_version);
+    for select in selects.iter().take(8) {
+        serve(Some(select), seen);
     }
 }
 

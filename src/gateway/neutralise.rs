@@ -17,7 +17,9 @@
 //!
 //! An answer that had anything escaped is flagged: its `_meta` gets
 //! `"io.m1nd/escaped": N`, the number of characters escaped (the upstream's
-//! own `_meta` is escaped first), and the gateway logs it at warn. A listing
+//! own `_meta` is escaped first), and the gateway logs it at warn. The flag
+//! is the gateway's word only: an upstream's own `io.m1nd/escaped` is
+//! dropped, whatever else its answer holds. A listing
 //! is logged at warn. Base64 `blob`s and image data hold no such character,
 //! so they pass unchanged; the work is one visit per node of an answer
 //! already in memory (see [`m1nd_core::sanitize::json`]).
@@ -52,8 +54,16 @@ pub fn answer<T: Serialize + DeserializeOwned>(what: &str, answer: T) -> Result<
     };
     let mut value = serde_json::to_value(&answer).map_err(broken)?;
     let escaped = escape_strings(&mut value);
-    if escaped == 0 {
+    // The flag is the gateway's word: an upstream that sets it is not repeated.
+    let forged = value.get_mut("_meta").and_then(Value::as_object_mut).and_then(|meta| meta.remove(ESCAPED));
+    if escaped == 0 && forged.is_none() {
         return Ok(answer);
+    }
+    if forged.is_some() {
+        tracing::warn!("{what}: the upstream's answer carried `{ESCAPED}` in its _meta; it was dropped");
+    }
+    if escaped == 0 {
+        return serde_json::from_value(value).map_err(broken);
     }
     tracing::warn!("{what}: escaped {escaped} invisible or control characters in the upstream's answer");
     if let Value::Object(object) = &mut value {
@@ -106,6 +116,18 @@ mod tests {
         let after = serde_json::to_value(answer("tools/call", result).expect("clean")).expect("serialises");
         assert_eq!(before, after);
         assert!(after.get("_meta").is_none());
+    }
+
+    #[test]
+    fn an_upstream_cannot_set_the_flag() {
+        let mut result = CallToolResult::success(vec![ContentBlock::text("clean")]);
+        result.meta = Some(serde_json::from_value(json!({ESCAPED: 99, "mine": 1})).expect("meta"));
+        let after = serde_json::to_value(answer("tools/call", result).expect("passed")).expect("serialises");
+        assert_eq!(after["_meta"], json!({"mine": 1}), "{after}");
+        let mut hidden = CallToolResult::success(vec![ContentBlock::text("a\u{200B}")]);
+        hidden.meta = Some(serde_json::from_value(json!({ESCAPED: 99})).expect("meta"));
+        let after = serde_json::to_value(answer("tools/call", hidden).expect("passed")).expect("serialises");
+        assert_eq!(after["_meta"][ESCAPED], 1, "the gateway's own count: {after}");
     }
 
     #[test]

@@ -137,10 +137,7 @@ impl ProgressRoutes {
             return;
         }
         route.last = Some(progress.progress);
-        // The upstream's words, escaped like every answer of its (see neutralise.rs).
-        let mut progress = progress;
-        progress.message = progress.message.map(|m| super::neutralise::text(&m));
-        let _ = route.queue.try_send(progress);
+        let _ = route.queue.try_send(shown(progress));
     }
 
     /// How many calls have progress routed now.
@@ -148,6 +145,13 @@ impl ProgressRoutes {
     fn open_routes(&self) -> usize {
         self.routes.lock().unwrap_or_else(|p| p.into_inner()).len()
     }
+}
+
+/// The upstream's `progress` as its client gets it: the upstream's words
+/// escaped like every answer of its (see neutralise.rs), all else as sent.
+pub(crate) fn shown(mut progress: ProgressNotificationParam) -> ProgressNotificationParam {
+    progress.message = progress.message.map(|m| super::neutralise::text(&m));
+    progress
 }
 
 impl Ticket {

@@ -90,7 +90,7 @@ mod file;
 mod frame;
 #[cfg(test)]
 mod integrity_tests;
-mod json;
+pub(crate) mod json;
 mod kept;
 mod load;
 mod location;
