@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Regenerate m1nd's published facts under m1nd-upstream/m1nd-<version>/ from the
+# published crates (see src/lib.rs): catalog.json from m1nd-control, routes.json
+# from m1nd-mcp's routing source. To move to another release, change
+# MCP_VERSION and FACTS_DIR in src/lib.rs and the m1nd-control pins in
+# Cargo.toml and extract/Cargo.toml, then run this; review the diff like code.
+#
+# Needs crates.io (the sources are fetched into cargo's registry cache; m1nd-mcp
+# is not built). Writes only the two files.
+set -euo pipefail
+here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+root="$(dirname "$here")"
+version="$(sed -n 's/^pub const MCP_VERSION: &str = "\(.*\)";$/\1/p' "$here/src/lib.rs")"
+facts="$here/$(sed -n 's/^pub const FACTS_DIR: &str = "\(.*\)";$/\1/p' "$here/src/lib.rs")"
+[[ -n "$version" && -d "$facts" ]] || { echo "regenerate: cannot read MCP_VERSION and FACTS_DIR from src/lib.rs" >&2; exit 2; }
+
+scratch="$(mktemp -d)"
+trap 'rm -rf "$scratch"' EXIT
+mkdir "$scratch/src"
+: >"$scratch/src/lib.rs"
+cat >"$scratch/Cargo.toml" <<TOML
+[package]
+name = "fetch-m1nd-mcp"
+version = "0.0.0"
+edition = "2021"
+[dependencies]
+m1nd-mcp = "=$version"
+[workspace]
+TOML
+echo "regenerate: fetching the sources of m1nd-mcp $version (not building it)" >&2
+cargo fetch --manifest-path "$scratch/Cargo.toml"
+manifest="$(cargo metadata --manifest-path "$scratch/Cargo.toml" --format-version 1 \
+  | python3 -c 'import json, sys; print(next(p["manifest_path"] for p in json.load(sys.stdin)["packages"] if p["name"] == "m1nd-mcp"))')"
+routes_rs="$(dirname "$manifest")/src/action_routes.rs"
+
+echo "regenerate: catalog.json from m1nd-control" >&2
+(cd "$root" && cargo run --quiet -p m1nd-upstream)
+echo "regenerate: routes.json from $routes_rs" >&2
+M1ND_ACTION_ROUTES="$routes_rs" cargo run --quiet --manifest-path "$here/extract/Cargo.toml" \
+  --target-dir "$root/target/m1nd-upstream-extract" -- "$version" >"$facts/routes.json.new"
+mv "$facts/routes.json.new" "$facts/routes.json"
+echo "regenerate: done; check with cargo test -p m1nd-upstream" >&2

@@ -1,0 +1,35 @@
+//! m1nd as published, as facts this repository can check against.
+//!
+//! m1nd classifies its MCP tools by what they do, not by name: the crate
+//! `m1nd-control` publishes an effect catalog (schema
+//! `m1nd-action-catalog-v1`) that gives every semantic action its complete
+//! effects, a risk class and an authority floor, and `m1nd-mcp` routes each
+//! MCP tool (some by an argument's value) to those actions. Both are checked
+//! in under `m1nd-<version>/`, produced by code, never typed:
+//!
+//! - `catalog.json`: [`catalog_json`], the catalog `m1nd-control` builds,
+//!   with the digest it carries; `tests/regenerate.rs` fails when the
+//!   checked-in file is not what this crate produces now.
+//! - `routes.json`: for each MCP tool, the actions it can select, written by
+//!   `extract/`, which compiles upstream's own routing module
+//!   (`src/action_routes.rs` of `m1nd-mcp`, read from cargo's registry cache,
+//!   not built with the rest of that crate). `tests/regenerate.rs` checks it
+//!   against the catalog.
+//!
+//! Moving to another release is one command: `m1nd-upstream/regenerate.sh`
+//! after changing the two pinned versions.
+
+/// The release of `m1nd-mcp` whose facts are checked in.
+pub const MCP_VERSION: &str = "1.6.5";
+
+/// The directory, under this crate, that holds that release's facts.
+pub const FACTS_DIR: &str = "m1nd-1.6.5";
+
+/// The catalog `m1nd-control` builds, as checked in: pretty JSON with a
+/// final newline, fields in the order `m1nd-control` declares them.
+pub fn catalog_json() -> Result<String, m1nd_control::ActionCatalogError> {
+    let catalog = m1nd_control::m1nd10_action_catalog()?;
+    let mut text = serde_json::to_string_pretty(&catalog).expect("the catalog serialises");
+    text.push('\n');
+    Ok(text)
+}

@@ -1,0 +1,55 @@
+//! The facts checked in under `m1nd-<version>/` are what the published
+//! crates produce, and agree with each other:
+//!
+//! 1. `catalog.json` is, byte for byte, the catalog `m1nd-control` builds
+//!    now (`regenerate.sh` rewrites it); it parses back as upstream's own
+//!    type, which refuses unknown fields, and passes upstream's validation.
+//! 2. `routes.json` names each MCP tool once, and every action a tool routes
+//!    to is in the catalog and reachable from MCP.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::PathBuf;
+
+use m1nd_control::{ActionCatalogV1, Ingress};
+use serde_json::Value;
+
+fn facts(file: &str) -> String {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(m1nd_upstream::FACTS_DIR).join(file);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+#[test]
+fn the_catalog_is_what_m1nd_control_builds() {
+    let built = m1nd_upstream::catalog_json().expect("m1nd-control's catalog validates");
+    assert!(
+        built == facts("catalog.json"),
+        "catalog.json is not what the pinned m1nd-control builds: run m1nd-upstream/regenerate.sh and review the diff"
+    );
+    let parsed: ActionCatalogV1 = serde_json::from_str(&built).expect("upstream's type reads it back");
+    parsed.validate().expect("upstream's validation");
+    assert_eq!(parsed.compute_catalog_digest().expect("digest"), parsed.catalog_digest, "the digest it carries");
+}
+
+#[test]
+fn every_route_leads_to_an_mcp_action_of_the_catalog() {
+    let catalog: ActionCatalogV1 = serde_json::from_str(&facts("catalog.json")).expect("catalog.json");
+    let by_action: HashMap<&str, _> = catalog.entries.iter().map(|e| (e.action.as_str(), e)).collect();
+    let routes: Value = serde_json::from_str(&facts("routes.json")).expect("routes.json is JSON");
+    assert_eq!(routes["schema"], "m1nd-upstream-routes-v1");
+    assert_eq!(routes["m1nd_mcp"], m1nd_upstream::MCP_VERSION);
+    let tools = routes["tools"].as_array().expect("tools");
+    let mut names = BTreeSet::new();
+    for tool in tools {
+        let name = tool["tool"].as_str().expect("a tool name");
+        assert!(names.insert(name), "`{name}` is routed twice");
+        let actions = tool["actions"].as_array().expect("actions");
+        assert!(!actions.is_empty(), "`{name}` routes nowhere");
+        for action in actions {
+            let action = action.as_str().expect("an action id");
+            let entry =
+                by_action.get(action).unwrap_or_else(|| panic!("`{name}` routes to `{action}`, not in the catalog"));
+            assert!(entry.ingresses.contains(&Ingress::Mcp), "`{name}` routes to `{action}`, not reachable from MCP");
+        }
+    }
+    assert_eq!(names.len(), 147, "m1nd-mcp 1.6.5 registers 147 tools");
+}
