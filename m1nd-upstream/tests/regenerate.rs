@@ -5,7 +5,9 @@
 //!    now (`regenerate.sh` rewrites it); it parses back as upstream's own
 //!    type, which refuses unknown fields, and passes upstream's validation.
 //! 2. `routes.json` names each MCP tool once, and every action a tool routes
-//!    to is in the catalog and reachable from MCP.
+//!    to is in the catalog and reachable from MCP; where an argument's value
+//!    selects the action, the values together select exactly the tool's
+//!    actions, no more and none left unreachable.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
@@ -44,12 +46,38 @@ fn every_route_leads_to_an_mcp_action_of_the_catalog() {
         assert!(names.insert(name), "`{name}` is routed twice");
         let actions = tool["actions"].as_array().expect("actions");
         assert!(!actions.is_empty(), "`{name}` routes nowhere");
+        let mut listed = BTreeSet::new();
         for action in actions {
             let action = action.as_str().expect("an action id");
             let entry =
                 by_action.get(action).unwrap_or_else(|| panic!("`{name}` routes to `{action}`, not in the catalog"));
             assert!(entry.ingresses.contains(&Ingress::Mcp), "`{name}` routes to `{action}`, not reachable from MCP");
+            listed.insert(action);
+        }
+        match tool.get("selectors") {
+            None => assert_eq!(listed.len(), 1, "`{name}` selects among {listed:?} by no argument"),
+            Some(selectors) => {
+                let mut selected = selected_by(&selectors["absent"]);
+                for values in selectors["by"].as_object().expect("by").values() {
+                    for action in values.as_object().expect("values").values() {
+                        selected.extend(selected_by(action));
+                    }
+                }
+                assert_eq!(selected, listed, "`{name}`: what its arguments select is not what it can select");
+            }
         }
     }
     assert_eq!(names.len(), 147, "m1nd-mcp 1.6.5 registers 147 tools");
+}
+
+/// The actions one selector entry names: an action, `null` (refused), or
+/// `{"fact": F, "when": {"false": A, "true": B}}`.
+fn selected_by(entry: &Value) -> BTreeSet<&str> {
+    match entry {
+        Value::String(action) => [action.as_str()].into(),
+        Value::Object(by_fact) => {
+            by_fact["when"].as_object().expect("when").values().filter_map(Value::as_str).collect()
+        }
+        _ => BTreeSet::new(),
+    }
 }
