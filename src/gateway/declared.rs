@@ -44,7 +44,7 @@ use tokio::io::{AsyncRead, ReadBuf};
 /// reviews: each is restored into the listed JSON from what the tap heard.
 pub(super) const DROPPED: [&str; 1] = ["execution"];
 
-/// What the last listing declared, by tool name: the [`DROPPED`] keys each
+/// What the last listing declared, by tool name: the `DROPPED` keys each
 /// tool had (an empty map: none).
 #[derive(Debug)]
 pub struct Declared {

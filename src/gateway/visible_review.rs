@@ -3,7 +3,7 @@
 //! that field.
 //!
 //! The gateway serves a pinned definition as the upstream lists it (escaped
-//! at run time, see [`super::neutralise`]); the reviewer reads
+//! at run time, see `gateway/neutralise.rs`); the reviewer reads
 //! `definitions.json`. So `policy import` and `policy check` refuse every
 //! string of a definition (a value or a key, at any depth: a schema's nested
 //! `description` as well as the tool's) that holds such a character, and

@@ -18,7 +18,7 @@
 //! - Any other key (`title`, or one a later specification adds) carries the
 //!   upstream's own words, so it is served only when the policy pinned the
 //!   definition, as the other words of a definition are (see
-//!   [`super::definition`]).
+//!   `gateway/definition.rs`).
 
 use serde_json::{Map, Value};
 
