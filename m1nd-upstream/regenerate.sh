@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Regenerate m1nd's published facts under m1nd-upstream/m1nd-<version>/ from the
 # published crates (see src/lib.rs): catalog.json from m1nd-control, routes.json
-# from m1nd-mcp's routing source. To move to another release, change
+# from m1nd-mcp's routing source, schemas.json from one run of m1nd-mcp's own
+# server (built once, without default features, into target/m1nd-upstream-mcp/:
+# a few minutes on 2 cores). To move to another release, change
 # MCP_VERSION and FACTS_DIR in src/lib.rs and the m1nd-control pins in
 # Cargo.toml and extract/Cargo.toml, then run this; review the diff like code.
 #
-# Needs crates.io (the sources are fetched into cargo's registry cache; m1nd-mcp
-# is not built). Writes only the two files.
+# Needs crates.io and python3. Writes only the three files.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
@@ -39,4 +40,10 @@ echo "regenerate: routes.json from $routes_rs" >&2
 M1ND_ACTION_ROUTES="$routes_rs" cargo run --quiet --manifest-path "$here/extract/Cargo.toml" \
   --target-dir "$root/target/m1nd-upstream-extract" -- "$version" >"$facts/routes.json.new"
 mv "$facts/routes.json.new" "$facts/routes.json"
+
+mcp_root="$root/target/m1nd-upstream-mcp"
+echo "regenerate: schemas.json from m1nd-mcp $version's own tools/list (building it into $mcp_root)" >&2
+CARGO_TARGET_DIR="$mcp_root/build" cargo install --locked --debug --no-default-features \
+  --version "=$version" --root "$mcp_root" m1nd-mcp
+python3 "$here/tools_list.py" "$mcp_root/bin/m1nd-mcp" "$version" "$facts/schemas.json"
 echo "regenerate: done; check with cargo test -p m1nd-upstream" >&2

@@ -13,14 +13,22 @@
 //! - `routes.json`: for each MCP tool, the actions it can select, written by
 //!   `extract/`, which compiles upstream's own routing module
 //!   (`src/action_routes.rs` of `m1nd-mcp`, read from cargo's registry cache,
-//!   not built with the rest of that crate). `tests/regenerate.rs` checks it
-//!   against the catalog.
+//!   not built with the rest of that crate), and, for the tools that choose
+//!   by an argument, which value selects which action. `tests/regenerate.rs`
+//!   checks it against the catalog.
+//! - `schemas.json`: each tool's `inputSchema` as m1nd-mcp's own server
+//!   lists it (`tools_list.py`, one run of the built server), with
+//!   upstream's description prose left out: names, types, enums, bounds,
+//!   defaults and `required` are facts.
 //!
 //! Moving to another release is one command: `m1nd-upstream/regenerate.sh`
 //! after changing the two pinned versions.
 
 /// The release of `m1nd-mcp` whose facts are checked in.
 pub const MCP_VERSION: &str = "1.6.5";
+
+/// How many MCP tools that release registers.
+pub const MCP_TOOLS: usize = 147;
 
 /// The directory, under this crate, that holds that release's facts.
 pub const FACTS_DIR: &str = "m1nd-1.6.5";

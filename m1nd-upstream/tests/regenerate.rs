@@ -8,6 +8,8 @@
 //!    to is in the catalog and reachable from MCP; where an argument's value
 //!    selects the action, the values together select exactly the tool's
 //!    actions, no more and none left unreachable.
+//! 3. `schemas.json` lists exactly the routed tools, each with an object
+//!    `inputSchema` and none of upstream's description text.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
@@ -67,7 +69,35 @@ fn every_route_leads_to_an_mcp_action_of_the_catalog() {
             }
         }
     }
-    assert_eq!(names.len(), 147, "m1nd-mcp 1.6.5 registers 147 tools");
+    assert_eq!(names.len(), m1nd_upstream::MCP_TOOLS, "m1nd-mcp {} registers that many", m1nd_upstream::MCP_VERSION);
+}
+
+#[test]
+fn every_routed_tool_has_its_schema_and_no_prose() {
+    let routes: Value = serde_json::from_str(&facts("routes.json")).expect("routes.json");
+    let schemas: Value = serde_json::from_str(&facts("schemas.json")).expect("schemas.json");
+    assert_eq!(schemas["schema"], "m1nd-upstream-schemas-v1");
+    assert_eq!(schemas["server_info"]["version"], m1nd_upstream::MCP_VERSION, "listed by the release it names");
+    let names = |tools: &Value, key: &str| -> BTreeSet<String> {
+        tools.as_array().expect("tools").iter().map(|t| t[key].as_str().expect("a name").to_owned()).collect()
+    };
+    assert_eq!(names(&schemas["tools"], "name"), names(&routes["tools"], "tool"), "listed and routed tools");
+    for tool in schemas["tools"].as_array().expect("tools") {
+        assert_eq!(tool["inputSchema"]["type"], "object", "{}", tool["name"]);
+        assert!(!has_prose(&tool["inputSchema"]), "`{}` keeps upstream's description text", tool["name"]);
+    }
+}
+
+/// Whether a schema holds a `description` text anywhere (a property named
+/// `description` has a schema as its value, and is not prose).
+fn has_prose(schema: &Value) -> bool {
+    match schema {
+        Value::Object(map) => {
+            map.iter().any(|(key, value)| (key == "description" && value.is_string()) || has_prose(value))
+        }
+        Value::Array(items) => items.iter().any(has_prose),
+        _ => false,
+    }
 }
 
 /// The actions one selector entry names: an action, `null` (refused), or
