@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Rebuilds the committed corpora, minimised: for each target, the seeds
-# written from the repository's fixtures (examples/seed.rs), the current
+# written from the repository's fixtures (examples/seed/), the current
 # fuzz/corpus/<target>/ and, optionally, the corpora of campaigns
 # (`corpus.sh target/fuzz/runs/campaign/<stamp>`) are merged by libFuzzer
 # into a small set of inputs that reaches every edge they reach together

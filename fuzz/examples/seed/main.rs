@@ -49,8 +49,11 @@
 //! cargo run --manifest-path fuzz/Cargo.toml --example seed -- OUT
 //! ```
 
-#[path = "../../m1nd-core/tests/support/mod.rs"]
+#[path = "../../../m1nd-core/tests/support/mod.rs"]
 mod support;
+
+mod streams;
+mod tray;
 
 use std::path::{Path, PathBuf};
 
@@ -73,13 +76,13 @@ fn main() {
     gateway(&mut seeds);
     store(&repo, &mut seeds);
     requests(&repo, &mut seeds);
-    tray(&repo, &mut seeds);
+    tray::tray(&repo, &mut seeds);
     fleets(&repo, &mut seeds);
     uri_templates(&repo, &mut seeds);
-    sse(&mut seeds);
-    tap(&mut seeds);
-    upstream_answers(&mut seeds);
-    store_sqlite(&repo, &mut seeds);
+    streams::sse(&mut seeds);
+    streams::tap(&mut seeds);
+    streams::upstream_answers(&mut seeds);
+    streams::store_sqlite(&repo, &mut seeds);
     eprintln!("wrote {} seeds", seeds.count);
 }
 
@@ -501,114 +504,6 @@ fn requests(repo: &Path, seeds: &mut Seeds) {
 /// to 7 stand for the secrets of the target's authority (`src/tray.rs`):
 /// 1 and 2 open sessions, 3 one logged out, 4 and 5 their CSRF tokens, 6
 /// and 7 the spent and the unspent login token.
-struct TrayInput<'a> {
-    ratify: bool,
-    cookie: &'a str,
-    csrf: &'a str,
-    host: &'a str,
-    origin: &'a str,
-    site: &'a str,
-    select: &'a str,
-    body: Vec<u8>,
-}
-
-const GOOD: TrayInput<'static> = TrayInput {
-    ratify: false,
-    cookie: "m1nd_tray=\u{1}",
-    csrf: "\u{4}",
-    host: "127.0.0.1:1338",
-    origin: "http://127.0.0.1:1338",
-    site: "same-origin",
-    select: "2.1",
-    body: Vec::new(),
-};
-
-fn tray_input(seeds: &mut Seeds, input: TrayInput<'_>) {
-    let lines = [input.cookie, input.csrf, input.host, input.origin, input.site, input.select].join("\n");
-    let bytes = [&[u8::from(input.ratify)][..], lines.as_bytes(), b"\n", &input.body].concat();
-    seeds.put("tray", &bytes);
-}
-
-fn tray(repo: &Path, seeds: &mut Seeds) {
-    let hash = "ab".repeat(32);
-    let stamp = json!({"mission": "msn_1", "receipt_hash": hash, "store_version": 3});
-    let ratify = json!({"block": "blk_1", "receipt_hash": hash, "store_version": 3});
-    let bytes = |v: &Value| v.to_string().into_bytes();
-    let with = |v: &Value, key: &str, value: Value| {
-        let mut v = v.clone();
-        v[key] = value;
-        bytes(&v)
-    };
-    // tests/browser/test_tray.py: forged and stale writes.
-    let writes = [
-        TrayInput { body: bytes(&stamp), ..GOOD },
-        TrayInput { ratify: true, cookie: "other=1; m1nd_tray=\u{2}", csrf: "\u{5}", body: bytes(&ratify), ..GOOD },
-        TrayInput { origin: "http://evil.example", ..GOOD },
-        TrayInput { origin: "", ..GOOD },
-        TrayInput { site: "cross-site", ..GOOD },
-        TrayInput { csrf: "", ..GOOD },
-        TrayInput { csrf: "0000000000000000000000000000000000000000000000000000000000000000", ..GOOD },
-        TrayInput { csrf: "\u{5}", ..GOOD },
-        TrayInput { cookie: "", ..GOOD },
-        TrayInput { cookie: "m1nd_tray=0000000000000000000000000000000000000000000000000000000000000000", ..GOOD },
-        TrayInput { cookie: "m1nd_tray=\u{3}", ..GOOD },
-        TrayInput { cookie: "m1nd_tray=\u{6}", ..GOOD },
-        TrayInput { cookie: "m1nd_tray=\u{7}", ..GOOD },
-        TrayInput { cookie: "m1nd_tray=\u{4}", ..GOOD },
-        TrayInput { cookie: "m1nd_tray=\u{1}x", ..GOOD },
-        TrayInput { cookie: "xm1nd_tray=\u{1}", ..GOOD },
-        TrayInput { cookie: " m1nd_tray = \u{1}", ..GOOD },
-        TrayInput { cookie: "m1nd_tray=\u{2}; m1nd_tray=\u{1}", ..GOOD },
-        TrayInput { cookie: "m1nd_tray=\"\u{1}\"", ..GOOD },
-        TrayInput { cookie: "M1ND_TRAY=\u{1}", ..GOOD },
-        TrayInput { host: "evil.example", origin: "http://evil.example", ..GOOD },
-        TrayInput { host: "attacker.example:1338", origin: "http://attacker.example:1338", ..GOOD },
-        TrayInput { host: "m1nd.localhost:1338", origin: "http://m1nd.localhost:1338", ..GOOD },
-        TrayInput { host: "[::1]:1338", origin: "http://[::1]:1338", site: "", ..GOOD },
-    ];
-    for input in writes {
-        tray_input(seeds, input);
-    }
-    // The browser suite's bad act bodies, and the shapes serde could take.
-    let bodies = [
-        b"{mission=".to_vec(),
-        bytes(&json!({"mission": "msn_1"})),
-        with(&stamp, "force", json!(true)),
-        with(&stamp, "receipt_hash", json!("<script>")),
-        with(&stamp, "receipt_hash", json!("AB".repeat(32))),
-        with(&stamp, "receipt_hash", json!("a".repeat(63))),
-        with(&stamp, "store_version", json!(0)),
-        with(&stamp, "store_version", json!(-1)),
-        with(&stamp, "store_version", json!(3.0)),
-        with(&stamp, "store_version", json!(u64::MAX)),
-        with(&stamp, "mission", json!("")),
-        with(&stamp, "mission", json!("m".repeat(257))),
-        with(&stamp, "mission", json!("msn\u{202e}\u{1b}[2J")),
-        format!(r#"{{"mission":"a","mission":"b","receipt_hash":"{hash}","store_version":3}}"#).into_bytes(),
-        format!(r#"["msn_1","{hash}",3]"#).into_bytes(),
-        b"mission=x".to_vec(),
-        b"{\"mission\":\"\\ud800\"}".to_vec(),
-    ];
-    for (k, body) in bodies.into_iter().enumerate() {
-        tray_input(seeds, TrayInput { ratify: k % 5 == 4, body, ..GOOD });
-    }
-    // `?select=` as a page link writes it, and as it should not be written.
-    let references = widget_references(repo);
-    let encoded: Vec<String> = references
-        .iter()
-        .take(6)
-        .map(|r| {
-            r.bytes()
-                .map(|b| if b.is_ascii_alphanumeric() { char::from(b).to_string() } else { format!("%{b:02X}") })
-                .collect()
-        })
-        .collect();
-    let selects = ["%32.1", "2+1", "%+1", "%zz", "%4", "%e2%80%ae1", "%C3%A9", "%ff"];
-    for select in encoded.iter().map(String::as_str).chain(selects) {
-        tray_input(seeds, TrayInput { select, body: bytes(&stamp), ..GOOD });
-    }
-}
-
 fn uri_templates(repo: &Path, seeds: &mut Seeds) {
     let mut templates: Vec<String> = [
         "file:///logs/{day}.{n}.txt",
@@ -659,120 +554,4 @@ fn uri_templates(repo: &Path, seeds: &mut Seeds) {
         // The template's own cases, one value each, as the tests write them.
         seeds.put("uri_template", format!("{template}\0{}\0DEMO://x\0{template} ", "a-".repeat(8)).as_bytes());
     }
-}
-
-/// One SSE event holding `data`, each of its lines a `data:` line.
-fn event(fields: &str, data: &str, end: &str) -> String {
-    let lines: String = data.split('\n').map(|l| format!("data: {l}{end}")).collect();
-    format!("{fields}{lines}{end}")
-}
-
-fn sse(seeds: &mut Seeds) {
-    let result = |id: Value| json!({"jsonrpc": "2.0", "id": id, "result": {"tools": [{"name": "rmcp"}]}}).to_string();
-    let keep_alive = "id: 0\nretry: 3000\ndata: \n\n:\n\n";
-    let mut streams = vec![
-        "id: 0\nretry: 3000\ndata: \n\n:\n\ndata: {\"id\":1}\n\nid: 7\ndata: {\"id\":3}\n\n: keep-alive\n\n".to_owned(),
-        "data: x\n\ndata: partial".to_owned(),
-    ];
-    for id in [json!(0), json!(1), json!(3), json!("1"), json!(1.0), json!(null)] {
-        let answer = result(id.clone());
-        streams.push(format!("{keep_alive}{}: keep-alive\n\n", event("id: 7\n", &answer, "\n")));
-        streams.push(format!("{}{}", event("id: 7\r\n", &answer, "\r\n"), event("", &answer, "\r\n")));
-        let pretty =
-            serde_json::to_string_pretty(&serde_json::from_str::<Value>(&answer).expect("JSON")).expect("JSON");
-        streams.push(event("event: message\n", &pretty, "\n"));
-        let other = json!({"jsonrpc": "2.0", "id": id, "result": {"tools": "none"}}).to_string();
-        let note = json!({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}).to_string();
-        streams.push(format!("{}{}{}", event("", &other, "\n"), event("", &note, "\n"), event("", &answer, "\n")));
-        streams.push(format!("{}\n\r\n{}", event("", &answer, "\n").trim_end(), event("", &answer, "\r\n")));
-    }
-    for (i, stream) in streams.iter().enumerate() {
-        for cut in [0u8, 1, 7, 200] {
-            let mut input = vec![cut, (i % 5) as u8];
-            input.extend_from_slice(stream.as_bytes());
-            seeds.put("sse", &input);
-        }
-    }
-}
-
-fn tap(seeds: &mut Seeds) {
-    let listing = |tools: Value| format!("{}\n", json!({"jsonrpc": "2.0", "id": 1, "result": {"tools": tools}}));
-    let mut upstream = vec![
-        listing(json!([{"name": "echo", "execution": {"taskSupport": "optional"}}, {"name": "add"}])),
-        listing(json!([{"name": "echo"}])),
-        listing(json!([{"name": "long", "description": "x".repeat(200), "execution": {"taskSupport": "required"}}])),
-        "not json at all, though it says \"tools\"\n".to_owned(),
-        format!("{}\n", json!({"jsonrpc": "2.0", "method": "x", "params": {"tools": [{"name": "a", "execution": 1}]}})),
-        format!("{}\n", json!({"jsonrpc": "2.0", "id": 2, "result": {"content": [], "tools": "no"}})),
-        format!("{}\n", json!({"jsonrpc": "2.0", "id": 3, "result": {"prompts": []}})),
-        listing(json!((0..12).map(|i| json!({"name": format!("t{i}"), "execution": i})).collect::<Vec<_>>())),
-        "junk without a newline".to_owned(),
-    ];
-    upstream.push(upstream[..3].concat());
-    let bodies = [
-        json!({"jsonrpc": "2.0", "id": 7, "method": "tools/list"}),
-        json!({"jsonrpc": "2.0", "method": "tools/list"}),
-        json!({"jsonrpc": "2.0", "id": "a", "method": "initialize", "params": {"protocolVersion": "2025-06-18",
-            "capabilities": {}, "clientInfo": {"name": "c", "version": "1"}}}),
-        json!({"jsonrpc": "2.0", "id": 1.0, "method": "tools/list", "params": {}}),
-        json!([{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}]),
-    ];
-    upstream.extend(bodies.iter().map(Value::to_string));
-    upstream.push("[1, 2".to_owned());
-    for (i, written) in upstream.iter().enumerate() {
-        for cut in [0u8, 5, 255] {
-            let mut input = vec![i as u8, cut];
-            input.extend_from_slice(written.as_bytes());
-            seeds.put("tap", &input);
-        }
-    }
-}
-
-/// Invisible and control characters an upstream may hide in its text: a TAG
-/// block sentence, RLO, ZWSP, ESC, BEL, a line separator, NEL; with TAB, LF
-/// and CR, which pass.
-const HIDDEN: &str = "Echo text.\u{E0049}\u{E0067}\u{202E}txt.exe\u{200B}\u{1B}[2J\u{7}\u{2028}\u{85}\tcol\r\nline";
-
-fn upstream_answers(seeds: &mut Seeds) {
-    let mut texts: Vec<String> = vec!["plain".to_owned(), HIDDEN.to_owned()];
-    texts.extend(HOSTILE.iter().map(|h| (*h).to_owned()));
-    for text in &texts {
-        let answers = [
-            json!({"content": [{"type": "text", "text": text}], "structuredContent": {text.as_str(): [text, 1, true]}, "isError": false}),
-            json!({"description": text, "messages": [{"role": "user", "content": {"type": "text", "text": text}}]}),
-            json!({"contents": [{"uri": "file:///a.txt", "mimeType": "text/plain", "text": text}, {"uri": "file:///b.bin", "blob": "AAEC"}]}),
-            json!({"completion": {"values": [text, "b"], "total": 2, "hasMore": false}}),
-            json!({"messages": [{"role": "user", "content": {"type": "text", "text": text}}], "maxTokens": 10, "systemPrompt": text}),
-            json!({"mode": "form", "message": text, "requestedSchema": {"type": "object", "properties": {"name": {"type": "string", "title": text, "description": text}}}}),
-            json!({"code": -32000, "message": text, "data": {"why": text}}),
-            json!({"progressToken": 1, "progress": 0.5, "total": 1.0, "message": text}),
-        ];
-        for (kind, answer) in answers.iter().enumerate() {
-            let mut input = vec![kind as u8];
-            input.extend(serde_json::to_vec(answer).expect("JSON"));
-            seeds.put("upstream", &input);
-        }
-    }
-    let meta = json!({"content": [], "_meta": {"io.m1nd/escaped": 99, "k\u{200B}": "v\u{202E}"}});
-    let mut input = vec![0];
-    input.extend(serde_json::to_vec(&meta).expect("JSON"));
-    seeds.put("upstream", &input);
-}
-
-fn store_sqlite(repo: &Path, seeds: &mut Seeds) {
-    let demo = std::fs::read(repo.join("src/store/demo.json")).expect("src/store/demo.json");
-    seeds.put("store_sqlite", &demo);
-    let mut state: Value = serde_json::from_slice(&demo).expect("the demo seed is JSON");
-    let mut hostile = HOSTILE.iter().cycle();
-    for list in state.as_object_mut().expect("an object").values_mut() {
-        let Some(items) = list.as_array_mut() else { continue };
-        for item in items.iter_mut().filter_map(Value::as_object_mut) {
-            for key in ["title", "label", "text", "summary", "note", "agent"] {
-                if let Some(field) = item.get_mut(key).filter(|f| f.is_string()) {
-                    *field = json!(hostile.next().expect("cycles"));
-                }
-            }
-        }
-    }
-    seeds.json("store_sqlite", &state);
 }
