@@ -193,7 +193,13 @@ def balance(
     DOWN."""
     binary = haproxy_bin()
     options = options or {}
-    replicas = [start(store_a, logs=workdir, **options), start(store_b, logs=workdir, **options)]
+    replicas = [start(store_a, logs=workdir, **options)]
+    try:
+        replicas.append(start(store_b, logs=workdir, **options))
+    except BaseException:
+        # A second replica that fails to start (a store `serve` refuses) must not leave the first.
+        stop(replicas[0])
+        raise
     port, admin, log = free_port(), workdir / "lb.sock", workdir / "haproxy.stderr"
     token = (options.get("env") or {}).get("M1ND_HTTP_TOKEN")
     env = haproxy.environment(port, [r.port for r in replicas], admin, token)
