@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Regenerate m1nd's published facts under m1nd-upstream/m1nd-<version>/ from the
-# published crates (see src/lib.rs): catalog.json from m1nd-control, routes.json
+# published crates (see src/lib.rs): routes.json
 # from m1nd-mcp's routing source, schemas.json from one run of m1nd-mcp's own
 # server (built once, without default features, into target/m1nd-upstream-mcp/:
+# and, from them, policy/catalog.json (m1nd-control's catalog) and policy/routes.toml:
 # a few minutes on 2 cores). To move to another release, change
 # MCP_VERSION and FACTS_DIR in src/lib.rs and the m1nd-control pins in
 # Cargo.toml and extract/Cargo.toml, then run this; review the diff like code.
 #
-# Needs crates.io and python3. Writes only the three files.
+# Needs crates.io and python3. Writes only those five files.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
@@ -34,12 +35,12 @@ manifest="$(cargo metadata --manifest-path "$scratch/Cargo.toml" --format-versio
   | python3 -c 'import json, sys; print(next(p["manifest_path"] for p in json.load(sys.stdin)["packages"] if p["name"] == "m1nd-mcp"))')"
 routes_rs="$(dirname "$manifest")/src/action_routes.rs"
 
-echo "regenerate: catalog.json from m1nd-control" >&2
-(cd "$root" && cargo run --quiet -p m1nd-upstream)
 echo "regenerate: routes.json from $routes_rs" >&2
 M1ND_ACTION_ROUTES="$routes_rs" cargo run --quiet --manifest-path "$here/extract/Cargo.toml" \
   --target-dir "$root/target/m1nd-upstream-extract" -- "$version" >"$facts/routes.json.new"
 mv "$facts/routes.json.new" "$facts/routes.json"
+echo "regenerate: policy/catalog.json from m1nd-control, policy/routes.toml from routes.json" >&2
+(cd "$root" && cargo run --quiet -p m1nd-upstream)
 
 mcp_root="$root/target/m1nd-upstream-mcp"
 echo "regenerate: schemas.json from m1nd-mcp $version's own tools/list (building it into $mcp_root)" >&2

@@ -18,7 +18,8 @@ fn base(file: PolicyFile) -> &'static str {
         PolicyFile::Cards => CARDS,
         PolicyFile::Cockpit => COCKPIT,
         // The base fixture declares no human-only verb, so it has no such file.
-        PolicyFile::HumanOnly => "",
+        // Nor does it judge by effects.
+        PolicyFile::HumanOnly | PolicyFile::Effects | PolicyFile::Routes | PolicyFile::Catalog => "",
     }
 }
 

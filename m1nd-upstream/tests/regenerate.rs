@@ -1,9 +1,11 @@
 //! The facts checked in under `m1nd-<version>/` are what the published
 //! crates produce, and agree with each other:
 //!
-//! 1. `catalog.json` is, byte for byte, the catalog `m1nd-control` builds
-//!    now (`regenerate.sh` rewrites it); it parses back as upstream's own
-//!    type, which refuses unknown fields, and passes upstream's validation.
+//! 1. `policy/catalog.json` is, byte for byte, the catalog `m1nd-control`
+//!    builds now (`regenerate.sh` rewrites it); it parses back as upstream's
+//!    own type, which refuses unknown fields, and passes upstream's
+//!    validation. `policy/routes.toml` is, byte for byte, `routes.json` in
+//!    the policy's form.
 //! 2. `routes.json` names each MCP tool once, and every action a tool routes
 //!    to is in the catalog and reachable from MCP; where an argument's value
 //!    selects the action, the values together select exactly the tool's
@@ -18,7 +20,11 @@ use m1nd_control::{ActionCatalogV1, Ingress};
 use serde_json::Value;
 
 fn facts(file: &str) -> String {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(m1nd_upstream::FACTS_DIR).join(file);
+    let dir = match file {
+        "catalog.json" | "routes.toml" => m1nd_upstream::policy_dir(),
+        _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(m1nd_upstream::FACTS_DIR),
+    };
+    let path = dir.join(file);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
@@ -27,7 +33,12 @@ fn the_catalog_is_what_m1nd_control_builds() {
     let built = m1nd_upstream::catalog_json().expect("m1nd-control's catalog validates");
     assert!(
         built == facts("catalog.json"),
-        "catalog.json is not what the pinned m1nd-control builds: run m1nd-upstream/regenerate.sh and review the diff"
+        "policy/catalog.json is not what the pinned m1nd-control builds: run m1nd-upstream/regenerate.sh and review the diff"
+    );
+    let routes = m1nd_upstream::routes_toml(&facts("routes.json")).expect("routes.json converts");
+    assert!(
+        routes == facts("routes.toml"),
+        "policy/routes.toml is not routes.json in the policy's form: run `cargo run -p m1nd-upstream` and review the diff"
     );
     let parsed: ActionCatalogV1 = serde_json::from_str(&built).expect("upstream's type reads it back");
     parsed.validate().expect("upstream's validation");

@@ -123,12 +123,16 @@ mod tests {
         assert!(!read_only_hint("persist") && !read_only_hint("memorize") && read_only_hint("cockpit"));
     }
 
-    /// The hints agree with what the registry says each served verb does.
+    /// The hints agree with what the registry says each served verb does,
+    /// and with the policy: a verb whose route writes for some value
+    /// (status-only, like `boot_memory`) is not hinted read-only, even when
+    /// this server serves only its reading values.
     #[test]
     fn hints_follow_whether_a_served_verb_writes() {
         for (name, handler) in dispatch::registry() {
-            assert_eq!(read_only_hint(name), !handler.writes(), "`{name}`");
-            assert_eq!(destructive_hint(name), handler.writes(), "`{name}`");
+            let may_write = handler.writes() || COCKPIT.deny.status_only(name).is_some();
+            assert_eq!(read_only_hint(name), !may_write, "`{name}`");
+            assert_eq!(destructive_hint(name), may_write, "`{name}`");
         }
     }
 

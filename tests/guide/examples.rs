@@ -16,6 +16,7 @@ use similar::TextDiff;
 use super::support::{files_under, guide_src, includes, read, root};
 
 const BASE: &str = "tests/ui/policies/base";
+const EFFECTS_BASE: &str = "tests/ui/policies/effects_base";
 const EXAMPLES: &str = "docs/guide/src/laws/examples";
 
 fn pages() -> Vec<PathBuf> {
@@ -84,9 +85,11 @@ fn each_law_page_names_every_ui_case_of_its_law() {
 fn change_from_base(fixture: &str) -> String {
     let dir = format!("tests/ui/policies/{fixture}");
     assert!(root().join(&dir).is_dir(), "{dir} is not a ui fixture policy");
+    // A policy judged by effects is shown as its change from the base that has them.
+    let base = if root().join(&dir).join("effects.toml").is_file() { EFFECTS_BASE } else { BASE };
     let mut out = String::new();
     for file in PolicyFile::EVERY.map(PolicyFile::file_name) {
-        let (old_path, new_path) = (format!("{BASE}/{file}"), format!("{dir}/{file}"));
+        let (old_path, new_path) = (format!("{base}/{file}"), format!("{dir}/{file}"));
         let text = |p: &str| std::fs::read_to_string(root().join(p)).ok();
         let (old, new) = (text(&old_path), text(&new_path));
         if old == new {
@@ -97,7 +100,7 @@ fn change_from_base(fixture: &str) -> String {
         let (old, new) = (old.unwrap_or_default(), new.unwrap_or_default());
         out.push_str(&TextDiff::from_lines(&old, &new).unified_diff().header(old_name, new_name).to_string());
     }
-    assert!(!out.is_empty(), "{dir} does not differ from {BASE}");
+    assert!(!out.is_empty(), "{dir} does not differ from {base}");
     out
 }
 
@@ -115,7 +118,7 @@ fn each_example_diff_is_its_fixtures_change_from_the_base_policy() {
                 let shown = std::fs::read_to_string(root().join(&target)).unwrap_or_default();
                 assert!(
                     shown == expected,
-                    "{} is not {fixture}'s change from {BASE}; bless with `M1ND_BLESS=1 cargo test --test guide` \
+                    "{} is not {fixture}'s change from its base policy; bless with `M1ND_BLESS=1 cargo test --test guide` \
                      and read the diff. It should be:\n{expected}",
                     target.display()
                 );

@@ -14,6 +14,8 @@ use syn::{Expr, GenericArgument, Item, Lit, Meta, PathArguments, Type};
 use super::support::read;
 
 const RAW: &str = "m1nd-core/src/policy/raw.rs";
+/// Every file of the parser's shapes: the TOML files, the effect files, upstream's catalog.
+const SHAPES: [&str; 3] = [RAW, "m1nd-core/src/policy/effects/raw.rs", "m1nd-core/src/policy/effects/catalog.rs"];
 const PAGE: &str = "docs/guide/src/writing-a-policy.md";
 
 /// The parser's structs and type aliases.
@@ -34,16 +36,24 @@ enum Shape {
 
 impl Raw {
     fn parse() -> Self {
-        let source = read(RAW);
+        let mut raw = Raw { structs: HashMap::new(), aliases: HashMap::new() };
+        for path in SHAPES {
+            raw.read(path);
+        }
+        raw
+    }
+
+    fn read(&mut self, path: &str) {
+        let source = read(path);
         for attribute in ["rename", "flatten", "alias"] {
             assert!(
                 !source.contains(attribute),
-                "{RAW} uses serde's `{attribute}`: teach tests/guide/policy_keys.rs to read it, \
+                "{path} uses serde's `{attribute}`: teach tests/guide/policy_keys.rs to read it, \
                  or the keys derived here would differ from the keys the parser accepts"
             );
         }
-        let file = syn::parse_file(&source).unwrap_or_else(|e| panic!("parse {RAW}: {e}"));
-        let mut raw = Raw { structs: HashMap::new(), aliases: HashMap::new() };
+        let file = syn::parse_file(&source).unwrap_or_else(|e| panic!("parse {path}: {e}"));
+        let raw = self;
         for item in file.items {
             match item {
                 Item::Struct(s) => {
@@ -55,7 +65,6 @@ impl Raw {
                 _ => {}
             }
         }
-        raw
     }
 
     /// File name → the struct that parses it, from the doc comments.

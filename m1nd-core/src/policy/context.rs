@@ -36,6 +36,8 @@ pub struct Context<'p> {
     argument_types: HashMap<&'p str, &'p Spanned<String>>,
     /// What the menu reads, collected once (see [`Context::menu_reads`]).
     menu: Vec<MenuRead<'p>>,
+    /// The effect files indexed, when the policy has them (M019–M022).
+    pub effects: Option<super::effects::Model<'p>>,
 }
 
 /// How a menu entry reaches a card.
@@ -107,6 +109,7 @@ impl<'p> Context<'p> {
             verb_defs,
             argument_types,
             menu: Vec::new(),
+            effects: raw.effects.as_ref().map(super::effects::Model::new),
         };
         cx.menu = cx.collect_menu_reads();
         cx

@@ -41,6 +41,14 @@ pub enum Law {
     M017,
     /// Text a gateway serves is visible: no invisible or control character in a summary or a reviewed definition.
     M018,
+    /// The effect catalog and routes are sound: known names, every route to an MCP action of the catalog, every MCP action routed or said unrouted.
+    M019,
+    /// The session modes say which effects, floors and actions they allow, with a reason for everything beyond a read.
+    M020,
+    /// The deny list follows the effects: a verb is denied exactly when an action it reaches exceeds read-only mode.
+    M021,
+    /// The menu reaches no action beyond the menu's mode, judged per pinned value.
+    M022,
 }
 
 impl Law {
@@ -69,6 +77,18 @@ impl Law {
             Law::M018 => {
                 "Text a gateway serves is visible: no invisible or control character in a summary, nor in a reviewed definition unless allowed for that field."
             }
+            Law::M019 => {
+                "The effect catalog and routes are sound: known effects and floors, every route to an MCP action of the catalog, every verb routed, every MCP action routed or said unrouted."
+            }
+            Law::M020 => {
+                "Each session mode says which effects, floors and actions it allows, with a reason for everything beyond a read; the menu allows nothing read-only does not."
+            }
+            Law::M021 => {
+                "The deny list follows the effects: a verb is denied exactly when an action it can reach exceeds read-only mode, and a status-only value reaches only what read-only allows."
+            }
+            Law::M022 => {
+                "No menu entry, door source, item action or shown help card reaches an action beyond the menu's mode, judged per pinned argument value."
+            }
         }
     }
 
@@ -92,6 +112,10 @@ impl Law {
             Law::M016 => "M016",
             Law::M017 => "M017",
             Law::M018 => "M018",
+            Law::M019 => "M019",
+            Law::M020 => "M020",
+            Law::M021 => "M021",
+            Law::M022 => "M022",
         }
     }
 }

@@ -3,6 +3,8 @@
 use serde::de::DeserializeOwned;
 
 use super::diagnostic::{Diagnostic, Law};
+use super::effects::catalog::ParsedCatalog;
+use super::effects::raw::EffectFiles;
 use super::profile::Profile;
 use super::raw::{CardsFile, CockpitFile, RawPolicy};
 use super::source::{Loc, PolicyFile, PolicySources, ReadProblem};
@@ -28,12 +30,55 @@ pub fn load(sources: &PolicySources, profile: Profile) -> Result<RawPolicy, Vec<
         Err(ReadProblem::Missing) => None,
         _ => parse(sources, PolicyFile::HumanOnly, &mut problems),
     };
+    let effects = load_effects(sources, &mut problems);
     match (tools, deny, cards, cockpit) {
         (Some(tools), Some(deny), Some(cards), Some(cockpit)) if problems.is_empty() => {
-            Ok(RawPolicy { tools, deny, cards, cockpit, human_only, profile, menu })
+            Ok(RawPolicy { tools, deny, cards, cockpit, human_only, profile, menu, effects })
         }
         _ => Err(problems),
     }
+}
+
+/// The effect files come together or not at all: the modes mean nothing
+/// without the catalog they were decided against, and the catalog judges
+/// nothing without routes.
+fn load_effects(sources: &PolicySources, out: &mut Vec<Diagnostic>) -> Option<EffectFiles> {
+    let present = |file| sources.file(file).text != Err(ReadProblem::Missing);
+    if !PolicyFile::EFFECTS.iter().any(|&f| present(f)) {
+        return None;
+    }
+    for file in PolicyFile::EFFECTS.into_iter().filter(|&f| !present(f)) {
+        let with: Vec<&str> = PolicyFile::EFFECTS.iter().filter(|&&f| present(f)).map(|f| f.file_name()).collect();
+        out.push(
+            Diagnostic::whole_file(
+                Law::M001,
+                file,
+                format!("{} is missing, though the policy has {}", file.file_name(), with.join(" and ")),
+            )
+            .help(
+                "effects.toml, routes.toml and catalog.json come together: add the missing one \
+                 (m1nd-upstream/regenerate.sh writes routes.toml and catalog.json), or remove the others",
+            ),
+        );
+    }
+    let effects = present(PolicyFile::Effects).then(|| parse(sources, PolicyFile::Effects, out)).flatten();
+    let routes = present(PolicyFile::Routes).then(|| parse(sources, PolicyFile::Routes, out)).flatten();
+    let catalog = match &sources.file(PolicyFile::Catalog).text {
+        Ok(text) => match ParsedCatalog::parse(text) {
+            Ok(catalog) => Some(catalog),
+            Err(problem) => {
+                out.push(*problem);
+                None
+            }
+        },
+        Err(ReadProblem::Missing) => None,
+        Err(_) => {
+            // Unreadable, too large or not UTF-8: said the way every file says it.
+            parse::<toml::Value>(sources, PolicyFile::Catalog, out);
+            None
+        }
+    };
+    Some(EffectFiles { effects: effects?, routes: routes?, catalog: catalog? })
 }
 
 /// Why a pipe, device or socket is refused as a policy file.
@@ -95,6 +140,11 @@ fn empty_help(file: PolicyFile) -> &'static str {
         PolicyFile::Cards => "declare at least one `[[card]]` with id, title, why and tool",
         PolicyFile::Cockpit => "declare schema, title, negative_default, [budget] and the [[slot]]s",
         PolicyFile::HumanOnly => "declare `acts_at` and `verbs = [...]`, or remove the file if no verb is human-only",
+        PolicyFile::Effects => "declare `catalog_digest`, `[mode.read_only]` and `[mode.menu]`",
+        PolicyFile::Routes => {
+            "regenerate it with m1nd-upstream/regenerate.sh: it declares `source` and `[routes.TOOL]`"
+        }
+        PolicyFile::Catalog => "regenerate it with m1nd-upstream/regenerate.sh",
     }
 }
 

@@ -8,6 +8,7 @@ mod declared;
 mod decompile;
 mod diagnostic;
 pub mod diff;
+mod effects;
 mod encode;
 mod gateway;
 mod laws;

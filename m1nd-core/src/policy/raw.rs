@@ -247,6 +247,8 @@ pub struct RawPolicy {
     /// Whether the policy has a menu (`cockpit.toml`). Always true for a
     /// cockpit policy; a gateway policy without one gets an empty menu.
     pub menu: bool,
+    /// effects.toml, routes.toml and catalog.json, when the policy has them.
+    pub effects: Option<super::effects::raw::EffectFiles>,
 }
 
 impl CockpitFile {

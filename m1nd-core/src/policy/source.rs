@@ -21,8 +21,11 @@ use std::path::Path;
 /// from stalling compilation.
 pub const MAX_FILE_BYTES: usize = 4 << 20;
 
-/// One of the files of a policy directory: four that every policy has, and
-/// `human_only.toml`, which a policy without human-only verbs may leave out.
+/// One of the files of a policy directory: four that every policy has,
+/// `human_only.toml`, which a policy without human-only verbs may leave out,
+/// and the three effect files, which come together or not at all: the modes
+/// (`effects.toml`, written by people), and the routes and catalog
+/// (`routes.toml`, `catalog.json`, produced from upstream's crates).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum PolicyFile {
     Tools,
@@ -30,6 +33,9 @@ pub enum PolicyFile {
     Cards,
     Cockpit,
     HumanOnly,
+    Effects,
+    Routes,
+    Catalog,
 }
 
 impl PolicyFile {
@@ -37,18 +43,32 @@ impl PolicyFile {
     pub const ALL: [PolicyFile; 4] = [PolicyFile::Tools, PolicyFile::Deny, PolicyFile::Cards, PolicyFile::Cockpit];
 
     /// Every file a policy directory may hold: [`PolicyFile::ALL`], then the optional ones.
-    pub const EVERY: [PolicyFile; 5] =
-        [PolicyFile::Tools, PolicyFile::Deny, PolicyFile::Cards, PolicyFile::Cockpit, PolicyFile::HumanOnly];
+    pub const EVERY: [PolicyFile; 8] = [
+        PolicyFile::Tools,
+        PolicyFile::Deny,
+        PolicyFile::Cards,
+        PolicyFile::Cockpit,
+        PolicyFile::HumanOnly,
+        PolicyFile::Effects,
+        PolicyFile::Routes,
+        PolicyFile::Catalog,
+    ];
+
+    /// The files that carry effects: present together, or all absent.
+    pub const EFFECTS: [PolicyFile; 3] = [PolicyFile::Effects, PolicyFile::Routes, PolicyFile::Catalog];
 
     /// Whether a policy may leave this file out (it then declares nothing).
     pub const fn optional(self) -> bool {
-        matches!(self, PolicyFile::HumanOnly)
+        matches!(self, PolicyFile::HumanOnly | PolicyFile::Effects | PolicyFile::Routes | PolicyFile::Catalog)
     }
 
     /// When an optional file is needed, for messages that list the files.
     pub const fn needed_when(self) -> &'static str {
         match self {
             PolicyFile::HumanOnly => "some verb is the human's alone",
+            PolicyFile::Effects | PolicyFile::Routes | PolicyFile::Catalog => {
+                "the policy judges verbs by their effects"
+            }
             PolicyFile::Tools | PolicyFile::Deny | PolicyFile::Cards | PolicyFile::Cockpit => "always",
         }
     }
@@ -60,6 +80,9 @@ impl PolicyFile {
             PolicyFile::Cards => "help_cards.toml",
             PolicyFile::Cockpit => "cockpit.toml",
             PolicyFile::HumanOnly => "human_only.toml",
+            PolicyFile::Effects => "effects.toml",
+            PolicyFile::Routes => "routes.toml",
+            PolicyFile::Catalog => "catalog.json",
         }
     }
 
@@ -143,7 +166,7 @@ pub struct SourceFile {
 /// ```
 #[derive(Clone, Debug)]
 pub struct PolicySources {
-    files: [SourceFile; 5],
+    files: [SourceFile; PolicyFile::EVERY.len()],
     /// Other file names in the directory, for "did you mean" on a missing file.
     others: Vec<String>,
 }

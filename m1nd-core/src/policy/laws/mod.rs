@@ -1,4 +1,4 @@
-//! The laws M001–M018 as pure functions over the parsed policy: the whole
+//! The laws M001–M022 as pure functions over the parsed policy: the whole
 //! registry, with which policies each law governs.
 //!
 //! Each law reports every violation it finds; none stops at the first. M001's
@@ -27,6 +27,10 @@ mod m015_counted_lists;
 mod m016_folded_names;
 mod m017_prefixed_names;
 mod m018_visible_text;
+mod m019_routes;
+mod m020_modes;
+mod m021_deny_follows_effects;
+mod m022_menu_effects;
 
 use super::context::Context;
 use super::diagnostic::{Diagnostic, Law};
@@ -81,6 +85,10 @@ pub const REGISTRY: &[(Law, Scope, Check)] = &[
     (Law::M016, Scope::Gateway, m016_folded_names::check),
     (Law::M017, Scope::Fleet, m017_prefixed_names::check),
     (Law::M018, Scope::Gateway, m018_visible_text::check),
+    (Law::M019, Scope::Every, m019_routes::check),
+    (Law::M020, Scope::Every, m020_modes::check),
+    (Law::M021, Scope::Every, m021_deny_follows_effects::check),
+    (Law::M022, Scope::Menu, m022_menu_effects::check),
 ];
 
 impl Law {
