@@ -29,8 +29,12 @@ fn text(bytes: &[u8]) -> String {
 }
 
 /// A live verb on the deny list of the real policy.
+/// `learn`, a live denied verb that reaches one catalog action: taking it off
+/// the deny list is a real loosening once its action is allowed by name (M021).
 fn live_denied() -> &'static str {
-    COCKPIT.deny.tools.iter().find(|t| COCKPIT.verb(t).is_some_and(|v| !v.retired)).expect("a live denied verb")
+    let learn = COCKPIT.deny.tools.iter().find(|t| **t == "learn").expect("learn is denied");
+    assert!(COCKPIT.verb(learn).is_some_and(|v| !v.retired));
+    learn
 }
 
 /// A scratch repository whose history is: the real policy, then the same
@@ -52,6 +56,10 @@ fn loosening_history() -> (TempDir, &'static str) {
     let line = format!("  \"{verb}\",\n");
     assert!(before.contains(&line), "{line:?} not in read_only_denied.toml");
     std::fs::write(&deny, before.replacen(&line, "", 1)).unwrap();
+    let effects = repo.join("policy/effects.toml");
+    let modes = std::fs::read_to_string(&effects).unwrap();
+    let allowed = "[mode.read_only.also]\n\"graph.learn\" = \"a reviewer allowed it\"\n";
+    std::fs::write(&effects, modes.replacen("[mode.read_only.also]\n", allowed, 1)).unwrap();
     git(repo, &["commit", "--quiet", "-am", "let read-only sessions call it"]);
     (dir, verb)
 }

@@ -40,7 +40,7 @@ fn reads_and_refusals_leave_every_store_file_unchanged() {
             ("orient", json!({})),
             ("doctor", json!({})),
             ("trust", json!({})),
-            ("boot_memory", json!({})),
+            ("boot_memory", json!({"action": "list"})),
             ("drift", json!({})),
             ("panoramic", json!({})),
             ("impact", json!({ "node": "crates/graph" })),

@@ -95,7 +95,7 @@ fn a_damaged_page_is_a_checksum_error_for_reads_and_for_check() {
     let path = store.join(DB_FILE).display().to_string();
 
     let mut mcp = Mcp::read_only(&store);
-    let result = mcp.call("boot_memory", json!({}));
+    let result = mcp.call("boot_memory", json!({"action": "list"}));
     assert!(is_error(&result), "a read of a damaged page answered: {result}");
     let message = text(&result);
     assert!(message.contains(&path) && message.contains("checksum"), "{message}");

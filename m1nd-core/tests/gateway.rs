@@ -74,7 +74,13 @@ fn m014_a_cockpit_policy_may_not_carry_pins_it_would_not_enforce() {
         "{}\n[verbs.pinned]\nsummary = \"x\"\naccepts = [\"node\"]\npins.node = {{ allowed = [\"b\"] }}\n",
         real.text(PolicyFile::Tools)
     );
-    let texts = PolicyFile::EVERY.map(|f| if f == PolicyFile::Tools { tools.clone() } else { real.text(f).to_owned() });
+    // The new verb is routed like a read, so only the pin is wrong.
+    let effects = format!("{}\n[routes.pinned]\nactions = [\"query.read\"]\n", real.text(PolicyFile::Effects));
+    let texts = PolicyFile::EVERY.map(|f| match f {
+        PolicyFile::Tools => tools.clone(),
+        PolicyFile::Effects => effects.clone(),
+        _ => real.text(f).to_owned(),
+    });
     let s = PolicySources::from_bytes("policy", |f| Some(texts[f as usize].as_bytes()));
     let problems = compile(&s).expect_err("a pin in a cockpit policy");
     assert_eq!(problems.len(), 1, "{}", rendered(&problems, &s));

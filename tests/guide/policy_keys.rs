@@ -74,7 +74,7 @@ impl Raw {
             let Some(first) = item.attrs.iter().find_map(doc_line) else { continue };
             let first = first.trim();
             if let Some(file) = first.strip_prefix('`').and_then(|s| s.split('`').next())
-                && file.ends_with(".toml")
+                && (file.ends_with(".toml") || file.ends_with(".json"))
             {
                 assert!(files.insert(file.to_owned(), name.clone()).is_none(), "two structs parse {file}");
             }

@@ -36,7 +36,7 @@ pub struct Context<'p> {
     argument_types: HashMap<&'p str, &'p Spanned<String>>,
     /// What the menu reads, collected once (see [`Context::menu_reads`]).
     menu: Vec<MenuRead<'p>>,
-    /// The effect files indexed, when the policy has them (M019–M022).
+    /// The effect files indexed, when the policy has them (M019, M020, M021, M022).
     pub effects: Option<super::effects::Model<'p>>,
 }
 

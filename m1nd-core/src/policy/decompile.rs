@@ -12,7 +12,9 @@ use crate::table::{Cockpit, SlotKind};
 
 /// The table as policy sources, named `display/<file>` in diagnostics.
 pub fn decompile(c: &Cockpit, display: &str) -> PolicySources {
-    let files = [tools(c), deny(c), cards(c), cockpit(c), human_only(c)];
+    // The effect files are not lowered into the table (the laws judge by
+    // them; the table keeps the deny list they produced), so none is written.
+    let files = [tools(c), deny(c), cards(c), cockpit(c), human_only(c), String::new(), String::new(), String::new()];
     PolicySources::from_bytes(display, |f| {
         let text = &files[PolicyFile::EVERY.iter().position(|x| *x == f).unwrap_or(0)];
         // An optional file with nothing to declare is left out, as a policy would.

@@ -172,11 +172,23 @@ fn toml_diagnostic(file: PolicyFile, text: &str, error: &toml::de::Error) -> Dia
 /// the required ones, then the optional ones with when they are needed.
 fn put_it_there(name: &str) -> String {
     let required: Vec<&str> = PolicyFile::ALL.iter().map(|f| f.file_name()).collect();
-    let optional: Vec<String> = PolicyFile::EVERY
-        .iter()
-        .filter(|f| f.optional())
-        .map(|f| format!(" (and {} when {})", f.file_name(), f.needed_when()))
-        .collect();
+    // Optional files needed for the same reason are named together.
+    let mut optional: Vec<String> = Vec::new();
+    for reason in PolicyFile::EVERY.iter().filter(|f| f.optional()).map(|f| f.needed_when()) {
+        let files: Vec<&str> = PolicyFile::EVERY
+            .iter()
+            .filter(|f| f.optional() && f.needed_when() == reason)
+            .map(|f| f.file_name())
+            .collect();
+        let named = match files.as_slice() {
+            [one] => format!(" (and {one} when {reason})"),
+            [first @ .., last] => format!(" (and {} and {last}, together, when {reason})", first.join(", ")),
+            [] => continue,
+        };
+        if !optional.contains(&named) {
+            optional.push(named);
+        }
+    }
     format!(
         "a policy directory holds exactly these files: {}{}; put {name} there as a regular UTF-8 file",
         required.join(", "),

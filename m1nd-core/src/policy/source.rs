@@ -157,9 +157,10 @@ pub struct SourceFile {
 /// });
 ///
 /// let problems = compile(&sources).unwrap_err();
-/// assert_eq!(problems.len(), 1);
-/// assert_eq!(problems[0].law, Law::M002);
-/// let message = problems[0].render(&sources);
+/// let misspelt = problems.iter().find(|d| d.law == Law::M002).expect("the misspelling");
+/// // `learn` writes by the catalog, so it is now a verb the list lags (M021).
+/// assert!(problems.iter().any(|d| d.law == Law::M021));
+/// let message = misspelt.render(&sources);
 /// assert!(message.starts_with("[M002] the deny list names `lern`"), "{message}");
 /// assert!(message.contains("--> policy/read_only_denied.toml:"));
 /// assert!(message.contains("did you mean `learn`?"));

@@ -1,5 +1,5 @@
 //! Effects: what each verb can do, from upstream's own action catalog and
-//! routes, and what each session mode allows (laws M019–M022).
+//! routes, and what each session mode allows (laws M019, M020, M021, M022).
 //!
 //! A name deny list only says which verbs someone remembered to list. The
 //! catalog says, for every semantic action, every effect it can have and the
