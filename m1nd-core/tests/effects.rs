@@ -18,12 +18,11 @@ fn edited(file: PolicyFile, edit: impl Fn(&str) -> String) -> PolicySources {
     PolicySources::from_bytes("policy", |f| {
         if f == file { Some(changed.as_bytes()) } else { real.file(f).text.as_ref().ok().map(|t| t.as_bytes()) }
     })
-    .clone()
 }
 
 /// Every rendered diagnostic of a policy that must fail.
 fn failures(sources: &PolicySources) -> Vec<(Law, String)> {
-    let problems = compile(sources).err().expect("the edited policy must not compile");
+    let problems = compile(sources).expect_err("the edited policy must not compile");
     problems.iter().map(|d| (d.law, d.render(sources))).collect()
 }
 

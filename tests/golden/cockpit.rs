@@ -6,6 +6,9 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
     const _: &[u8] = ::core::include_bytes!("../../policy/help_cards.toml");
     const _: &[u8] = ::core::include_bytes!("../../policy/cockpit.toml");
     const _: &[u8] = ::core::include_bytes!("../../policy/human_only.toml");
+    const _: &[u8] = ::core::include_bytes!("../../policy/effects.toml");
+    const _: &[u8] = ::core::include_bytes!("../../policy/routes.toml");
+    const _: &[u8] = ::core::include_bytes!("../../policy/catalog.json");
     const TABLE: ::m1nd_core::Cockpit = ::m1nd_core::Cockpit {
         schema: ::std::borrow::Cow::Borrowed("m1nd-cockpit-v1"),
         title: ::std::borrow::Cow::Borrowed("m1nd cockpit"),
@@ -13,7 +16,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
             "Serve this cockpit only when the human types ? or explicitly asks for it, never on your own initiative and never at landing.",
         ),
         digest: ::std::borrow::Cow::Borrowed(
-            "66851bcf4987e8d9b368674eece0ed9d57c8069677832ae6425b49f8055890ec",
+            "a25f925ff05cc1bc907e24d6af65bcb173ffead6da221abae9fa6ea5b1d0a998",
         ),
         budget: ::m1nd_core::Budget {
             root_tokens: 800u32,
@@ -476,6 +479,59 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         "Highlight where a branch's structure splits away from its base",
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
+                    accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    retired: false,
+                },
+                ::m1nd_core::Verb {
+                    name: ::std::borrow::Cow::Borrowed("lock_create"),
+                    summary: ::std::borrow::Cow::Borrowed(
+                        "Fence a region of the graph around its root nodes for one agent's work",
+                    ),
+                    requires: ::std::borrow::Cow::Borrowed(
+                        &[::std::borrow::Cow::Borrowed("scope")],
+                    ),
+                    accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    retired: false,
+                },
+                ::m1nd_core::Verb {
+                    name: ::std::borrow::Cow::Borrowed("lock_watch"),
+                    summary: ::std::borrow::Cow::Borrowed(
+                        "Choose how a lock reports changes inside its region",
+                    ),
+                    requires: ::std::borrow::Cow::Borrowed(
+                        &[::std::borrow::Cow::Borrowed("lock_id")],
+                    ),
+                    accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    retired: false,
+                },
+                ::m1nd_core::Verb {
+                    name: ::std::borrow::Cow::Borrowed("lock_diff"),
+                    summary: ::std::borrow::Cow::Borrowed(
+                        "Show what changed inside a lock's region since it was taken",
+                    ),
+                    requires: ::std::borrow::Cow::Borrowed(
+                        &[::std::borrow::Cow::Borrowed("lock_id")],
+                    ),
+                    accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    retired: false,
+                },
+                ::m1nd_core::Verb {
+                    name: ::std::borrow::Cow::Borrowed("lock_rebase"),
+                    summary: ::std::borrow::Cow::Borrowed(
+                        "Move a lock's baseline up to the graph as it is now",
+                    ),
+                    requires: ::std::borrow::Cow::Borrowed(
+                        &[::std::borrow::Cow::Borrowed("lock_id")],
+                    ),
+                    accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    retired: false,
+                },
+                ::m1nd_core::Verb {
+                    name: ::std::borrow::Cow::Borrowed("lock_release"),
+                    summary: ::std::borrow::Cow::Borrowed("Give a lock's region back"),
+                    requires: ::std::borrow::Cow::Borrowed(
+                        &[::std::borrow::Cow::Borrowed("lock_id")],
+                    ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
@@ -1407,6 +1463,10 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     kind: ::m1nd_core::ArgKind::Integer,
                 },
                 ::m1nd_core::Parameter {
+                    name: ::std::borrow::Cow::Borrowed("lock_id"),
+                    kind: ::m1nd_core::ArgKind::Id,
+                },
+                ::m1nd_core::Parameter {
                     name: ::std::borrow::Cow::Borrowed("action"),
                     kind: ::m1nd_core::ArgKind::Text,
                 },
@@ -1488,6 +1548,63 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ::std::borrow::Cow::Borrowed("mission_spawn"),
                     ::std::borrow::Cow::Borrowed("transplant"),
                     ::std::borrow::Cow::Borrowed("transplant_commit"),
+                    ::std::borrow::Cow::Borrowed("delegate"),
+                    ::std::borrow::Cow::Borrowed("activate"),
+                    ::std::borrow::Cow::Borrowed("missing"),
+                    ::std::borrow::Cow::Borrowed("brain_birth"),
+                    ::std::borrow::Cow::Borrowed("document_resolve"),
+                    ::std::borrow::Cow::Borrowed("document_bindings"),
+                    ::std::borrow::Cow::Borrowed("document_drift"),
+                    ::std::borrow::Cow::Borrowed("auto_ingest_stop"),
+                    ::std::borrow::Cow::Borrowed("auto_ingest_tick"),
+                    ::std::borrow::Cow::Borrowed("session_handshake"),
+                    ::std::borrow::Cow::Borrowed("perspective_start"),
+                    ::std::borrow::Cow::Borrowed("perspective_routes"),
+                    ::std::borrow::Cow::Borrowed("perspective_inspect"),
+                    ::std::borrow::Cow::Borrowed("perspective_peek"),
+                    ::std::borrow::Cow::Borrowed("perspective_follow"),
+                    ::std::borrow::Cow::Borrowed("perspective_suggest"),
+                    ::std::borrow::Cow::Borrowed("perspective_affinity"),
+                    ::std::borrow::Cow::Borrowed("perspective_branch"),
+                    ::std::borrow::Cow::Borrowed("perspective_back"),
+                    ::std::borrow::Cow::Borrowed("perspective_close"),
+                    ::std::borrow::Cow::Borrowed("seek"),
+                    ::std::borrow::Cow::Borrowed("scan"),
+                    ::std::borrow::Cow::Borrowed("lock_create"),
+                    ::std::borrow::Cow::Borrowed("lock_watch"),
+                    ::std::borrow::Cow::Borrowed("lock_diff"),
+                    ::std::borrow::Cow::Borrowed("lock_rebase"),
+                    ::std::borrow::Cow::Borrowed("lock_release"),
+                    ::std::borrow::Cow::Borrowed("trail_save"),
+                    ::std::borrow::Cow::Borrowed("trail_resume"),
+                    ::std::borrow::Cow::Borrowed("trail_merge"),
+                    ::std::borrow::Cow::Borrowed("federate"),
+                    ::std::borrow::Cow::Borrowed("ghost_edges"),
+                    ::std::borrow::Cow::Borrowed("calibrate_predict"),
+                    ::std::borrow::Cow::Borrowed("calibrate_envelope"),
+                    ::std::borrow::Cow::Borrowed("taint_trace"),
+                    ::std::borrow::Cow::Borrowed("twins"),
+                    ::std::borrow::Cow::Borrowed("refactor_plan"),
+                    ::std::borrow::Cow::Borrowed("surgical_context_v2"),
+                    ::std::borrow::Cow::Borrowed("edit_preview"),
+                    ::std::borrow::Cow::Borrowed("transplant_preview"),
+                    ::std::borrow::Cow::Borrowed("scan_all"),
+                    ::std::borrow::Cow::Borrowed("federate_auto"),
+                    ::std::borrow::Cow::Borrowed("mission_start"),
+                    ::std::borrow::Cow::Borrowed("mission_next"),
+                    ::std::borrow::Cow::Borrowed("mission_event"),
+                    ::std::borrow::Cow::Borrowed("mission_verify"),
+                    ::std::borrow::Cow::Borrowed("mission_handoff"),
+                    ::std::borrow::Cow::Borrowed("mission_close"),
+                    ::std::borrow::Cow::Borrowed("audit"),
+                    ::std::borrow::Cow::Borrowed("daemon_stop"),
+                    ::std::borrow::Cow::Borrowed("daemon_tick"),
+                    ::std::borrow::Cow::Borrowed("alerts_ack"),
+                    ::std::borrow::Cow::Borrowed("mission_service"),
+                    ::std::borrow::Cow::Borrowed("external_mutation_service"),
+                    ::std::borrow::Cow::Borrowed("authority_session_challenge"),
+                    ::std::borrow::Cow::Borrowed("authority_session_authenticate"),
+                    ::std::borrow::Cow::Borrowed("authority_authorize"),
                 ],
             ),
             status_only: ::std::borrow::Cow::Borrowed(
@@ -1497,6 +1614,13 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         argument: ::std::borrow::Cow::Borrowed("action"),
                         allowed: ::std::borrow::Cow::Borrowed(
                             &[::std::borrow::Cow::Borrowed("status")],
+                        ),
+                    },
+                    ::m1nd_core::StatusOnly {
+                        verb: ::std::borrow::Cow::Borrowed("boot_memory"),
+                        argument: ::std::borrow::Cow::Borrowed("action"),
+                        allowed: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("list")],
                         ),
                     },
                 ],
@@ -1876,7 +2000,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         read: ::m1nd_core::ReadVerb::__from_checked_policy(
                             ::std::borrow::Cow::Borrowed("map"),
                             ::std::borrow::Cow::Borrowed("system_blocks_snapshot"),
-                            ::m1nd_core::VerbId::__at(125u32),
+                            ::m1nd_core::VerbId::__at(130u32),
                             ::std::borrow::Cow::Borrowed(&[]),
                         ),
                     },
@@ -2028,7 +2152,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                                     read: ::m1nd_core::ReadVerb::__from_checked_policy(
                                         ::std::borrow::Cow::Borrowed("alert_trace"),
                                         ::std::borrow::Cow::Borrowed("trace"),
-                                        ::m1nd_core::VerbId::__at(55u32),
+                                        ::m1nd_core::VerbId::__at(60u32),
                                         ::std::borrow::Cow::Borrowed(&[]),
                                     ),
                                     bind: ::std::borrow::Cow::Borrowed(
@@ -2053,7 +2177,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         read: ::m1nd_core::ReadVerb::__from_checked_policy(
                             ::std::borrow::Cow::Borrowed("trust"),
                             ::std::borrow::Cow::Borrowed("trust"),
-                            ::m1nd_core::VerbId::__at(64u32),
+                            ::m1nd_core::VerbId::__at(69u32),
                             ::std::borrow::Cow::Borrowed(&[]),
                         ),
                     },
@@ -2114,7 +2238,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         read: ::m1nd_core::ReadVerb::__from_checked_policy(
                             ::std::borrow::Cow::Borrowed("memories"),
                             ::std::borrow::Cow::Borrowed("boot_memory"),
-                            ::m1nd_core::VerbId::__at(113u32),
+                            ::m1nd_core::VerbId::__at(118u32),
                             ::std::borrow::Cow::Borrowed(
                                 &[
                                     ::m1nd_core::Argument {
@@ -2232,7 +2356,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                             ::m1nd_core::ReadVerb::__from_checked_policy(
                                 ::std::borrow::Cow::Borrowed("presences"),
                                 ::std::borrow::Cow::Borrowed("panoramic"),
-                                ::m1nd_core::VerbId::__at(111u32),
+                                ::m1nd_core::VerbId::__at(116u32),
                                 ::std::borrow::Cow::Borrowed(&[]),
                             ),
                         ),
@@ -2275,26 +2399,6 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         cards: ::std::borrow::Cow::Borrowed(
                             &[
                                 ::m1nd_core::HelpEntry {
-                                    card: ::std::borrow::Cow::Borrowed("audit_scope"),
-                                    title: ::std::borrow::Cow::Borrowed(
-                                        "Audit an area before touching it",
-                                    ),
-                                    why: ::std::borrow::Cow::Borrowed(
-                                        "You want one pass over risk, coverage and drift for a part of the code.",
-                                    ),
-                                    tool: ::std::borrow::Cow::Borrowed("audit"),
-                                },
-                                ::m1nd_core::HelpEntry {
-                                    card: ::std::borrow::Cow::Borrowed("find_by_intent"),
-                                    title: ::std::borrow::Cow::Borrowed(
-                                        "Find code by what it does",
-                                    ),
-                                    why: ::std::borrow::Cow::Borrowed(
-                                        "You know the behavior you need but not the file or symbol that holds it.",
-                                    ),
-                                    tool: ::std::borrow::Cow::Borrowed("seek"),
-                                },
-                                ::m1nd_core::HelpEntry {
                                     card: ::std::borrow::Cow::Borrowed("trace_error"),
                                     title: ::std::borrow::Cow::Borrowed(
                                         "Trace an error to its source",
@@ -2313,26 +2417,6 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                                         "You are about to make a multi-file change and want missed files and risks first.",
                                     ),
                                     tool: ::std::borrow::Cow::Borrowed("validate_plan"),
-                                },
-                                ::m1nd_core::HelpEntry {
-                                    card: ::std::borrow::Cow::Borrowed("hidden_coupling"),
-                                    title: ::std::borrow::Cow::Borrowed(
-                                        "Reveal hidden coupling",
-                                    ),
-                                    why: ::std::borrow::Cow::Borrowed(
-                                        "Files keep changing together and you want to know which ones, with no import to show it.",
-                                    ),
-                                    tool: ::std::borrow::Cow::Borrowed("ghost_edges"),
-                                },
-                                ::m1nd_core::HelpEntry {
-                                    card: ::std::borrow::Cow::Borrowed("keep_trail"),
-                                    title: ::std::borrow::Cow::Borrowed(
-                                        "Keep your investigation trail",
-                                    ),
-                                    why: ::std::borrow::Cow::Borrowed(
-                                        "You are pausing a long investigation and want to resume it without starting over.",
-                                    ),
-                                    tool: ::std::borrow::Cow::Borrowed("trail_save"),
                                 },
                                 ::m1nd_core::HelpEntry {
                                     card: ::std::borrow::Cow::Borrowed("store_status"),
