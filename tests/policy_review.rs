@@ -77,7 +77,9 @@ fn diff_of_a_real_loosening_says_so_first_and_fails_ci() {
 
     let failing = m1nd_in(repo, &["policy", "diff", "HEAD~1:policy", "policy", "--fail-on", "loosened"]);
     assert_eq!(failing.status.code(), Some(1), "{}", text(&failing.stderr));
-    assert!(text(&failing.stderr).contains("loosens the guard in 1 place"), "{}", text(&failing.stderr));
+    // The verb, and the read-only mode that now allows its action by name.
+    assert!(text(&failing.stderr).contains("loosens the guard in 2 places"), "{}", text(&failing.stderr));
+    assert!(report.contains("  ! mode read_only: now allows the action graph.learn\n"), "{report}");
     let reverse = m1nd_in(repo, &["policy", "diff", "HEAD", "HEAD~1", "--fail-on", "loosened"]);
     assert_eq!(reverse.status.code(), Some(0), "tightening is not loosening: {}", text(&reverse.stdout));
 

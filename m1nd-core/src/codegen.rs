@@ -8,6 +8,7 @@ use quote::{ToTokens, quote};
 
 use crate::arguments::Parameter;
 use crate::deny::{DenyList, StatusOnly};
+use crate::effects::{CatalogAction, EffectMode, Effects, Reasoned, Route, RouteValue};
 use crate::table::{
     Action, Argument, Binding, Card, Cockpit, Collection, HelpEntry, Label, ReadVerb, Slot, SlotKind, Str, Verb,
 };
@@ -81,6 +82,7 @@ fn cockpit_tokens(c: &Cockpit) -> TokenStream {
     let cards = list(&c.cards, card);
     let slots = list(&c.slots, slot);
     let (human_only, acts_at) = (strs(&c.human_only.verbs), s(&c.human_only.acts_at));
+    let effects = effects(&c.effects);
     quote! {
         ::m1nd_core::Cockpit {
             schema: #schema,
@@ -95,7 +97,43 @@ fn cockpit_tokens(c: &Cockpit) -> TokenStream {
             cards: #cards,
             slots: #slots,
             human_only: ::m1nd_core::HumanOnly { verbs: #human_only, acts_at: #acts_at },
+            effects: #effects,
         }
+    }
+}
+
+fn effects(x: &Effects) -> TokenStream {
+    let catalog_digest = s(&x.catalog_digest);
+    let reasoned = |r: &Reasoned| {
+        let (name, reason) = (s(&r.name), s(&r.reason));
+        quote! { ::m1nd_core::Reasoned { name: #name, reason: #reason } }
+    };
+    let modes = list(&x.modes, |m: &EffectMode| {
+        let (name, effects, floors, also) =
+            (s(&m.name), list(&m.effects, reasoned), strs(&m.floors), list(&m.also, reasoned));
+        quote! { ::m1nd_core::EffectMode { name: #name, effects: #effects, floors: #floors, also: #also } }
+    });
+    let actions = list(&x.actions, |a: &CatalogAction| {
+        let (name, effects, floor) = (s(&a.name), strs(&a.effects), s(&a.floor));
+        quote! { ::m1nd_core::CatalogAction { name: #name, effects: #effects, floor: #floor } }
+    });
+    let routes = list(&x.routes, |r: &Route| {
+        let (verb, actions) = (s(&r.verb), strs(&r.actions));
+        let by = list(&r.by, |v: &RouteValue| {
+            let (argument, value, actions) = (s(&v.argument), s(&v.value), strs(&v.actions));
+            quote! { ::m1nd_core::RouteValue { argument: #argument, value: #value, actions: #actions } }
+        });
+        let absent = match &r.absent {
+            Some(actions) => {
+                let actions = strs(actions);
+                quote! { ::core::option::Option::Some(#actions) }
+            }
+            None => quote! { ::core::option::Option::None },
+        };
+        quote! { ::m1nd_core::Route { verb: #verb, actions: #actions, by: #by, absent: #absent } }
+    });
+    quote! {
+        ::m1nd_core::Effects { catalog_digest: #catalog_digest, modes: #modes, actions: #actions, routes: #routes }
     }
 }
 

@@ -9,6 +9,7 @@ pub mod client_capability;
 #[cfg(feature = "codegen")]
 pub mod codegen;
 pub mod deny;
+pub mod effects;
 pub mod facets;
 pub mod gateway;
 #[cfg(feature = "codegen")]
@@ -27,6 +28,7 @@ pub mod table;
 pub use arguments::{ArgKind, Parameter};
 pub use client_capability::ClientCapability;
 pub use deny::{DenyList, Refusal, StatusOnly};
+pub use effects::{CatalogAction, EffectMode, Effects, Reasoned, Route, RouteValue};
 pub use facets::Facet;
 pub use mode::SessionMode;
 pub use policy::{Diagnostic, Law, PolicyFile, PolicySources, compile, compile_gateway};

@@ -17,6 +17,7 @@ use std::borrow::Cow;
 
 use crate::arguments::{ArgKind, Parameter, Takes};
 use crate::deny::DenyList;
+use crate::effects::Effects;
 use crate::facets::Facet;
 pub use crate::primitives::{Argument, List, Str};
 
@@ -43,6 +44,8 @@ pub struct Cockpit {
     pub slots: List<Slot>,
     /// Verbs only the human performs, never served over MCP (M013).
     pub human_only: HumanOnly,
+    /// What the effect files said, as the laws judged it ([`Effects::NONE`] without them).
+    pub effects: Effects,
 }
 
 /// The verbs of `human_only.toml`: refused over MCP in every session and
@@ -329,5 +332,6 @@ impl Cockpit {
         cards: Cow::Borrowed(&[]),
         slots: Cow::Borrowed(&[]),
         human_only: HumanOnly { verbs: Cow::Borrowed(&[]), acts_at: Cow::Borrowed("") },
+        effects: Effects::NONE,
     };
 }

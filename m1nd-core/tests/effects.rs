@@ -1,4 +1,4 @@
-//! The effect laws (M019–M022) on the repository's policy and on broken
+//! The effect laws (M019, M020, M021 and M022) on the repository's policy and on broken
 //! copies of it: each copy breaks one thing and must fail with that law, at
 //! that place, and nothing else.
 
@@ -164,5 +164,48 @@ fn effect_files_come_together() {
         found[0].1.starts_with("[M001] routes.toml is missing, though the policy has effects.toml and catalog.json"),
         "{}",
         found[0].1
+    );
+}
+
+#[test]
+fn the_table_keeps_the_effects_and_they_survive_a_round_trip() {
+    let table = compile(&real()).expect("the real policy compiles");
+    assert_eq!(table.effects.modes.iter().map(|m| &*m.name).collect::<Vec<_>>(), ["read_only", "menu"]);
+    let audit = table.effects.route("audit").expect("audit is routed");
+    assert_eq!(&audit.actions[..], ["graph.audit.replace"]);
+    let replace = table.effects.action("graph.audit.replace").expect("its action is kept");
+    assert_eq!(replace.floor, "POSITIVE_SOVEREIGN");
+    let read_only = table.effects.mode("read_only").expect("read-only mode");
+    assert!(table.effects.excess(read_only, "audit").iter().any(|(_, what)| what == "floor POSITIVE_SOVEREIGN"));
+    assert!(table.effects.excess(read_only, "doctor").is_empty());
+    // Written back as policy files, the table compiles to itself.
+    let sources = m1nd_core::policy::decompile(&table, "generated");
+    match compile(&sources) {
+        Ok(again) => assert_eq!(again, table),
+        Err(problems) => panic!("{}", problems.iter().map(|d| d.render(&sources)).collect::<Vec<_>>().join("\n")),
+    }
+}
+
+#[test]
+fn sarif_and_github_annotations_carry_the_effect_laws() {
+    let sources = edited(PolicyFile::Deny, |t| t.replacen("  \"ghost_edges\",\n", "", 1));
+    let problems = compile(&sources).expect_err("a deny list that lags");
+    let sarif = m1nd_core::policy::report::sarif(&problems, &sources);
+    let rules: Vec<&str> = sarif["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["id"].as_str().unwrap())
+        .collect();
+    for law in ["M019", "M020", "M021", "M022"] {
+        assert!(rules.contains(&law), "{rules:?}");
+    }
+    let results = sarif["runs"][0]["results"].as_array().unwrap();
+    assert_eq!(results[0]["ruleId"], "M021");
+    assert_eq!(results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "policy/tools.toml");
+    let github = m1nd_core::policy::report::github(&problems, &sources);
+    assert!(
+        github.lines().any(|l| l.starts_with("::error file=policy/tools.toml,line=") && l.contains("M021")),
+        "{github}"
     );
 }

@@ -9,7 +9,7 @@
 //!
 //! - `policy/catalog.json`: [`catalog_json`], the catalog `m1nd-control`
 //!   builds, with the digest it carries, where the policy compiler reads it
-//!   (laws M019–M022); `tests/regenerate.rs` fails when the checked-in file
+//!   (laws M019, M020, M021 and M022); `tests/regenerate.rs` fails when the checked-in file
 //!   is not what this crate produces now.
 //! - `policy/routes.toml`: [`routes_toml`], `routes.json` in the policy's
 //!   form, checked the same way.

@@ -16,7 +16,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
             "Serve this cockpit only when the human types ? or explicitly asks for it, never on your own initiative and never at landing.",
         ),
         digest: ::std::borrow::Cow::Borrowed(
-            "a25f925ff05cc1bc907e24d6af65bcb173ffead6da221abae9fa6ea5b1d0a998",
+            "970d56bb953e2e26fe6fca9b9ed42492f50a1d4a2febbb58fcfffcfdc9324e42",
         ),
         budget: ::m1nd_core::Budget {
             root_tokens: 800u32,
@@ -2460,6 +2460,2943 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
             ),
             acts_at: ::std::borrow::Cow::Borrowed(
                 "the tray: the page `m1nd serve --http` serves at /tray, opened with the one-time login link it prints",
+            ),
+        },
+        effects: ::m1nd_core::Effects {
+            catalog_digest: ::std::borrow::Cow::Borrowed(
+                "fc1ca39db27b1cd03b8e69cfe260ebf6c77753609626f484ac39dd33f7a1def7",
+            ),
+            modes: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::m1nd_core::EffectMode {
+                        name: ::std::borrow::Cow::Borrowed("read_only"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::m1nd_core::Reasoned {
+                                    name: ::std::borrow::Cow::Borrowed("READ"),
+                                    reason: ::std::borrow::Cow::Borrowed(""),
+                                },
+                            ],
+                        ),
+                        floors: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("ORDINARY")],
+                        ),
+                        also: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::m1nd_core::Reasoned {
+                                    name: ::std::borrow::Cow::Borrowed("query.north"),
+                                    reason: ::std::borrow::Cow::Borrowed(
+                                        "upstream lets read-only sessions call north, an agent's heading; what it writes (graph warm-up, runtime store, coordination record) is its own bookkeeping, not a change any caller asked for",
+                                    ),
+                                },
+                                ::m1nd_core::Reasoned {
+                                    name: ::std::borrow::Cow::Borrowed("query.orient"),
+                                    reason: ::std::borrow::Cow::Borrowed(
+                                        "upstream lets read-only sessions call orient, an arriving agent's bearings, for the same reason as north: its writes are its own bookkeeping",
+                                    ),
+                                },
+                            ],
+                        ),
+                    },
+                    ::m1nd_core::EffectMode {
+                        name: ::std::borrow::Cow::Borrowed("menu"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::m1nd_core::Reasoned {
+                                    name: ::std::borrow::Cow::Borrowed("READ"),
+                                    reason: ::std::borrow::Cow::Borrowed(""),
+                                },
+                            ],
+                        ),
+                        floors: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("ORDINARY")],
+                        ),
+                        also: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::m1nd_core::Reasoned {
+                                    name: ::std::borrow::Cow::Borrowed("query.north"),
+                                    reason: ::std::borrow::Cow::Borrowed(
+                                        "the tray bell counts the missions waiting for a stamp; in this server north reads the mission box in one read transaction and writes nothing, and upstream's cockpit reads its bell from the same box",
+                                    ),
+                                },
+                                ::m1nd_core::Reasoned {
+                                    name: ::std::borrow::Cow::Borrowed("query.orient"),
+                                    reason: ::std::borrow::Cow::Borrowed(
+                                        "the mission board lists the open missions; in this server orient reads the mission box in one read transaction and writes nothing, and upstream's cockpit reads its missions from the same box",
+                                    ),
+                                },
+                            ],
+                        ),
+                    },
+                ],
+            ),
+            actions: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("antibody.create"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("authority.authorize"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("auto_ingest.change_roots"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                                ::std::borrow::Cow::Borrowed("SOVEREIGN_MUTATION"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("POSITIVE_SOVEREIGN"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed(
+                            "auto_ingest.start_existing_roots",
+                        ),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("auto_ingest.stop"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("auto_ingest.tick"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SERVICE_IDENTITY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("boot_memory.delete"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE")],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("boot_memory.read"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("READ")],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("boot_memory.set"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE")],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("brain.bootstrap"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("HOST_FILESYSTEM_WRITE"),
+                                ::std::borrow::Cow::Borrowed("SOVEREIGN_MUTATION"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("POSITIVE_SOVEREIGN"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("brain.bootstrap.birth"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("HOST_FILESYSTEM_WRITE"),
+                                ::std::borrow::Cow::Borrowed("SOVEREIGN_MUTATION"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("POSITIVE_SOVEREIGN"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("brain.promote"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("HOST_FILESYSTEM_WRITE"),
+                                ::std::borrow::Cow::Borrowed("SOVEREIGN_MUTATION"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("POSITIVE_SOVEREIGN"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("calibration.envelope"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE")],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("calibration.predict"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE")],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("daemon.alerts_ack"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("daemon.start"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("daemon.stop"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("daemon.tick"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SERVICE_IDENTITY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("delegation.debrief"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("delegation.delegate"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed(
+                            "documents.bindings.refresh_cache",
+                        ),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed(
+                            "documents.drift.refresh_cache",
+                        ),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed(
+                            "documents.resolve.refresh_cache",
+                        ),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("evidence.query"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("READ")],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("graph.audit.replace"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("SOVEREIGN_MUTATION"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("POSITIVE_SOVEREIGN"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("graph.federate.replace"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("SOVEREIGN_MUTATION"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("POSITIVE_SOVEREIGN"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed(
+                            "graph.federate_auto.execute",
+                        ),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("SOVEREIGN_MUTATION"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("POSITIVE_SOVEREIGN"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed(
+                            "graph.federate_auto.preview",
+                        ),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("READ")],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("graph.ghost_edges"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("graph.ingest.change_roots"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("SOVEREIGN_MUTATION"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("POSITIVE_SOVEREIGN"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed(
+                            "graph.ingest.merge_existing",
+                        ),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("graph.ingest.preview"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("READ")],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed(
+                            "graph.ingest.refresh_declared_root",
+                        ),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("graph.ingest.replace"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("SOVEREIGN_MUTATION"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("POSITIVE_SOVEREIGN"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("graph.learn"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("graph.runtime_overlay"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("lock.create"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("lock.diff"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("lock.rebase"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("lock.release"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("lock.watch"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("memory.memorize.default"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("mission.close"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("MISSION_STATE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("mission.close_with_memory"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("MISSION_STATE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("mission.event"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("MISSION_STATE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("mission.handoff"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                                ::std::borrow::Cow::Borrowed("MISSION_STATE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("mission.next"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("MISSION_STATE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("mission.post.landed"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                                ::std::borrow::Cow::Borrowed("MISSION_STATE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("SOVEREIGN_MUTATION"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("POSITIVE_SOVEREIGN"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed(
+                            "mission.service.execution_dispatch",
+                        ),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                                ::std::borrow::Cow::Borrowed("MISSION_STATE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed(
+                            "mission.service.execution_started",
+                        ),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                                ::std::borrow::Cow::Borrowed("MISSION_STATE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SERVICE_IDENTITY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed(
+                            "mission.service.execution_terminal",
+                        ),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                                ::std::borrow::Cow::Borrowed("MISSION_STATE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SERVICE_IDENTITY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("mission.service.land"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                                ::std::borrow::Cow::Borrowed("MISSION_STATE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("SOVEREIGN_MUTATION"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("POSITIVE_SOVEREIGN"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed(
+                            "mission.service.land_intent",
+                        ),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("READ")],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed(
+                            "mission.service.mission_transition",
+                        ),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                                ::std::borrow::Cow::Borrowed("MISSION_STATE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("mission.spawn"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("HOST_FILESYSTEM_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                                ::std::borrow::Cow::Borrowed("MISSION_STATE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("PROCESS_SPAWN"),
+                                ::std::borrow::Cow::Borrowed("NETWORK_ACCESS"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("mission.start"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("MISSION_STATE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("mission.verify"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                                ::std::borrow::Cow::Borrowed("MISSION_STATE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("perspective.affinity"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("perspective.back"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("perspective.branch"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("perspective.close"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("perspective.follow"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("perspective.inspect"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("perspective.peek"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("perspective.routes"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("perspective.start"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("perspective.suggest"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("query.activate"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("query.missing"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("query.north"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("query.orient"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("query.read"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("READ")],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("query.refactor_plan"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("query.scan"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("query.scan_all"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("query.seek"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("query.taint_trace"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("query.twins"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("runtime.session.handshake"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("source.apply.batch"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("SOURCE_FILESYSTEM_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("source.apply.single"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("SOURCE_FILESYSTEM_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("source.edit.commit"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("SOURCE_FILESYSTEM_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("source.edit.preview"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed(
+                            "source.surgical_context.mark_proof_ready",
+                        ),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("source.transplant.commit"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("SOURCE_FILESYSTEM_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("source.transplant.preview"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("source.transplant.single"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("SOURCE_FILESYSTEM_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("store.persist.checkpoint"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE")],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("store.persist.load_replace"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("SOVEREIGN_MUTATION"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("POSITIVE_SOVEREIGN"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("store.persist.save_runtime"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE")],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("store.persist.status"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("READ")],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("system_blocks.archive"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("SOVEREIGN_MUTATION"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("POSITIVE_SOVEREIGN"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed(
+                            "system_blocks.candidate_edit",
+                        ),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed(
+                            "system_blocks.candidate_naming",
+                        ),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("HOST_FILESYSTEM_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                                ::std::borrow::Cow::Borrowed("PROCESS_SPAWN"),
+                                ::std::borrow::Cow::Borrowed("NETWORK_ACCESS"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed(
+                            "system_blocks.delete.permanent",
+                        ),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("SOVEREIGN_MUTATION"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("POSITIVE_SOVEREIGN"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed(
+                            "system_blocks.lease.acquire",
+                        ),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed(
+                            "system_blocks.lease.refresh",
+                        ),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed(
+                            "system_blocks.lease.release",
+                        ),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("system_blocks.ratify"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("SOVEREIGN_MUTATION"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("POSITIVE_SOVEREIGN"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("system_blocks.reconcile"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("system_blocks.restore"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("SOVEREIGN_MUTATION"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("POSITIVE_SOVEREIGN"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed(
+                            "system_blocks.seed_import.force",
+                        ),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("SOVEREIGN_MUTATION"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("POSITIVE_SOVEREIGN"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed(
+                            "system_blocks.skeleton_candidate",
+                        ),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("HOST_FILESYSTEM_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                                ::std::borrow::Cow::Borrowed("PROCESS_SPAWN"),
+                                ::std::borrow::Cow::Borrowed("NETWORK_ACCESS"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("trail.merge"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("trail.resume"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("trail.save"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("xray.apply.commit"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("SOURCE_FILESYSTEM_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("xray.apply.dry_run"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("READ")],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("xray.paint.commit"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("xray.paint.dry_run"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("xray.retag.commit"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("GRAPH_MUTATION"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("SCOPED_GRANT_A2"),
+                    },
+                    ::m1nd_core::CatalogAction {
+                        name: ::std::borrow::Cow::Borrowed("xray.retag.dry_run"),
+                        effects: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("READ"),
+                                ::std::borrow::Cow::Borrowed("RUNTIME_STORE_WRITE"),
+                                ::std::borrow::Cow::Borrowed("COORDINATION_RECORD"),
+                            ],
+                        ),
+                        floor: ::std::borrow::Cow::Borrowed("ORDINARY"),
+                    },
+                ],
+            ),
+            routes: ::std::borrow::Cow::Borrowed(
+                &[
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("orient"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.orient")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("north"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.north")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("cockpit"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("delegate"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("delegation.delegate")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("debrief"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("delegation.debrief")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("evidence_query"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("evidence.query")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("am_i_stale"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("activate"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.activate")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("impact"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("missing"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.missing")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("why"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("warmup"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("counterfactual"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("predict"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("fingerprint"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("drift"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("learn"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("graph.learn")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("ingest"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("brain.bootstrap"),
+                                ::std::borrow::Cow::Borrowed("graph.ingest.change_roots"),
+                                ::std::borrow::Cow::Borrowed("graph.ingest.merge_existing"),
+                                ::std::borrow::Cow::Borrowed(
+                                    "graph.ingest.refresh_declared_root",
+                                ),
+                                ::std::borrow::Cow::Borrowed("graph.ingest.replace"),
+                            ],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("mode"),
+                                    value: ::std::borrow::Cow::Borrowed("merge"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[
+                                            ::std::borrow::Cow::Borrowed("graph.ingest.merge_existing"),
+                                            ::std::borrow::Cow::Borrowed("graph.ingest.change_roots"),
+                                        ],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("mode"),
+                                    value: ::std::borrow::Cow::Borrowed("refresh"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[
+                                            ::std::borrow::Cow::Borrowed(
+                                                "graph.ingest.refresh_declared_root",
+                                            ),
+                                        ],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("mode"),
+                                    value: ::std::borrow::Cow::Borrowed("replace"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("graph.ingest.replace")],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("project_root"),
+                                    value: ::std::borrow::Cow::Borrowed("<non-empty>"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("brain.bootstrap")],
+                                    ),
+                                },
+                            ],
+                        ),
+                        absent: ::core::option::Option::Some(
+                            ::std::borrow::Cow::Borrowed(
+                                &[::std::borrow::Cow::Borrowed("graph.ingest.replace")],
+                            ),
+                        ),
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("brain_birth"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("brain.bootstrap.birth")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("document_resolve"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed(
+                                    "documents.resolve.refresh_cache",
+                                ),
+                            ],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("document_provider_health"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("document_bindings"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed(
+                                    "documents.bindings.refresh_cache",
+                                ),
+                            ],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("document_drift"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed(
+                                    "documents.drift.refresh_cache",
+                                ),
+                            ],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("auto_ingest_start"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("auto_ingest.change_roots"),
+                                ::std::borrow::Cow::Borrowed(
+                                    "auto_ingest.start_existing_roots",
+                                ),
+                            ],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::Some(
+                            ::std::borrow::Cow::Borrowed(
+                                &[
+                                    ::std::borrow::Cow::Borrowed(
+                                        "auto_ingest.start_existing_roots",
+                                    ),
+                                    ::std::borrow::Cow::Borrowed("auto_ingest.change_roots"),
+                                ],
+                            ),
+                        ),
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("auto_ingest_stop"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("auto_ingest.stop")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("auto_ingest_status"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("auto_ingest_tick"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("auto_ingest.tick")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("health"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("session_handshake"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("runtime.session.handshake")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("trust_selftest"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("recovery_playbook"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("doctor"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("perspective_start"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("perspective.start")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("perspective_routes"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("perspective.routes")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("perspective_inspect"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("perspective.inspect")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("perspective_peek"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("perspective.peek")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("perspective_follow"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("perspective.follow")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("perspective_suggest"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("perspective.suggest")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("perspective_affinity"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("perspective.affinity")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("perspective_branch"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("perspective.branch")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("perspective_back"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("perspective.back")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("perspective_compare"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("perspective_list"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("perspective_close"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("perspective.close")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("seek"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.seek")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("focus"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("scan"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.scan")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("timeline"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("diverge"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("lock_create"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("lock.create")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("lock_watch"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("lock.watch")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("lock_diff"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("lock.diff")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("lock_rebase"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("lock.rebase")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("lock_release"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("lock.release")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("trail_save"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("trail.save")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("trail_resume"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("trail.resume")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("trail_merge"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("trail.merge")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("trail_list"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("hypothesize"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("differential"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("trace"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("validate_plan"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("federate"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("graph.federate.replace")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("antibody_scan"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("antibody_list"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("antibody_create"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("antibody.create")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("flow_simulate"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("epidemic"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("tremor"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("trust"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("layers"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("layer_inspect"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("ghost_edges"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("graph.ghost_edges")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("calibrate_predict"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("calibration.predict")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("calibrate_envelope"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("calibration.envelope")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("taint_trace"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.taint_trace")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("twins"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.twins")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("refactor_plan"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.refactor_plan")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("runtime_overlay"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("graph.runtime_overlay")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("heuristics_surface"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("surgical_context"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("apply"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("source.apply.single")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("view"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("batch_view"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("surgical_context_v2"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed(
+                                    "source.surgical_context.mark_proof_ready",
+                                ),
+                            ],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("apply_batch"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("source.apply.batch")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("edit_preview"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("source.edit.preview")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("edit_commit"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("source.edit.commit")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("transplant"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("source.transplant.single")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("transplant_preview"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("source.transplant.preview")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("transplant_commit"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("source.transplant.commit")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("search"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("glob"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("scan_all"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.scan_all")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("cross_verify"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("soul_check"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("soul_read"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("coverage_session"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("external_references"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("federate_auto"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("graph.federate_auto.preview"),
+                                ::std::borrow::Cow::Borrowed("graph.federate_auto.execute"),
+                            ],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("execute"),
+                                    value: ::std::borrow::Cow::Borrowed("false"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[
+                                            ::std::borrow::Cow::Borrowed("graph.federate_auto.preview"),
+                                        ],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("execute"),
+                                    value: ::std::borrow::Cow::Borrowed("true"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[
+                                            ::std::borrow::Cow::Borrowed("graph.federate_auto.execute"),
+                                        ],
+                                    ),
+                                },
+                            ],
+                        ),
+                        absent: ::core::option::Option::Some(
+                            ::std::borrow::Cow::Borrowed(
+                                &[
+                                    ::std::borrow::Cow::Borrowed("graph.federate_auto.preview"),
+                                ],
+                            ),
+                        ),
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("help"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("mission_start"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("mission.start")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("mission_next"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("mission.next")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("mission_event"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("mission.event")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("mission_verify"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("mission.verify")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("mission_handoff"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("mission.handoff")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("mission_close"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("mission.close"),
+                                ::std::borrow::Cow::Borrowed("mission.close_with_memory"),
+                            ],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed(
+                                        "write_light_memory",
+                                    ),
+                                    value: ::std::borrow::Cow::Borrowed("false"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("mission.close")],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed(
+                                        "write_light_memory",
+                                    ),
+                                    value: ::std::borrow::Cow::Borrowed("true"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("mission.close_with_memory")],
+                                    ),
+                                },
+                            ],
+                        ),
+                        absent: ::core::option::Option::Some(
+                            ::std::borrow::Cow::Borrowed(
+                                &[::std::borrow::Cow::Borrowed("mission.close")],
+                            ),
+                        ),
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("mission_stamp"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("mission.post.landed")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("report"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("audit"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("graph.audit.replace")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("daemon_start"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("daemon.start")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("daemon_stop"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("daemon.stop")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("daemon_status"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("daemon_tick"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("daemon.tick")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("alerts_list"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("alerts_ack"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("daemon.alerts_ack")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("panoramic"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("persist"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("store.persist.status"),
+                                ::std::borrow::Cow::Borrowed("store.persist.save_runtime"),
+                                ::std::borrow::Cow::Borrowed("store.persist.checkpoint"),
+                                ::std::borrow::Cow::Borrowed("store.persist.load_replace"),
+                            ],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("action"),
+                                    value: ::std::borrow::Cow::Borrowed("checkpoint"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("store.persist.checkpoint")],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("action"),
+                                    value: ::std::borrow::Cow::Borrowed("load"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[
+                                            ::std::borrow::Cow::Borrowed("store.persist.load_replace"),
+                                        ],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("action"),
+                                    value: ::std::borrow::Cow::Borrowed("save"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[
+                                            ::std::borrow::Cow::Borrowed("store.persist.save_runtime"),
+                                        ],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("action"),
+                                    value: ::std::borrow::Cow::Borrowed("status"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("store.persist.status")],
+                                    ),
+                                },
+                            ],
+                        ),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("boot_memory"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("boot_memory.read"),
+                                ::std::borrow::Cow::Borrowed("boot_memory.set"),
+                                ::std::borrow::Cow::Borrowed("boot_memory.delete"),
+                            ],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("action"),
+                                    value: ::std::borrow::Cow::Borrowed("delete"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("boot_memory.delete")],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("action"),
+                                    value: ::std::borrow::Cow::Borrowed("get"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("boot_memory.read")],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("action"),
+                                    value: ::std::borrow::Cow::Borrowed("list"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("boot_memory.read")],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("action"),
+                                    value: ::std::borrow::Cow::Borrowed("set"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("boot_memory.set")],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("action"),
+                                    value: ::std::borrow::Cow::Borrowed("status"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("boot_memory.read")],
+                                    ),
+                                },
+                            ],
+                        ),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("metrics"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("type_trace"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("diagram"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("memorize"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("memory.memorize.default")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("promote"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("brain.promote")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("xray_retag"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("xray.retag.dry_run"),
+                                ::std::borrow::Cow::Borrowed("xray.retag.commit"),
+                            ],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("mode"),
+                                    value: ::std::borrow::Cow::Borrowed("commit"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("xray.retag.commit")],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("mode"),
+                                    value: ::std::borrow::Cow::Borrowed("dry_run"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("xray.retag.dry_run")],
+                                    ),
+                                },
+                            ],
+                        ),
+                        absent: ::core::option::Option::Some(
+                            ::std::borrow::Cow::Borrowed(
+                                &[::std::borrow::Cow::Borrowed("xray.retag.dry_run")],
+                            ),
+                        ),
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("xray_orient"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("xray_gate"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("xray_apply"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("xray.apply.dry_run"),
+                                ::std::borrow::Cow::Borrowed("xray.apply.commit"),
+                            ],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("mode"),
+                                    value: ::std::borrow::Cow::Borrowed("commit"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("xray.apply.commit")],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("mode"),
+                                    value: ::std::borrow::Cow::Borrowed("dry_run"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("xray.apply.dry_run")],
+                                    ),
+                                },
+                            ],
+                        ),
+                        absent: ::core::option::Option::Some(
+                            ::std::borrow::Cow::Borrowed(
+                                &[::std::borrow::Cow::Borrowed("xray.apply.dry_run")],
+                            ),
+                        ),
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("xray_paint"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("xray.paint.dry_run"),
+                                ::std::borrow::Cow::Borrowed("xray.paint.commit"),
+                            ],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("mode"),
+                                    value: ::std::borrow::Cow::Borrowed("commit"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("xray.paint.commit")],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("mode"),
+                                    value: ::std::borrow::Cow::Borrowed("dry_run"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("xray.paint.dry_run")],
+                                    ),
+                                },
+                            ],
+                        ),
+                        absent: ::core::option::Option::Some(
+                            ::std::borrow::Cow::Borrowed(
+                                &[::std::borrow::Cow::Borrowed("xray.paint.dry_run")],
+                            ),
+                        ),
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("xray_ledger"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("system_blocks_snapshot"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("skeleton_candidate"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed(
+                                    "system_blocks.skeleton_candidate",
+                                ),
+                            ],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("system_blocks_seed_import"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed(
+                                    "system_blocks.seed_import.force",
+                                ),
+                            ],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("system_blocks_ratify"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("system_blocks.ratify")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("system_blocks_reconcile"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("system_blocks.reconcile")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("receipt_recompute"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("query.read")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("system_blocks_archive"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("system_blocks.archive"),
+                                ::std::borrow::Cow::Borrowed("system_blocks.restore"),
+                            ],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("mode"),
+                                    value: ::std::borrow::Cow::Borrowed("archive"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("system_blocks.archive")],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("mode"),
+                                    value: ::std::borrow::Cow::Borrowed("restore"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("system_blocks.restore")],
+                                    ),
+                                },
+                            ],
+                        ),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("system_blocks_delete"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed(
+                                    "system_blocks.delete.permanent",
+                                ),
+                            ],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("candidate_edit"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("system_blocks.candidate_edit"),
+                            ],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("candidate_lease"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("system_blocks.lease.acquire"),
+                                ::std::borrow::Cow::Borrowed("system_blocks.lease.refresh"),
+                                ::std::borrow::Cow::Borrowed("system_blocks.lease.release"),
+                            ],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("action"),
+                                    value: ::std::borrow::Cow::Borrowed("acquire"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[
+                                            ::std::borrow::Cow::Borrowed("system_blocks.lease.acquire"),
+                                        ],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("action"),
+                                    value: ::std::borrow::Cow::Borrowed("refresh"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[
+                                            ::std::borrow::Cow::Borrowed("system_blocks.lease.refresh"),
+                                        ],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("action"),
+                                    value: ::std::borrow::Cow::Borrowed("release"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[
+                                            ::std::borrow::Cow::Borrowed("system_blocks.lease.release"),
+                                        ],
+                                    ),
+                                },
+                            ],
+                        ),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("candidate_naming"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed(
+                                    "system_blocks.candidate_naming",
+                                ),
+                            ],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("mission_spawn"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("mission.spawn")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("mission_service"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("mission.service.land_intent"),
+                                ::std::borrow::Cow::Borrowed(
+                                    "mission.service.mission_transition",
+                                ),
+                                ::std::borrow::Cow::Borrowed(
+                                    "mission.service.execution_dispatch",
+                                ),
+                                ::std::borrow::Cow::Borrowed(
+                                    "mission.service.execution_started",
+                                ),
+                                ::std::borrow::Cow::Borrowed(
+                                    "mission.service.execution_terminal",
+                                ),
+                                ::std::borrow::Cow::Borrowed("mission.service.land"),
+                            ],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("action"),
+                                    value: ::std::borrow::Cow::Borrowed("execution_dispatch"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[
+                                            ::std::borrow::Cow::Borrowed(
+                                                "mission.service.execution_dispatch",
+                                            ),
+                                        ],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("action"),
+                                    value: ::std::borrow::Cow::Borrowed("execution_started"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[
+                                            ::std::borrow::Cow::Borrowed(
+                                                "mission.service.execution_started",
+                                            ),
+                                        ],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("action"),
+                                    value: ::std::borrow::Cow::Borrowed("execution_terminal"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[
+                                            ::std::borrow::Cow::Borrowed(
+                                                "mission.service.execution_terminal",
+                                            ),
+                                        ],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("action"),
+                                    value: ::std::borrow::Cow::Borrowed("land"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("mission.service.land")],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("action"),
+                                    value: ::std::borrow::Cow::Borrowed("land_intent"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[
+                                            ::std::borrow::Cow::Borrowed("mission.service.land_intent"),
+                                        ],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("action"),
+                                    value: ::std::borrow::Cow::Borrowed("mission_transition"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[
+                                            ::std::borrow::Cow::Borrowed(
+                                                "mission.service.mission_transition",
+                                            ),
+                                        ],
+                                    ),
+                                },
+                            ],
+                        ),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("external_mutation_service"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::std::borrow::Cow::Borrowed("system_blocks.ratify"),
+                                ::std::borrow::Cow::Borrowed("brain.promote"),
+                                ::std::borrow::Cow::Borrowed("source.edit.commit"),
+                                ::std::borrow::Cow::Borrowed("graph.ingest.replace"),
+                                ::std::borrow::Cow::Borrowed("graph.ingest.merge_existing"),
+                            ],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(
+                            &[
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("action"),
+                                    value: ::std::borrow::Cow::Borrowed("brain_promote"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("brain.promote")],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("action"),
+                                    value: ::std::borrow::Cow::Borrowed(
+                                        "graph_ingest_merge_existing",
+                                    ),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[
+                                            ::std::borrow::Cow::Borrowed("graph.ingest.merge_existing"),
+                                        ],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("action"),
+                                    value: ::std::borrow::Cow::Borrowed("graph_ingest_replace"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("graph.ingest.replace")],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("action"),
+                                    value: ::std::borrow::Cow::Borrowed("source_edit_commit"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("source.edit.commit")],
+                                    ),
+                                },
+                                ::m1nd_core::RouteValue {
+                                    argument: ::std::borrow::Cow::Borrowed("action"),
+                                    value: ::std::borrow::Cow::Borrowed("system_blocks_ratify"),
+                                    actions: ::std::borrow::Cow::Borrowed(
+                                        &[::std::borrow::Cow::Borrowed("system_blocks.ratify")],
+                                    ),
+                                },
+                            ],
+                        ),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("graph_ingest_preview"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("graph.ingest.preview")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed(
+                            "authority_session_challenge",
+                        ),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("runtime.session.handshake")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed(
+                            "authority_session_authenticate",
+                        ),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("runtime.session.handshake")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                    ::m1nd_core::Route {
+                        verb: ::std::borrow::Cow::Borrowed("authority_authorize"),
+                        actions: ::std::borrow::Cow::Borrowed(
+                            &[::std::borrow::Cow::Borrowed("authority.authorize")],
+                        ),
+                        by: ::std::borrow::Cow::Borrowed(&[]),
+                        absent: ::core::option::Option::None,
+                    },
+                ],
             ),
         },
     };

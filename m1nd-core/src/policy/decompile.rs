@@ -8,18 +8,74 @@
 use std::fmt::Write;
 
 use super::source::{PolicyFile, PolicySources};
+use crate::effects::Effects;
+use crate::primitives::Str;
 use crate::table::{Cockpit, SlotKind};
 
 /// The table as policy sources, named `display/<file>` in diagnostics.
 pub fn decompile(c: &Cockpit, display: &str) -> PolicySources {
-    // The effect files are not lowered into the table (the laws judge by
-    // them; the table keeps the deny list they produced), so none is written.
-    let files = [tools(c), deny(c), cards(c), cockpit(c), human_only(c), String::new(), String::new(), String::new()];
+    let [effects, routes, catalog] = effect_files(&c.effects);
+    let files = [tools(c), deny(c), cards(c), cockpit(c), human_only(c), effects, routes, catalog];
     PolicySources::from_bytes(display, |f| {
         let text = &files[PolicyFile::EVERY.iter().position(|x| *x == f).unwrap_or(0)];
         // An optional file with nothing to declare is left out, as a policy would.
         (!(f.optional() && text.is_empty())).then_some(text.as_bytes())
     })
+}
+
+/// effects.toml, routes.toml and catalog.json, or three empty texts for a
+/// policy without effects. The catalog holds the actions the table keeps
+/// (every one a route reaches), so nothing needs an `[unrouted]` reason;
+/// what upstream says beyond effects and floor is not judged, and is written
+/// as the plainest value its schema allows.
+fn effect_files(x: &Effects) -> [String; 3] {
+    if x.modes.is_empty() && x.routes.is_empty() {
+        return [String::new(), String::new(), String::new()];
+    }
+    let names = |items: &[Str]| array(items.iter().map(|s| &**s));
+    let mut effects = format!("catalog_digest = {}\n", q(&x.catalog_digest));
+    for mode in x.modes.iter() {
+        let allowed = array(mode.effects.iter().map(|e| &*e.name));
+        let _ = write!(effects, "\n[mode.{}]\neffects = {allowed}\nfloors = {}\n", mode.name, names(&mode.floors));
+        let _ = writeln!(effects, "[mode.{}.reasons]", mode.name);
+        for reason in mode.effects.iter().filter(|e| !e.reason.is_empty()) {
+            let _ = writeln!(effects, "{} = {}", q(&reason.name), q(&reason.reason));
+        }
+        let _ = writeln!(effects, "[mode.{}.also]", mode.name);
+        for also in mode.also.iter() {
+            let _ = writeln!(effects, "{} = {}", q(&also.name), q(&also.reason));
+        }
+    }
+    let mut routes = String::from("source = \"decompiled\"\n");
+    for route in x.routes.iter() {
+        let _ = write!(routes, "\n[routes.{}]\nactions = {}\n", q(&route.verb), names(&route.actions));
+        if let Some(absent) = &route.absent {
+            let _ = writeln!(routes, "absent = {}", names(absent));
+        }
+        let mut arguments: Vec<&str> = route.by.iter().map(|v| &*v.argument).collect();
+        arguments.dedup();
+        for argument in arguments {
+            let _ = writeln!(routes, "[routes.{}.by.{}]", q(&route.verb), q(argument));
+            for value in route.by.iter().filter(|v| v.argument == argument) {
+                let _ = writeln!(routes, "{} = {}", q(&value.value), names(&value.actions));
+            }
+        }
+    }
+    let entries: Vec<serde_json::Value> = x
+        .actions
+        .iter()
+        .map(|a| {
+            serde_json::json!({
+                "action": a.name, "ingresses": ["MCP"], "complete_effects": a.effects,
+                "risk_class": "LOW", "authority_floor": a.floor,
+            })
+        })
+        .collect();
+    let catalog = serde_json::json!({
+        "schema": "m1nd-action-catalog-v1", "catalog_version": "decompiled",
+        "entries": entries, "catalog_digest": x.catalog_digest,
+    });
+    [effects, routes, serde_json::to_string_pretty(&catalog).unwrap_or_default()]
 }
 
 fn human_only(c: &Cockpit) -> String {

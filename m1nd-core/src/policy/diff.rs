@@ -9,6 +9,7 @@
 //! digests close the report. Both tables passed every law, so the diff only
 //! reports; it never judges legality.
 
+mod effects;
 mod gateway;
 pub mod render;
 mod surfaces;
@@ -114,6 +115,7 @@ pub fn diff(old: &Cockpit, new: &Cockpit) -> PolicyDiff {
     verbs(old, new, &mut out);
     cards(old, new, &mut out);
     slots(old, new, &mut out);
+    effects::effects(old, new, &mut out);
     let mut changes = out.0;
     changes.sort_by_key(|c| c.category);
     PolicyDiff {

@@ -8,6 +8,7 @@
 
 use crate::arguments::Parameter;
 use crate::deny::{DenyList, StatusOnly};
+use crate::effects::{CatalogAction, EffectMode, Effects, Reasoned, Route, RouteValue};
 use crate::table::{
     Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, HumanOnly, Label, ReadVerb, Slot,
     SlotKind, Verb,
@@ -41,6 +42,7 @@ pub fn encode(c: &Cockpit) -> Vec<u8> {
         cards,
         slots,
         human_only,
+        effects,
     } = c;
     e.str("m1nd-policy-encoding-v1");
     e.str(schema);
@@ -54,6 +56,7 @@ pub fn encode(c: &Cockpit) -> Vec<u8> {
     e.each(cards, Encoder::card);
     e.each(slots, Encoder::slot);
     e.human_only(human_only);
+    e.effects(effects);
     e.0
 }
 
@@ -89,6 +92,48 @@ impl Encoder {
             e.str(argument);
             e.strs(allowed);
         });
+    }
+
+    fn effects(&mut self, x: &Effects) {
+        let Effects { catalog_digest, modes, actions, routes } = x;
+        self.str(catalog_digest);
+        self.each(modes, |e, mode| {
+            let EffectMode { name, effects, floors, also } = mode;
+            e.str(name);
+            e.each(effects, Encoder::reasoned);
+            e.strs(floors);
+            e.each(also, Encoder::reasoned);
+        });
+        self.each(actions, |e, action| {
+            let CatalogAction { name, effects, floor } = action;
+            e.str(name);
+            e.strs(effects);
+            e.str(floor);
+        });
+        self.each(routes, |e, route| {
+            let Route { verb, actions, by, absent } = route;
+            e.str(verb);
+            e.strs(actions);
+            e.each(by, |e, value| {
+                let RouteValue { argument, value, actions } = value;
+                e.str(argument);
+                e.str(value);
+                e.strs(actions);
+            });
+            match absent {
+                None => e.tag(0),
+                Some(actions) => {
+                    e.tag(1);
+                    e.strs(actions);
+                }
+            }
+        });
+    }
+
+    fn reasoned(&mut self, r: &Reasoned) {
+        let Reasoned { name, reason } = r;
+        self.str(name);
+        self.str(reason);
     }
 
     fn human_only(&mut self, h: &HumanOnly) {

@@ -171,7 +171,8 @@ fn a_denied_verb_set_free_shows_up_in_the_derived_help_overview() {
     let new =
         compile(&sources).unwrap_or_else(|p| panic!("{}", p.iter().map(|d| d.render(&sources)).collect::<String>()));
     let d = diff(&old, &new);
-    assert_eq!(subjects(&d, Category::Loosened), [&*card.tool]);
+    // The verb, and both modes that now allow its action by name.
+    assert_eq!(subjects(&d, Category::Loosened), [&*card.tool, "mode read_only", "mode menu"]);
     let offered = format!("the help overview now offers card `{}`", card.id);
     assert!(d.of(Category::Menu).any(|c| c.detail == offered), "{:?}", d.changes);
 }
@@ -215,5 +216,49 @@ fn a_door_link_change_is_a_menu_change_of_its_slot() {
         back.of(Category::Menu).any(|c| c.subject == subject && c.detail.starts_with("door link added")),
         "{:?}",
         back.changes
+    );
+}
+
+/// The catalog says `query.seek` no longer mutates the graph: `seek` exceeds
+/// read-only mode by less, which the laws would let through: loosened.
+#[test]
+fn an_action_that_does_less_by_the_catalog_is_loosened_and_more_tightened() {
+    let old = real();
+    let mut new = old.clone();
+    let action = new.effects.actions.to_mut().iter_mut().find(|a| a.name == "query.seek").expect("query.seek");
+    action.effects.to_mut().retain(|e| e != "GRAPH_MUTATION");
+    let new = sealed(new);
+    let d = diff(&old, &new);
+    let loosened: Vec<&Change> = d.of(Category::Loosened).collect();
+    assert!(
+        loosened
+            .iter()
+            .any(|c| c.subject == "seek" && c.detail == "no longer exceeds read_only by GRAPH_MUTATION (`query.seek`)"),
+        "{:?}",
+        d.changes
+    );
+    assert!(d.of(Category::Tightened).next().is_none(), "{:?}", d.changes);
+    let back = diff(&new, &old);
+    assert!(
+        back.of(Category::Tightened).any(|c| c.subject == "seek" && c.detail.starts_with("now exceeds read_only by"))
+    );
+}
+
+#[test]
+fn a_mode_that_allows_more_is_loosened_and_a_new_route_is_reported() {
+    let old = real();
+    let mut new = old.clone();
+    let mode = new.effects.modes.to_mut().iter_mut().find(|m| m.name == "menu").expect("the menu's mode");
+    mode.floors.to_mut().push(owned("SCOPED_GRANT_A2"));
+    let route = new.effects.routes.to_mut().iter_mut().find(|r| r.verb == "doctor").expect("doctor's route");
+    route.actions = Cow::Owned(vec![owned("query.seek")]);
+    let d = diff(&old, &sealed(new));
+    assert!(
+        d.of(Category::Loosened)
+            .any(|c| c.subject == "mode menu" && c.detail == "now allows the floor SCOPED_GRANT_A2")
+    );
+    assert!(d.of(Category::Tightened).any(|c| c.subject == "doctor"), "{:?}", d.changes);
+    assert!(
+        d.of(Category::Verbs).any(|c| c.subject == "doctor" && c.detail == "routes to query.seek (was query.read)")
     );
 }

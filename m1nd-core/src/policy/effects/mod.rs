@@ -9,6 +9,7 @@
 //! this?" are questions about effects, answered the same way every time.
 
 pub mod catalog;
+pub mod lower;
 pub mod names;
 pub mod raw;
 

@@ -17,6 +17,7 @@ use proptest::prelude::*;
 use super::digest;
 use crate::arguments::{ArgKind, Parameter};
 use crate::deny::{DenyList, StatusOnly};
+use crate::effects::{CatalogAction, EffectMode, Effects, Reasoned, Route, RouteValue};
 use crate::facets::Facet;
 use crate::table::{
     Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, HumanOnly, Label, List, ReadVerb, Slot,
@@ -64,6 +65,7 @@ impl<'t> Walk<'t> {
             cards,
             slots,
             human_only,
+            effects,
         } = c;
         self.text("schema", schema);
         self.text("title", title);
@@ -117,6 +119,7 @@ impl<'t> Walk<'t> {
         let HumanOnly { verbs, acts_at } = human_only;
         self.texts("human_only.verbs", verbs);
         self.text("human_only.acts_at", acts_at);
+        self.effects(effects);
     }
 
     fn slot(&mut self, at: &str, slot: &mut Slot) {
@@ -191,6 +194,46 @@ impl<'t> Walk<'t> {
         self.text(&format!("{at}.card"), card);
         self.text(&format!("{at}.verb"), verb);
         self.each(&format!("{at}.arguments"), arguments, Walk::argument);
+    }
+
+    fn effects(&mut self, x: &mut Effects) {
+        let Effects { catalog_digest, modes, actions, routes } = x;
+        self.text("effects.catalog_digest", catalog_digest);
+        let reasoned = |w: &mut Self, at: &str, r: &mut Reasoned| {
+            let Reasoned { name, reason } = r;
+            w.text(&format!("{at}.name"), name);
+            w.text(&format!("{at}.reason"), reason);
+        };
+        self.each("effects.modes", modes, |w, at, mode| {
+            let EffectMode { name, effects, floors, also } = mode;
+            w.text(&format!("{at}.name"), name);
+            w.each(&format!("{at}.effects"), effects, reasoned);
+            w.texts(&format!("{at}.floors"), floors);
+            w.each(&format!("{at}.also"), also, reasoned);
+        });
+        self.each("effects.actions", actions, |w, at, action| {
+            let CatalogAction { name, effects, floor } = action;
+            w.text(&format!("{at}.name"), name);
+            w.texts(&format!("{at}.effects"), effects);
+            w.text(&format!("{at}.floor"), floor);
+        });
+        self.each("effects.routes", routes, |w, at, route| {
+            let Route { verb, actions, by, absent } = route;
+            w.text(&format!("{at}.verb"), verb);
+            w.texts(&format!("{at}.actions"), actions);
+            w.each(&format!("{at}.by"), by, |w, at, value| {
+                let RouteValue { argument, value, actions } = value;
+                w.text(&format!("{at}.argument"), argument);
+                w.text(&format!("{at}.value"), value);
+                w.texts(&format!("{at}.actions"), actions);
+            });
+            if w.here(&format!("{at}.absent")) {
+                *absent = match absent {
+                    Some(_) => None,
+                    None => Some(Cow::Owned(Vec::new())),
+                };
+            }
+        });
     }
 
     fn argument(&mut self, at: &str, a: &mut Argument) {
