@@ -209,3 +209,19 @@ fn sarif_and_github_annotations_carry_the_effect_laws() {
         "{github}"
     );
 }
+
+#[test]
+fn two_routes_claiming_one_value_are_refused_where_the_second_stands() {
+    let sources = edited(PolicyFile::Routes, |t| {
+        t.replacen(
+            "status = [\"store.persist.status\"]\n",
+            "status = [\"store.persist.status\"]\nstatus = [\"store.persist.save_runtime\"]\n",
+            1,
+        )
+    });
+    let found = failures(&sources);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0].0, Law::M001);
+    assert!(found[0].1.contains("duplicate key"), "{}", found[0].1);
+    assert!(found[0].1.contains("each argument value once"), "{}", found[0].1);
+}

@@ -116,11 +116,12 @@ impl Compiled {
         let short = digest.get(..12).unwrap_or(&digest);
         match self {
             Compiled::Cockpit(c) => format!(
-                "{display}: ok ({} verbs, {} denied, {} cards, {} slots; digest {short})",
+                "{display}: ok ({} verbs, {} denied, {} cards, {} slots{}; digest {short})",
                 c.verbs.len(),
                 c.deny.tools.len(),
                 c.cards.len(),
                 c.slots.len(),
+                effects(&c.effects),
             ),
             Compiled::Gateway(g) => {
                 let s = &g.surfaces;
@@ -365,4 +366,14 @@ pub fn diff(args: DiffArgs) -> Result<(), Failure> {
         Some(FailOn::Any) if !d.is_empty() => Err(Failure::refused(format!("{b} changes the policy (--fail-on any)"))),
         _ => Ok(()),
     }
+}
+
+/// How a sound policy's summary names its effects: ", judged by catalog
+/// fc1ca39db27b (150 routes)", or nothing for a policy without effect files.
+fn effects(effects: &m1nd_core::Effects) -> String {
+    if effects.routes.is_empty() {
+        return String::new();
+    }
+    let digest = &effects.catalog_digest;
+    format!(", judged by catalog {} ({} routes)", digest.get(..12).unwrap_or(digest), effects.routes.len())
 }

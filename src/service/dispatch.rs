@@ -37,7 +37,7 @@ impl Handler {
 }
 
 /// The verbs this server answers itself, without the store's help.
-pub const OWN: &[(&str, Handler)] = &[("cockpit", Handler::Cockpit), ("help", Handler::Help)];
+pub const OWN: &[(&str, Handler)] = &[(store::verbs::COCKPIT_VERB, Handler::Cockpit), ("help", Handler::Help)];
 
 /// Every verb this server implements (canonical names), with what answers it.
 pub fn registry() -> impl Iterator<Item = (&'static str, Handler)> {

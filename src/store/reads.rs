@@ -270,7 +270,7 @@ impl Reader for Snapshot<'_> {
     /// handle that names another verb than the read carries (a read from
     /// some other table) is refused rather than run as the wrong read.
     fn read(&self, read: &ReadVerb, bound: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
-        let op = verbs::read_at(read.verb_id()).filter(|op| op.name() == read.verb());
+        let op = verbs::read_of(read);
         let Some(op) = op else {
             let shown = m1nd_core::sanitize::display(read.verb(), m1nd_core::sanitize::cap::NAME);
             return Err(ReadError(format!("not a read this store serves: {shown}")));
@@ -292,7 +292,7 @@ impl Reader for Snapshot<'_> {
     /// A state-only read's numbers without its rows: the root shows only
     /// counts. Anything else is the whole read.
     fn count(&self, read: &ReadVerb, bound: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
-        match verbs::read_at(read.verb_id()).filter(|op| op.name() == read.verb()) {
+        match verbs::read_of(read) {
             Some(op) if op.plain() && bound.is_empty() => {
                 let fixed: Vec<(&str, &str)> = read.arguments().iter().map(|a| (&*a.name, &*a.value)).collect();
                 admits(op, &fixed).map_err(|e| ReadError(e.to_string()))?;

@@ -10,7 +10,7 @@
 
 use std::sync::LazyLock;
 
-use m1nd_core::VerbId;
+use m1nd_core::{Facet, ReadVerb, VerbId};
 
 /// What the store does for a verb.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -105,6 +105,31 @@ static READS: LazyLock<Vec<Option<Read>>> = LazyLock::new(|| {
 pub fn read_at(id: VerbId) -> Option<Read> {
     READS.get(id.index()).copied().flatten()
 }
+
+/// The read behind one of the table's reads: a store verb, found by its
+/// handle, or the cockpit's own read of a slot (`cockpit` pinned to
+/// `select = "N"`, the door sources of the bell and the mission board),
+/// found by that slot's facet. The catalog calls the cockpit a plain read
+/// (`query.read`), so the menu reaches the mission box without north's or
+/// orient's bookkeeping writes; the store answers it with the same read.
+pub fn read_of(read: &ReadVerb) -> Option<Read> {
+    if let Some(op) = read_at(read.verb_id()).filter(|op| op.name() == read.verb()) {
+        return Some(op);
+    }
+    if read.verb() != COCKPIT_VERB {
+        return None;
+    }
+    let select = read.arguments().iter().find(|a| a.name == "select")?;
+    match crate::COCKPIT.slot(select.value.parse().ok()?)?.facet {
+        Facet::Tray => Some(Read::North),
+        Facet::Missions => Some(Read::Orient),
+        _ => None,
+    }
+}
+
+/// The menu's own verb, answered by the server (`service::dispatch::OWN`),
+/// never served by the store as a verb of its own.
+pub const COCKPIT_VERB: &str = "cockpit";
 
 /// The name of a read, as [`VERBS`] spells it.
 pub fn name(read: Read) -> &'static str {

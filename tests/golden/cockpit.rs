@@ -16,7 +16,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
             "Serve this cockpit only when the human types ? or explicitly asks for it, never on your own initiative and never at landing.",
         ),
         digest: ::std::borrow::Cow::Borrowed(
-            "970d56bb953e2e26fe6fca9b9ed42492f50a1d4a2febbb58fcfffcfdc9324e42",
+            "9785684aca832ee0ae5812c7c763fbb59b03bcbcdcc1893a22fd3959bfcbd5f7",
         ),
         budget: ::m1nd_core::Budget {
             root_tokens: 800u32,
@@ -1799,8 +1799,15 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     why: ::std::borrow::Cow::Borrowed(
                         "You want to know how many missions wait for your stamp on the tray.",
                     ),
-                    tool: ::std::borrow::Cow::Borrowed("north"),
-                    arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    tool: ::std::borrow::Cow::Borrowed("cockpit"),
+                    arguments: ::std::borrow::Cow::Borrowed(
+                        &[
+                            ::m1nd_core::Argument {
+                                name: ::std::borrow::Cow::Borrowed("select"),
+                                value: ::std::borrow::Cow::Borrowed("1"),
+                            },
+                        ],
+                    ),
                     reject_tool: ::core::option::Option::None,
                     reject_reason: ::core::option::Option::None,
                     overview: false,
@@ -1823,8 +1830,15 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     why: ::std::borrow::Cow::Borrowed(
                         "You want to see which missions are in flight and which wait for you.",
                     ),
-                    tool: ::std::borrow::Cow::Borrowed("orient"),
-                    arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    tool: ::std::borrow::Cow::Borrowed("cockpit"),
+                    arguments: ::std::borrow::Cow::Borrowed(
+                        &[
+                            ::m1nd_core::Argument {
+                                name: ::std::borrow::Cow::Borrowed("select"),
+                                value: ::std::borrow::Cow::Borrowed("3"),
+                            },
+                        ],
+                    ),
                     reject_tool: ::core::option::Option::None,
                     reject_reason: ::core::option::Option::None,
                     overview: false,
@@ -1959,9 +1973,16 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         source: ::core::option::Option::Some(
                             ::m1nd_core::ReadVerb::__from_checked_policy(
                                 ::std::borrow::Cow::Borrowed("tray_bell"),
-                                ::std::borrow::Cow::Borrowed("north"),
-                                ::m1nd_core::VerbId::__at(1u32),
-                                ::std::borrow::Cow::Borrowed(&[]),
+                                ::std::borrow::Cow::Borrowed("cockpit"),
+                                ::m1nd_core::VerbId::__at(2u32),
+                                ::std::borrow::Cow::Borrowed(
+                                    &[
+                                        ::m1nd_core::Argument {
+                                            name: ::std::borrow::Cow::Borrowed("select"),
+                                            value: ::std::borrow::Cow::Borrowed("1"),
+                                        },
+                                    ],
+                                ),
                             ),
                         ),
                     },
@@ -2068,9 +2089,16 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         source: ::core::option::Option::Some(
                             ::m1nd_core::ReadVerb::__from_checked_policy(
                                 ::std::borrow::Cow::Borrowed("mission_board"),
-                                ::std::borrow::Cow::Borrowed("orient"),
-                                ::m1nd_core::VerbId::__at(0u32),
-                                ::std::borrow::Cow::Borrowed(&[]),
+                                ::std::borrow::Cow::Borrowed("cockpit"),
+                                ::m1nd_core::VerbId::__at(2u32),
+                                ::std::borrow::Cow::Borrowed(
+                                    &[
+                                        ::m1nd_core::Argument {
+                                            name: ::std::borrow::Cow::Borrowed("select"),
+                                            value: ::std::borrow::Cow::Borrowed("3"),
+                                        },
+                                    ],
+                                ),
                             ),
                         ),
                     },
@@ -2511,22 +2539,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         floors: ::std::borrow::Cow::Borrowed(
                             &[::std::borrow::Cow::Borrowed("ORDINARY")],
                         ),
-                        also: ::std::borrow::Cow::Borrowed(
-                            &[
-                                ::m1nd_core::Reasoned {
-                                    name: ::std::borrow::Cow::Borrowed("query.north"),
-                                    reason: ::std::borrow::Cow::Borrowed(
-                                        "the tray bell counts the missions waiting for a stamp; in this server north reads the mission box in one read transaction and writes nothing, and upstream's cockpit reads its bell from the same box",
-                                    ),
-                                },
-                                ::m1nd_core::Reasoned {
-                                    name: ::std::borrow::Cow::Borrowed("query.orient"),
-                                    reason: ::std::borrow::Cow::Borrowed(
-                                        "the mission board lists the open missions; in this server orient reads the mission box in one read transaction and writes nothing, and upstream's cockpit reads its missions from the same box",
-                                    ),
-                                },
-                            ],
-                        ),
+                        also: ::std::borrow::Cow::Borrowed(&[]),
                     },
                 ],
             ),

@@ -94,7 +94,13 @@ impl Encoder {
         });
     }
 
+    /// The effects come last, and a policy without effect files encodes none:
+    /// its digest stays what it was before the effect files existed, while
+    /// any effect at all adds bytes at the end.
     fn effects(&mut self, x: &Effects) {
+        if *x == Effects::NONE {
+            return;
+        }
         let Effects { catalog_digest, modes, actions, routes } = x;
         self.str(catalog_digest);
         self.each(modes, |e, mode| {

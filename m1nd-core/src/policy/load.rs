@@ -155,7 +155,9 @@ fn toml_diagnostic(file: PolicyFile, text: &str, error: &toml::de::Error) -> Dia
     let span = span.start.min(text.len())..span.end.min(text.len());
     let title = format!("{}: {}", file.file_name(), plain_types(&lower_first(first_line)));
     let help = unknown_field_help(message).unwrap_or_else(|| {
-        if message.contains("duplicate key") {
+        if message.contains("duplicate key") && matches!(file, PolicyFile::Routes | PolicyFile::Effects) {
+            "a tool is routed once and each argument value once, so its effects have one answer: keep one".to_owned()
+        } else if message.contains("duplicate key") {
             "each key may appear once per table; remove or rename the second one".to_owned()
         } else if message.contains("invalid type") {
             "give the value the type the policy language expects (see the README's policy reference)".to_owned()

@@ -350,12 +350,44 @@ fn a_read_whose_handle_disagrees_with_its_verb_is_refused() {
 fn every_read_the_policy_composes_is_served() {
     let (_dir, store) = demo();
     let snapshot = store.snapshot().expect("snapshot");
+    let mut own = 0;
     for read in crate::COCKPIT.reads() {
-        assert!(matches!(verbs::op(read.verb()), Some(Op::Read(_))), "{}", read.verb());
-        assert_eq!(verbs::read_at(read.verb_id()).map(Read::name), Some(read.verb()), "found by handle");
+        if read.verb() == verbs::COCKPIT_VERB {
+            // The cockpit's own read of a door's slot: the store answers it with its read of that facet.
+            assert!(verbs::read_of(read).is_some(), "{}", read.card());
+            own += 1;
+        } else {
+            assert!(matches!(verbs::op(read.verb()), Some(Op::Read(_))), "{}", read.verb());
+            assert_eq!(verbs::read_at(read.verb_id()).map(Read::name), Some(read.verb()), "found by handle");
+        }
         // Item actions get their binding from an item; give every name.
         let bound = [("node", "crates/graph"), ("source", "x"), ("target", "y"), ("error_text", "timeout")];
         assert!(Reader::read(&snapshot, read, &bound).is_ok(), "{}", read.verb());
+    }
+    assert_eq!(own, 2, "the bell and the mission board read the cockpit's own view of the mission box");
+}
+
+/// A door's `cockpit` read names a slot; one whose facet the store has no
+/// read for (or no slot at all) is refused, never answered as another read.
+#[test]
+fn the_cockpits_own_reads_are_found_by_the_slots_facet_only() {
+    let (_dir, store) = demo();
+    let snapshot = store.snapshot().expect("snapshot");
+    let cockpit = crate::COCKPIT.verb_id(verbs::COCKPIT_VERB).expect("the cockpit verb");
+    let own = |select: &'static str| {
+        let select = [m1nd_core::Argument { name: Cow::Borrowed("select"), value: Cow::Borrowed(select) }];
+        let read = ReadVerb::__from_checked_policy(
+            Cow::Borrowed("t"),
+            Cow::Borrowed("cockpit"),
+            cockpit,
+            Cow::Owned(select.to_vec()),
+        );
+        (verbs::read_of(&read), Reader::read(&snapshot, &read, &[]).is_ok())
+    };
+    assert_eq!(own("1"), (Some(Read::North), true));
+    assert_eq!(own("3"), (Some(Read::Orient), true));
+    for other in ["2", "4", "9", "0", "1.1", "x", ""] {
+        assert_eq!(own(other), (None, false), "select = {other:?}");
     }
 }
 

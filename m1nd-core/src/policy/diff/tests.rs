@@ -160,9 +160,10 @@ fn a_denied_verb_set_free_shows_up_in_the_derived_help_overview() {
     let allowed = "\"query.seek\" = \"its writes are its own cache\"\n";
     let edited = |f: PolicyFile, t: &str| match f {
         PolicyFile::Deny => t.replacen(&line, "", 1),
-        PolicyFile::Effects => t
-            .replacen("[mode.read_only.also]\n", &format!("[mode.read_only.also]\n{allowed}"), 1)
-            .replacen("[mode.menu.also]\n", &format!("[mode.menu.also]\n{allowed}"), 1),
+        PolicyFile::Effects => {
+            t.replacen("[mode.read_only.also]\n", &format!("[mode.read_only.also]\n{allowed}"), 1)
+                + &format!("\n[mode.menu.also]\n{allowed}")
+        }
         _ => t.to_owned(),
     };
     let texts: Vec<(PolicyFile, String)> = texts.iter().map(|(f, t)| (*f, edited(*f, t))).collect();
