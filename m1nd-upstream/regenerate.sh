@@ -3,12 +3,18 @@
 # published crates (see src/lib.rs): routes.json
 # from m1nd-mcp's routing source, schemas.json from one run of m1nd-mcp's own
 # server (built once, without default features, into target/m1nd-upstream-mcp/:
-# and, from them, policy/catalog.json (m1nd-control's catalog) and policy/routes.toml:
-# a few minutes on 2 cores). To move to another release, change
-# MCP_VERSION and FACTS_DIR in src/lib.rs and the m1nd-control pins in
-# Cargo.toml and extract/Cargo.toml, then run this; review the diff like code.
+# a few minutes on 2 cores); and, from them, policy/catalog.json (m1nd-control's
+# catalog) and policy/routes.toml, and the generated files of the policy of m1nd's
+# real surface (UPSTREAM_POLICY in src/lib.rs) and of its variants: tools.toml
+# (from schemas.json), catalog.json and routes.toml. The last step runs
+# `cargo run -p m1nd-upstream` again once schemas.json is new. To move to another
+# release, change MCP_VERSION, FACTS_DIR and the UPSTREAM_POLICY paths in
+# src/lib.rs and the m1nd-control pins in Cargo.toml and extract/Cargo.toml,
+# then run this; review the diff like code, and the hand-written files of that
+# policy (effects.toml, read_only_denied.toml, help_cards.toml, cockpit.toml)
+# against the new facts.
 #
-# Needs crates.io and python3. Writes only those five files.
+# Needs crates.io and python3. Writes only the files named here.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 root="$(dirname "$here")"
@@ -47,4 +53,6 @@ echo "regenerate: schemas.json from m1nd-mcp $version's own tools/list (building
 CARGO_TARGET_DIR="$mcp_root/build" cargo install --locked --debug --no-default-features \
   --version "=$version" --root "$mcp_root" m1nd-mcp
 python3 "$here/tools_list.py" "$mcp_root/bin/m1nd-mcp" "$version" "$facts/schemas.json"
+echo "regenerate: tools.toml of the real-surface policy from the new schemas.json" >&2
+(cd "$root" && cargo run --quiet -p m1nd-upstream)
 echo "regenerate: done; check with cargo test -p m1nd-upstream" >&2

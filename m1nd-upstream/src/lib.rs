@@ -24,8 +24,27 @@
 //!   upstream's description prose left out: names, types, enums, bounds,
 //!   defaults and `required` are facts.
 //!
+//! From them, the generated half of a policy for m1nd's real surface, in
+//! [`UPSTREAM_POLICY`] (`tests/ui/policies/m1nd_1_6_5/`), whose other files
+//! (`effects.toml`, `read_only_denied.toml`, `help_cards.toml`,
+//! `cockpit.toml`) are written by people:
+//!
+//! - `tools.toml`: [`policy_tools_toml`], every tool of `schemas.json` with
+//!   the type of each argument in the policy's argument-type language. TOML
+//!   cannot write null: where upstream takes one the language has no words
+//!   for, [`refuse_unwritable_nulls`] makes the argument refuse it and a
+//!   comment says so. Any other schema node the language cannot write stops
+//!   it with an [`Unexpressible`] (see the `tools` module).
+//! - `catalog.json` and `routes.toml`: the same bytes as in `policy/`.
+//!
+//! The three are also written into each of [`UPSTREAM_POLICY_VARIANTS`].
+//! `tests/regenerate.rs` fails when any of them differs from what this
+//! crate produces now, or a variant differs from the policy in another file
+//! than `help_cards.toml`.
+//!
 //! Moving to another release is one command: `m1nd-upstream/regenerate.sh`
-//! after changing the two pinned versions.
+//! after changing the two pinned versions (and [`UPSTREAM_POLICY`], whose
+//! hand-written files are then reviewed against the new facts).
 
 /// The release of `m1nd-mcp` whose facts are checked in.
 pub const MCP_VERSION: &str = "1.6.5";
@@ -36,12 +55,36 @@ pub const MCP_TOOLS: usize = 147;
 /// The directory, under this crate, that holds that release's facts.
 pub const FACTS_DIR: &str = "m1nd-1.6.5";
 
+/// The policy of that release's real surface, under the repository.
+pub const UPSTREAM_POLICY: &str = "tests/ui/policies/m1nd_1_6_5";
+
+/// Policies that are [`UPSTREAM_POLICY`] with one of upstream's help cards
+/// as upstream writes it, which its own tool's schema refuses (ui cases that
+/// must fail): every file but `help_cards.toml` is the same.
+pub const UPSTREAM_POLICY_VARIANTS: [&str; 3] = [
+    "tests/ui/policies/m1nd_1_6_5_validate_plan",
+    "tests/ui/policies/m1nd_1_6_5_trail_save",
+    "tests/ui/policies/m1nd_1_6_5_ingest_adapter",
+];
+
 mod routes;
+mod tools;
 pub use routes::routes_toml;
+pub use tools::{NullRewrite, Unexpressible, policy_tools_toml, refuse_unwritable_nulls, tools_toml};
 
 /// The policy directory the compiler reads the catalog and routes from.
 pub fn policy_dir() -> std::path::PathBuf {
     std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../policy")
+}
+
+/// A directory under the repository, such as [`UPSTREAM_POLICY`].
+pub fn repository_dir(relative: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(relative)
+}
+
+/// The checked-in `schemas.json` of [`FACTS_DIR`].
+pub fn schemas_json_path() -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(FACTS_DIR).join("schemas.json")
 }
 
 /// The checked-in `routes.json` of [`FACTS_DIR`].

@@ -12,6 +12,11 @@
 //!    actions, no more and none left unreachable.
 //! 3. `schemas.json` lists exactly the routed tools, each with an object
 //!    `inputSchema` and none of upstream's description text.
+//! 4. The policy of m1nd's real surface (`tests/ui/policies/m1nd_1_6_5/`)
+//!    holds, byte for byte, the `tools.toml` this crate writes from
+//!    `schemas.json` now, and the same `catalog.json` and `routes.toml` as
+//!    `policy/`; each of its variants is the same policy but for
+//!    `help_cards.toml`.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
@@ -24,8 +29,11 @@ fn facts(file: &str) -> String {
         "catalog.json" | "routes.toml" => m1nd_upstream::policy_dir(),
         _ => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(m1nd_upstream::FACTS_DIR),
     };
-    let path = dir.join(file);
-    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+    read(&dir.join(file))
+}
+
+fn read(path: &std::path::Path) -> String {
+    std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 #[test]
@@ -96,6 +104,72 @@ fn every_routed_tool_has_its_schema_and_no_prose() {
     for tool in schemas["tools"].as_array().expect("tools") {
         assert_eq!(tool["inputSchema"]["type"], "object", "{}", tool["name"]);
         assert!(!has_prose(&tool["inputSchema"]), "`{}` keeps upstream's description text", tool["name"]);
+    }
+}
+
+#[test]
+fn the_real_surface_policy_holds_what_this_crate_writes_now() {
+    let dir = m1nd_upstream::repository_dir(m1nd_upstream::UPSTREAM_POLICY);
+    let tools = m1nd_upstream::policy_tools_toml(&facts("schemas.json")).unwrap_or_else(|e| panic!("{e}"));
+    let written = [
+        ("tools.toml", tools),
+        ("catalog.json", m1nd_upstream::catalog_json().expect("m1nd-control's catalog validates")),
+        ("routes.toml", m1nd_upstream::routes_toml(&facts("routes.json")).expect("routes.json converts")),
+    ];
+    for (name, text) in written {
+        assert!(
+            read(&dir.join(name)) == text,
+            "{}/{name} is not what m1nd-upstream writes now: run `cargo run -p m1nd-upstream` and review the diff",
+            m1nd_upstream::UPSTREAM_POLICY
+        );
+    }
+}
+
+#[test]
+fn every_tool_is_written_and_each_null_rewrite_is_said() {
+    let json = facts("schemas.json");
+    let tools = m1nd_upstream::policy_tools_toml(&json).unwrap_or_else(|e| panic!("{e}"));
+    let table: toml::Table = tools.parse().expect("tools.toml is TOML");
+    let verbs = table["verbs"].as_table().expect("[verbs]");
+    assert_eq!(verbs.len(), m1nd_upstream::MCP_TOOLS, "one verb per tool");
+    let schemas: Value = serde_json::from_str(&json).expect("schemas.json");
+    let mut last = 0;
+    for tool in schemas["tools"].as_array().expect("tools") {
+        let name = tool["name"].as_str().expect("a name");
+        assert!(verbs.contains_key(name), "`{name}` is written");
+        let at = tools.find(&format!("\n[verbs.{name}]\n")).expect("its table");
+        assert!(at > last, "`{name}` is written in schemas.json's order");
+        last = at;
+    }
+    let mut schemas_value = schemas.clone();
+    for rewrite in m1nd_upstream::refuse_unwritable_nulls(&mut schemas_value) {
+        let note = format!("# at {}: {}\n", rewrite.path, rewrite.note);
+        let verb = format!("[verbs.{}]", rewrite.tool);
+        let at = tools.find(&note).unwrap_or_else(|| panic!("no comment for {rewrite:?}"));
+        assert!(
+            tools[at..].find(&verb).is_some_and(|v| !tools[at..at + v].contains("[verbs.")),
+            "{rewrite:?} sits above its verb"
+        );
+    }
+    // Without the rewrites, the language cannot write m1nd's surface: the first node it stops at.
+    let raw = m1nd_upstream::tools_toml(&json).expect_err("upstream takes nulls TOML cannot write");
+    assert_eq!(raw.tool, "external_mutation_service", "{raw}");
+}
+
+#[test]
+fn each_variant_is_the_real_surface_policy_but_for_its_help_cards() {
+    let files = |dir: &std::path::Path| -> BTreeSet<String> {
+        let entries = std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
+        entries.map(|e| e.expect("an entry").file_name().into_string().expect("a UTF-8 name")).collect()
+    };
+    let policy = m1nd_upstream::repository_dir(m1nd_upstream::UPSTREAM_POLICY);
+    for variant in m1nd_upstream::UPSTREAM_POLICY_VARIANTS {
+        let dir = m1nd_upstream::repository_dir(variant);
+        assert_eq!(files(&dir), files(&policy), "{variant} holds the policy's files");
+        for name in files(&policy) {
+            let same = read(&dir.join(&name)) == read(&policy.join(&name));
+            assert_eq!(same, name != "help_cards.toml", "{variant}/{name}: only help_cards.toml differs");
+        }
     }
 }
 
