@@ -1,11 +1,21 @@
 //! Argument types: what JSON each argument of a verb takes.
 //!
-//! tools.toml declares every argument's type once, in its `[arguments]`
-//! table, and the arguments every verb accepts once, in `[common]`. The laws
-//! check the declarations (an unknown type is M001, an argument without one
-//! is M002, a verb repeating a common argument is M003); lowering carries
-//! them into the table, so the server's argument check and its `tools/list`
-//! schemas read the policy instead of guessing from names.
+//! tools.toml declares an argument's type in its `[arguments]` table, for
+//! every verb that takes the name, or in a verb's own `[verbs.NAME.arguments]`
+//! when that verb types the name its own way (m1nd types `depth` as an
+//! integer in one tool and as a string enum in another). The arguments every
+//! verb accepts are declared once, in `[common]`. The laws check the
+//! declarations (a type the language cannot express is M001, an argument
+//! without one is M002, a verb repeating a common argument is M003); lowering
+//! carries them into the table, so the server's argument check and its
+//! `tools/list` schemas read the policy instead of guessing from names.
+
+mod check;
+mod schema;
+mod types;
+
+pub use check::{Mismatch, received};
+pub use types::{ArgType, Property};
 
 use crate::primitives::Str;
 
@@ -14,8 +24,18 @@ use crate::primitives::Str;
 pub enum ArgKind {
     /// A JSON string.
     Text,
-    /// A non-negative JSON integer.
+    /// A JSON integer (bounded by its type's `minimum` and `maximum`).
     Integer,
+    /// Any JSON number.
+    Number,
+    /// `true` or `false`.
+    Boolean,
+    /// A JSON array.
+    Array,
+    /// A JSON object.
+    Object,
+    /// Any JSON value; with `one_of`, exactly one of its branches.
+    Any,
     /// A cockpit reference: a JSON string as typed, or a non-negative JSON
     /// integer, which means exactly what its decimal string means.
     Reference,
@@ -30,13 +50,28 @@ pub const MAX_ID_CHARS: usize = 64;
 
 impl ArgKind {
     /// Every kind, in the order the policy reference lists them.
-    pub const ALL: [ArgKind; 4] = [ArgKind::Text, ArgKind::Integer, ArgKind::Reference, ArgKind::Id];
+    pub const ALL: [ArgKind; 9] = [
+        ArgKind::Text,
+        ArgKind::Integer,
+        ArgKind::Number,
+        ArgKind::Boolean,
+        ArgKind::Array,
+        ArgKind::Object,
+        ArgKind::Any,
+        ArgKind::Reference,
+        ArgKind::Id,
+    ];
 
     /// How tools.toml writes the kind.
     pub fn key(self) -> &'static str {
         match self {
             ArgKind::Text => "text",
             ArgKind::Integer => "integer",
+            ArgKind::Number => "number",
+            ArgKind::Boolean => "boolean",
+            ArgKind::Array => "array",
+            ArgKind::Object => "object",
+            ArgKind::Any => "any",
             ArgKind::Reference => "reference",
             ArgKind::Id => "id",
         }
@@ -52,6 +87,11 @@ impl ArgKind {
         match self {
             ArgKind::Text => "Text",
             ArgKind::Integer => "Integer",
+            ArgKind::Number => "Number",
+            ArgKind::Boolean => "Boolean",
+            ArgKind::Array => "Array",
+            ArgKind::Object => "Object",
+            ArgKind::Any => "Any",
             ArgKind::Reference => "Reference",
             ArgKind::Id => "Id",
         }
@@ -61,7 +101,12 @@ impl ArgKind {
     pub fn expected(self) -> &'static str {
         match self {
             ArgKind::Text => "a string",
-            ArgKind::Integer => "a non-negative integer",
+            ArgKind::Integer => "an integer",
+            ArgKind::Number => "a number",
+            ArgKind::Boolean => "a boolean",
+            ArgKind::Array => "an array",
+            ArgKind::Object => "an object",
+            ArgKind::Any => "any JSON value",
             ArgKind::Reference => "a reference (a string, or a non-negative integer naming a slot or `0`)",
             ArgKind::Id => "a short printable string",
         }
@@ -91,31 +136,11 @@ pub fn check_id(s: &str) -> Result<(), IdProblem> {
     }
 }
 
-impl ArgKind {
-    /// Why a fixed text value (a card's argument) is not valid for this
-    /// kind, if it is not: what the text of a call would have to be.
-    pub fn fixed_problem(self, value: &str) -> Option<String> {
-        match self {
-            ArgKind::Text => None,
-            ArgKind::Integer if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) => {
-                value.parse::<u64>().err().map(|_| "it is too large".to_owned())
-            }
-            ArgKind::Integer => Some("it is not a decimal number".to_owned()),
-            ArgKind::Reference => crate::runtime::parse_reference(value).err().map(|e| e.reason),
-            ArgKind::Id => match check_id(value) {
-                Ok(()) => None,
-                Err(IdProblem::Length(n)) => Some(format!("it is {n} characters; an id has 1 to {MAX_ID_CHARS}")),
-                Err(IdProblem::Unprintable) => Some("it holds control, invisible or repeated space characters".into()),
-            },
-        }
-    }
-}
-
 /// One declared argument type.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Parameter {
     pub name: Str,
-    pub kind: ArgKind,
+    pub ty: ArgType,
 }
 
 /// One argument a verb takes, with its type as the table declares it.
@@ -123,27 +148,13 @@ pub struct Parameter {
 pub struct Takes<'a> {
     pub name: &'a str,
     /// `None` only in a table no lawful policy produced; callers refuse it.
-    pub kind: Option<ArgKind>,
+    pub ty: Option<&'a ArgType>,
     pub required: bool,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn fixed_values_are_checked_against_their_kind() {
-        assert_eq!(ArgKind::Text.fixed_problem(""), None);
-        assert_eq!(ArgKind::Integer.fixed_problem("10"), None);
-        assert!(ArgKind::Integer.fixed_problem("ten").is_some());
-        assert!(ArgKind::Integer.fixed_problem("-1").is_some());
-        assert!(ArgKind::Integer.fixed_problem("99999999999999999999").is_some());
-        assert_eq!(ArgKind::Reference.fixed_problem("2.1"), None);
-        assert!(ArgKind::Reference.fixed_problem("2.x").is_some());
-        assert_eq!(ArgKind::Id.fixed_problem("agent-7"), None);
-        assert!(ArgKind::Id.fixed_problem("").is_some());
-        assert!(ArgKind::Id.fixed_problem("a\u{7}").is_some());
-    }
 
     #[test]
     fn ids_are_short_and_printable() {

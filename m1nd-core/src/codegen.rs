@@ -6,7 +6,7 @@
 use proc_macro2::TokenStream;
 use quote::{ToTokens, quote};
 
-use crate::arguments::Parameter;
+use crate::arguments::{ArgType, Parameter, Property};
 use crate::deny::{DenyList, StatusOnly};
 use crate::effects::{CatalogAction, EffectMode, Effects, Reasoned, Route, RouteValue};
 use crate::table::{
@@ -140,13 +140,53 @@ fn effects(x: &Effects) -> TokenStream {
 fn verb(v: &Verb) -> TokenStream {
     let (name, summary, requires, accepts, retired) =
         (s(&v.name), s(&v.summary), strs(&v.requires), strs(&v.accepts), v.retired);
-    quote! { ::m1nd_core::Verb { name: #name, summary: #summary, requires: #requires, accepts: #accepts, retired: #retired } }
+    let arguments = list(&v.arguments, parameter);
+    quote! {
+        ::m1nd_core::Verb {
+            name: #name, summary: #summary, requires: #requires, accepts: #accepts, arguments: #arguments, retired: #retired
+        }
+    }
 }
 
 fn parameter(p: &Parameter) -> TokenStream {
-    let name = s(&p.name);
-    let kind = proc_macro2::Ident::new(p.kind.variant(), proc_macro2::Span::call_site());
-    quote! { ::m1nd_core::Parameter { name: #name, kind: ::m1nd_core::ArgKind::#kind } }
+    let (name, ty) = (s(&p.name), arg_type(&p.ty));
+    quote! { ::m1nd_core::Parameter { name: #name, ty: #ty } }
+}
+
+/// A plain type as `ArgType::of(kind)`; any other with every field written
+/// out (struct update syntax would drop the base's fields, which a `const`
+/// cannot do).
+fn arg_type(t: &ArgType) -> TokenStream {
+    let kind = proc_macro2::Ident::new(t.kind.variant(), proc_macro2::Span::call_site());
+    if t.is_plain() {
+        return quote! { ::m1nd_core::ArgType::of(::m1nd_core::ArgKind::#kind) };
+    }
+    let number = |n: Option<i64>| match n {
+        Some(n) => quote! { ::core::option::Option::Some(#n) },
+        None => quote! { ::core::option::Option::None },
+    };
+    let count = |n: Option<u64>| match n {
+        Some(n) => quote! { ::core::option::Option::Some(#n) },
+        None => quote! { ::core::option::Option::None },
+    };
+    let (nullable, choices, constant, default) =
+        (t.nullable, strs(&t.choices), opt(t.constant.as_ref()), opt(t.default.as_ref()));
+    let (minimum, maximum, min_length) = (number(t.minimum), number(t.maximum), count(t.min_length));
+    let (pattern, items, min_items, max_items) =
+        (opt(t.pattern.as_ref()), list(&t.items, arg_type), count(t.min_items), count(t.max_items));
+    let (unique_items, closed, one_of) = (t.unique_items, t.closed, list(&t.one_of, arg_type));
+    let properties = list(&t.properties, |p: &Property| {
+        let (name, ty, required) = (s(&p.name), arg_type(&p.ty), p.required);
+        quote! { ::m1nd_core::arguments::Property { name: #name, ty: #ty, required: #required } }
+    });
+    quote! {
+        ::m1nd_core::ArgType {
+            kind: ::m1nd_core::ArgKind::#kind, nullable: #nullable, choices: #choices, constant: #constant,
+            default: #default, minimum: #minimum, maximum: #maximum, min_length: #min_length, pattern: #pattern,
+            items: #items, min_items: #min_items, max_items: #max_items, unique_items: #unique_items,
+            properties: #properties, closed: #closed, one_of: #one_of,
+        }
+    }
 }
 
 fn deny(d: &DenyList) -> TokenStream {

@@ -191,6 +191,7 @@ mod tests {
             summary: Cow::Borrowed(""),
             requires: Cow::Borrowed(&[]),
             accepts: Cow::Borrowed(&[]),
+            arguments: Cow::Borrowed(&[]),
             retired,
         }
     }

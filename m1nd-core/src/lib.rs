@@ -25,7 +25,7 @@ pub mod runtime;
 pub mod sanitize;
 pub mod table;
 
-pub use arguments::{ArgKind, Parameter};
+pub use arguments::{ArgKind, ArgType, Parameter};
 pub use client_capability::ClientCapability;
 pub use deny::{DenyList, Refusal, StatusOnly};
 pub use effects::{CatalogAction, EffectMode, Effects, Reasoned, Route, RouteValue};

@@ -15,7 +15,7 @@
 
 use std::borrow::Cow;
 
-use crate::arguments::{ArgKind, Parameter, Takes};
+use crate::arguments::{ArgType, Parameter, Takes};
 use crate::deny::DenyList;
 use crate::effects::Effects;
 use crate::facets::Facet;
@@ -108,6 +108,9 @@ pub struct Verb {
     pub requires: List<Str>,
     /// Further arguments a caller may supply.
     pub accepts: List<Str>,
+    /// The types of the arguments this verb types its own way; every other
+    /// argument it takes has its type in [`Cockpit::arguments`].
+    pub arguments: List<Parameter>,
     /// Tombstones: refused in every session, kept so old callers get a clear answer.
     pub retired: bool,
 }
@@ -263,9 +266,23 @@ pub struct Binding {
 }
 
 impl Cockpit {
-    /// The declared type of an argument.
-    pub fn argument_kind(&self, name: &str) -> Option<ArgKind> {
-        self.arguments.iter().find(|p| p.name == name).map(|p| p.kind)
+    /// The type an argument has when `verb` takes it: the verb's own, else
+    /// the policy-wide one.
+    pub fn argument_type<'a>(&'a self, verb: &'a Verb, name: &str) -> Option<&'a ArgType> {
+        let own = verb.arguments.iter().find(|p| p.name == name);
+        own.or_else(|| self.arguments.iter().find(|p| p.name == name)).map(|p| &p.ty)
+    }
+
+    /// A card's fixed argument as the JSON a call sends: the text itself for
+    /// an argument whose type takes strings, else the JSON the policy wrote
+    /// (the policy compiler checked it against the type, M007).
+    pub fn fixed_value(&self, tool: &str, argument: &Argument) -> serde_json::Value {
+        let ty = self.verb(tool).and_then(|v| self.argument_type(v, &argument.name));
+        match ty {
+            Some(ty) if !ty.is_textual() => serde_json::from_str(&argument.value)
+                .unwrap_or_else(|_| serde_json::Value::from(argument.value.to_string())),
+            _ => serde_json::Value::from(argument.value.to_string()),
+        }
     }
 
     /// Every argument `verb` takes: its `requires`, its `accepts`, then the
@@ -273,7 +290,7 @@ impl Cockpit {
     pub fn takes<'a>(&'a self, verb: &'a Verb) -> impl Iterator<Item = Takes<'a>> + 'a {
         let required = verb.requires.iter().map(|n| (n, true));
         let optional = verb.accepts.iter().chain(self.common.iter()).map(|n| (n, false));
-        required.chain(optional).map(|(name, required)| Takes { name, kind: self.argument_kind(name), required })
+        required.chain(optional).map(|(name, required)| Takes { name, ty: self.argument_type(verb, name), required })
     }
 }
 

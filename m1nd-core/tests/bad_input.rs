@@ -201,9 +201,10 @@ fn argument_types_are_declared_once_and_checked() {
 
     let common = format!("[common]\naccepts = [\"agent_id\"]\n{TOOLS}agent_id = \"id\"\n");
     let table = compile(&with(PolicyFile::Tools, common.as_bytes())).expect("common arguments compile");
-    assert_eq!(table.argument_kind("agent_id"), Some(m1nd_core::ArgKind::Id));
     for verb in table.verbs.iter() {
         assert!(table.takes(verb).any(|t| t.name == "agent_id" && !t.required), "{}", verb.name);
+        let kind = table.argument_type(verb, "agent_id").map(|t| t.kind);
+        assert_eq!(kind, Some(m1nd_core::ArgKind::Id), "{}", verb.name);
     }
     let again = common.replace("accepts = [\"scope\"]", "accepts = [\"scope\", \"agent_id\"]");
     let again = problems(&again);

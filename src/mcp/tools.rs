@@ -3,10 +3,8 @@
 
 use std::sync::Arc;
 
-use m1nd_core::arguments::MAX_ID_CHARS;
 use m1nd_core::guard::Guard;
-use m1nd_core::runtime::SEND_AS_TYPED;
-use m1nd_core::{ArgKind, Verb};
+use m1nd_core::{ArgType, Verb};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
@@ -59,7 +57,7 @@ pub fn input_schema(verb: &Verb, read_only: bool) -> JsonObject {
     let mut properties = JsonObject::new();
     let mut required: Vec<Value> = Vec::new();
     for takes in COCKPIT.takes(verb) {
-        let mut property = property(takes.kind);
+        let mut property = property(takes.ty);
         if let (Some(rule), Value::Object(p)) = (rule, &mut property)
             && rule.argument == takes.name
         {
@@ -85,20 +83,11 @@ pub fn input_schema(verb: &Verb, read_only: bool) -> JsonObject {
     schema
 }
 
-/// The schema of one argument type. An argument without a declared type
-/// (no lawful policy has one) gets `false`: no value is valid, as the
-/// argument check refuses every value.
-fn property(kind: Option<ArgKind>) -> Value {
-    match kind {
-        Some(ArgKind::Text) => json!({ "type": "string" }),
-        Some(ArgKind::Integer) => json!({ "type": "integer", "minimum": 0 }),
-        Some(ArgKind::Reference) => json!({
-            "oneOf": [{ "type": "string" }, { "type": "integer", "minimum": 0 }],
-            "description": SEND_AS_TYPED,
-        }),
-        Some(ArgKind::Id) => json!({ "type": "string", "minLength": 1, "maxLength": MAX_ID_CHARS }),
-        None => json!(false),
-    }
+/// The schema of one argument type: [`ArgType::schema`]. An argument
+/// without a declared type (no lawful policy has one) gets `false`: no value
+/// is valid, as the argument check refuses every value.
+fn property(ty: Option<&ArgType>) -> Value {
+    ty.map_or(json!(false), ArgType::schema)
 }
 
 #[cfg(test)]
@@ -161,7 +150,7 @@ mod tests {
                 for name in COCKPIT.common.iter() {
                     assert_eq!(
                         properties[&**name],
-                        property(COCKPIT.argument_kind(name)),
+                        property(COCKPIT.verb(&tool.name).and_then(|v| COCKPIT.argument_type(v, name))),
                         "{}: `{name}` is not in its schema as declared",
                         tool.name
                     );
@@ -180,7 +169,7 @@ mod tests {
         assert_eq!(schema["type"], "object");
         let select = &schema["properties"]["select"];
         assert_eq!(select["oneOf"], json!([{ "type": "string" }, { "type": "integer", "minimum": 0 }]));
-        assert_eq!(select["description"], SEND_AS_TYPED);
+        assert_eq!(select["description"], m1nd_core::runtime::SEND_AS_TYPED);
         assert_eq!(schema["properties"]["seen_store_version"], json!({ "type": "integer", "minimum": 0 }));
     }
 

@@ -3,15 +3,17 @@
 //! rmcp does not validate arguments against the input schema, so this does.
 //! The names a verb takes are its `requires` and `accepts` plus the policy's
 //! `[common]` arguments (such as `agent_id`), and each one's type is the one
-//! tools.toml declares in `[arguments]` ([`ArgKind`]); nothing here guesses a
-//! type from a name. Messages name the argument, the type it takes and the
+//! tools.toml declares ([`ArgType`]: the verb's own, else `[arguments]`);
+//! nothing here guesses a type from a name. Every type is checked by
+//! [`ArgType::check`], the same function the policy compiler checks a card's
+//! fixed values with. Messages name the argument, the type it takes and the
 //! value it got. A wrong value is echoed only as its JSON type plus a short,
 //! sanitised preview, so an error stays one bounded line whatever was sent.
 
-use m1nd_core::arguments::{IdProblem, MAX_ID_CHARS, Takes, check_id};
+use m1nd_core::arguments::{IdProblem, MAX_ID_CHARS, Mismatch, Takes, check_id, received};
 use m1nd_core::runtime::SEND_AS_TYPED;
 use m1nd_core::sanitize::{cap, display};
-use m1nd_core::{ArgKind, Cockpit, Verb};
+use m1nd_core::{ArgKind, ArgType, Cockpit, Verb};
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
@@ -26,6 +28,9 @@ pub const MAX_STRING_BYTES: usize = 64 * 1024;
 pub struct Checked {
     strings: Vec<(String, String)>,
     integers: Vec<(String, u64)>,
+    /// Every other value (booleans, numbers, arrays, objects, negative
+    /// integers), as sent and as checked.
+    values: Vec<(String, Value)>,
 }
 
 impl Checked {
@@ -38,16 +43,26 @@ impl Checked {
         self.integers.iter().find(|(n, _)| n == name).map(|(_, v)| *v)
     }
 
+    /// A value that is neither a string nor a non-negative integer.
+    pub fn value(&self, name: &str) -> Option<&Value> {
+        self.values.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.text(name).is_some() || self.integer(name).is_some() || self.value(name).is_some()
+    }
+
     /// The string arguments as `(name, value)` pairs, for the store's reads.
     pub fn pairs(&self) -> Vec<(&str, &str)> {
         self.strings.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect()
     }
 }
 
-/// A value that passed its kind's check.
+/// A value that passed its type's check.
 enum Accepted {
     Text(String),
     Integer(u64),
+    Json(Value),
 }
 
 /// Why a call's arguments are refused. Each message names the verb, the
@@ -74,8 +89,8 @@ pub enum ValueProblem {
         if *.negative { ", and a reference is never negative" } else { "" }
     )]
     NotAReference { expected: &'static str, received: String, negative: bool },
-    #[error("must be {expected}, got {received}")]
-    Wrong { expected: &'static str, received: String },
+    #[error("{0}")]
+    Wrong(Box<Mismatch>),
     #[error("must be {expected} of 1 to {MAX_ID_CHARS} characters, got {chars} characters")]
     IdLength { expected: &'static str, chars: usize },
     #[error("must be {expected}, got {received}, which holds control, invisible or repeated space characters")]
@@ -95,40 +110,52 @@ pub fn check(table: &Cockpit, verb: &Verb, args: Option<&JsonObject>) -> Result<
         if value.is_null() {
             continue;
         }
-        let Some(kind) = takes.kind else {
+        let Some(ty) = takes.ty else {
             return Err(ArgumentError::Untyped { verb: named(), name: name.clone() });
         };
-        match accept(kind, value) {
+        match accept(ty, value) {
             Ok(Accepted::Text(s)) => checked.strings.push((name.clone(), s)),
             Ok(Accepted::Integer(n)) => checked.integers.push((name.clone(), n)),
+            Ok(Accepted::Json(v)) => checked.values.push((name.clone(), v)),
             Err(problem) => return Err(ArgumentError::Value { verb: named(), name: name.clone(), problem }),
         }
     }
     for Takes { name, .. } in table.takes(verb).filter(|t| t.required) {
-        if checked.text(name).is_none() && checked.integer(name).is_none() {
+        if !checked.has(name) {
             return Err(ArgumentError::Missing { verb: named(), name: name.to_owned() });
         }
     }
     Ok(checked)
 }
 
-/// One non-null value against its kind: what it is, or why it is refused.
-fn accept(kind: ArgKind, value: &Value) -> Result<Accepted, ValueProblem> {
-    let expected = kind.expected();
-    match (kind, value) {
-        (ArgKind::Text | ArgKind::Reference | ArgKind::Id, Value::String(s)) if s.len() > MAX_STRING_BYTES => {
-            Err(ValueProblem::TooLong { bytes: s.len() })
-        }
-        (ArgKind::Text | ArgKind::Reference, Value::String(s)) => Ok(Accepted::Text(s.clone())),
-        (ArgKind::Id, Value::String(s)) => id(s).map(Accepted::Text),
-        (ArgKind::Integer, Value::Number(n)) if n.is_u64() => Ok(Accepted::Integer(n.as_u64().unwrap_or_default())),
-        (ArgKind::Reference, Value::Number(n)) if n.is_u64() => Ok(Accepted::Text(n.to_string())),
+/// One non-null value against its type: what it is, or why it is refused.
+/// References and ids keep their own messages, which say how to send them.
+fn accept(ty: &ArgType, value: &Value) -> Result<Accepted, ValueProblem> {
+    if let Value::String(s) = value
+        && s.len() > MAX_STRING_BYTES
+        && (ty.is_textual() || ty.kind == ArgKind::Any)
+    {
+        return Err(ValueProblem::TooLong { bytes: s.len() });
+    }
+    match (ty.kind, value) {
+        (ArgKind::Reference, Value::String(s)) => return Ok(Accepted::Text(s.clone())),
+        (ArgKind::Reference, Value::Number(n)) if n.is_u64() => return Ok(Accepted::Text(n.to_string())),
         (ArgKind::Reference, other) => {
             let negative = matches!(other, Value::Number(n) if n.as_i64().is_some_and(i64::is_negative));
-            Err(ValueProblem::NotAReference { expected, received: received(other), negative })
+            let expected = ArgKind::Reference.expected();
+            return Err(ValueProblem::NotAReference { expected, received: received(other), negative });
         }
-        (_, other) => Err(ValueProblem::Wrong { expected, received: received(other) }),
+        (ArgKind::Id, Value::String(s)) => return id(s).map(Accepted::Text),
+        _ => {}
     }
+    ty.check(value).map_err(|m| ValueProblem::Wrong(Box::new(m)))?;
+    Ok(match value {
+        Value::String(s) if ty.is_textual() => Accepted::Text(s.clone()),
+        Value::Number(n) if ty.kind == ArgKind::Integer && n.is_u64() => {
+            Accepted::Integer(n.as_u64().unwrap_or_default())
+        }
+        other => Accepted::Json(other.clone()),
+    })
 }
 
 /// An [`ArgKind::Id`], or why the string is not one.
@@ -141,26 +168,6 @@ fn id(s: &str) -> Result<String, ValueProblem> {
             Err(ValueProblem::IdUnprintable { expected, received: received(&Value::from(s)) })
         }
     }
-}
-
-/// A wrong value as an error shows it: its JSON type and a bounded,
-/// sanitised preview (control characters and escapes removed).
-fn received(value: &Value) -> String {
-    match value {
-        Value::Null => "null".to_owned(),
-        Value::Bool(b) => format!("the boolean {b}"),
-        Value::Number(n) if n.is_i64() || n.is_u64() => {
-            format!("the integer {}", display(&n.to_string(), cap::VALUE))
-        }
-        Value::Number(n) => format!("the number {}", display(&n.to_string(), cap::VALUE)),
-        Value::String(s) => format!("the string \"{}\"", display(s, cap::VALUE)),
-        Value::Array(items) => format!("an array of {}", count(items.len(), "item")),
-        Value::Object(keys) => format!("an object with {}", count(keys.len(), "key")),
-    }
-}
-
-fn count(n: usize, noun: &str) -> String {
-    if n == 1 { format!("1 {noun}") } else { format!("{n} {noun}s") }
 }
 
 #[cfg(test)]
@@ -276,8 +283,8 @@ mod tests {
     }
 
     /// A value of each declared type that the check accepts.
-    fn plausible(kind: Option<ArgKind>) -> Value {
-        match kind {
+    fn plausible(ty: Option<&ArgType>) -> Value {
+        match ty.map(|t| t.kind) {
             Some(ArgKind::Integer) => json!(1),
             _ => json!("x"),
         }
@@ -289,7 +296,7 @@ mod tests {
         assert!(!crate::COCKPIT.common.is_empty(), "tools.toml declares common arguments");
         for verb in crate::COCKPIT.verbs.iter() {
             let mut args: JsonObject =
-                crate::COCKPIT.takes(verb).filter(|t| t.required).map(|t| (t.name.into(), plausible(t.kind))).collect();
+                crate::COCKPIT.takes(verb).filter(|t| t.required).map(|t| (t.name.into(), plausible(t.ty))).collect();
             args.insert("agent_id".into(), json!("agent-7"));
             let checked = check(&crate::COCKPIT, verb, Some(&args)).unwrap_or_else(|e| panic!("{}: {e}", verb.name));
             assert_eq!(checked.text("agent_id"), Some("agent-7"), "{}", verb.name);

@@ -44,7 +44,7 @@ fn callable<'c>(cards: &'c [Card], guard: &Guard<'_>, served: impl Fn(&str) -> b
 }
 
 fn arguments(card: &Card) -> JsonObject {
-    card.arguments.iter().map(|a| (a.name.to_string(), Value::from(a.value.to_string()))).collect()
+    card.arguments.iter().map(|a| (a.name.to_string(), crate::COCKPIT.fixed_value(&card.tool, a))).collect()
 }
 
 /// The schema of the `help` answer's structured content (what [`answer`] writes).

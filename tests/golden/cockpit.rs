@@ -16,7 +16,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
             "Serve this cockpit only when the human types ? or explicitly asks for it, never on your own initiative and never at landing.",
         ),
         digest: ::std::borrow::Cow::Borrowed(
-            "9785684aca832ee0ae5812c7c763fbb59b03bcbcdcc1893a22fd3959bfcbd5f7",
+            "1192a420f35a1ad62bc97dda4a77623615fc5404acb2207626da247c11dc8758",
         ),
         budget: ::m1nd_core::Budget {
             root_tokens: 800u32,
@@ -32,6 +32,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -41,6 +42,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -55,6 +57,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                             ::std::borrow::Cow::Borrowed("seen_store_version"),
                         ],
                     ),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -64,6 +67,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -73,6 +77,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -82,6 +87,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -91,6 +97,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -102,6 +109,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         &[::std::borrow::Cow::Borrowed("query")],
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -113,6 +121,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         &[::std::borrow::Cow::Borrowed("node")],
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -122,6 +131,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -136,6 +146,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         ],
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -145,6 +156,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -154,6 +166,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -163,6 +176,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -172,6 +186,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -181,6 +196,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -190,6 +206,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -199,6 +216,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -208,6 +226,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -217,6 +236,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -226,6 +246,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -235,6 +256,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -244,6 +266,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -253,6 +276,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -262,6 +286,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -271,6 +296,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -280,6 +306,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -289,6 +316,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -298,6 +326,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -307,6 +336,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -316,6 +346,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -325,6 +356,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -334,6 +366,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -343,6 +376,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -352,6 +386,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -361,6 +396,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -370,6 +406,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -379,6 +416,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -388,6 +426,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -397,6 +436,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -406,6 +446,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -415,6 +456,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -424,6 +466,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -433,6 +476,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -444,6 +488,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         &[::std::borrow::Cow::Borrowed("query")],
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -453,6 +498,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -462,6 +508,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -471,6 +518,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -480,6 +528,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -491,6 +540,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         &[::std::borrow::Cow::Borrowed("scope")],
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -502,6 +552,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         &[::std::borrow::Cow::Borrowed("lock_id")],
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -513,6 +564,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         &[::std::borrow::Cow::Borrowed("lock_id")],
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -524,6 +576,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         &[::std::borrow::Cow::Borrowed("lock_id")],
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -533,6 +586,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         &[::std::borrow::Cow::Borrowed("lock_id")],
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -544,6 +598,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     accepts: ::std::borrow::Cow::Borrowed(
                         &[::std::borrow::Cow::Borrowed("label")],
                     ),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -553,6 +608,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -562,6 +618,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -571,6 +628,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -580,6 +638,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -589,6 +648,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -600,6 +660,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         &[::std::borrow::Cow::Borrowed("error_text")],
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -611,6 +672,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     accepts: ::std::borrow::Cow::Borrowed(
                         &[::std::borrow::Cow::Borrowed("plan")],
                     ),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -620,6 +682,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -629,6 +692,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -638,6 +702,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -647,6 +712,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -656,6 +722,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -665,6 +732,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -674,6 +742,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -683,6 +752,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -692,6 +762,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -701,6 +772,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -712,6 +784,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     accepts: ::std::borrow::Cow::Borrowed(
                         &[::std::borrow::Cow::Borrowed("limit")],
                     ),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -721,6 +794,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -730,6 +804,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -739,6 +814,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -748,6 +824,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -757,6 +834,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -766,6 +844,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -775,6 +854,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -784,6 +864,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -793,6 +874,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -804,6 +886,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         &[::std::borrow::Cow::Borrowed("file")],
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -813,6 +896,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -822,6 +906,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -831,6 +916,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -840,6 +926,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -849,6 +936,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -858,6 +946,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -867,6 +956,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -876,6 +966,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -885,6 +976,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -894,6 +986,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -903,6 +996,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -912,6 +1006,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -921,6 +1016,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -930,6 +1026,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -939,6 +1036,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -948,6 +1046,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -957,6 +1056,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -966,6 +1066,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -975,6 +1076,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -984,6 +1086,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -993,6 +1096,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1002,6 +1106,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1011,6 +1116,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1020,6 +1126,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1034,6 +1141,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         ],
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1043,6 +1151,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1054,6 +1163,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     accepts: ::std::borrow::Cow::Borrowed(
                         &[::std::borrow::Cow::Borrowed("scope")],
                     ),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1063,6 +1173,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1072,6 +1183,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1081,6 +1193,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1090,6 +1203,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1099,6 +1213,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1108,6 +1223,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1117,6 +1233,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1131,6 +1248,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                             ::std::borrow::Cow::Borrowed("expected_store_version"),
                         ],
                     ),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1142,6 +1260,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     accepts: ::std::borrow::Cow::Borrowed(
                         &[::std::borrow::Cow::Borrowed("action")],
                     ),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1151,6 +1270,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1160,6 +1280,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1169,6 +1290,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1185,6 +1307,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                             ::std::borrow::Cow::Borrowed("expected_store_version"),
                         ],
                     ),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1194,6 +1317,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1203,6 +1327,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1212,6 +1337,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1221,6 +1347,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1230,6 +1357,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1239,6 +1367,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1248,6 +1377,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1257,6 +1387,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1266,6 +1397,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1275,6 +1407,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1284,6 +1417,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1293,6 +1427,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: true,
                 },
                 ::m1nd_core::Verb {
@@ -1302,6 +1437,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1311,6 +1447,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1320,6 +1457,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1329,6 +1467,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1338,6 +1477,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1347,6 +1487,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1356,6 +1497,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1365,6 +1507,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: true,
                 },
                 ::m1nd_core::Verb {
@@ -1374,6 +1517,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1383,6 +1527,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1392,6 +1537,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1401,6 +1547,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1410,6 +1557,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1419,6 +1567,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1428,6 +1577,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
+                    arguments: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
             ],
@@ -1436,79 +1586,130 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
             &[
                 ::m1nd_core::Parameter {
                     name: ::std::borrow::Cow::Borrowed("agent_id"),
-                    kind: ::m1nd_core::ArgKind::Id,
+                    ty: ::m1nd_core::ArgType::of(::m1nd_core::ArgKind::Id),
                 },
                 ::m1nd_core::Parameter {
                     name: ::std::borrow::Cow::Borrowed("mission"),
-                    kind: ::m1nd_core::ArgKind::Id,
+                    ty: ::m1nd_core::ArgType::of(::m1nd_core::ArgKind::Id),
                 },
                 ::m1nd_core::Parameter {
                     name: ::std::borrow::Cow::Borrowed("receipt_hash"),
-                    kind: ::m1nd_core::ArgKind::Id,
+                    ty: ::m1nd_core::ArgType::of(::m1nd_core::ArgKind::Id),
                 },
                 ::m1nd_core::Parameter {
                     name: ::std::borrow::Cow::Borrowed("select"),
-                    kind: ::m1nd_core::ArgKind::Reference,
+                    ty: ::m1nd_core::ArgType::of(::m1nd_core::ArgKind::Reference),
                 },
                 ::m1nd_core::Parameter {
                     name: ::std::borrow::Cow::Borrowed("seen_store_version"),
-                    kind: ::m1nd_core::ArgKind::Integer,
+                    ty: ::m1nd_core::ArgType {
+                        kind: ::m1nd_core::ArgKind::Integer,
+                        nullable: false,
+                        choices: ::std::borrow::Cow::Borrowed(&[]),
+                        constant: ::core::option::Option::None,
+                        default: ::core::option::Option::None,
+                        minimum: ::core::option::Option::Some(0i64),
+                        maximum: ::core::option::Option::None,
+                        min_length: ::core::option::Option::None,
+                        pattern: ::core::option::Option::None,
+                        items: ::std::borrow::Cow::Borrowed(&[]),
+                        min_items: ::core::option::Option::None,
+                        max_items: ::core::option::Option::None,
+                        unique_items: false,
+                        properties: ::std::borrow::Cow::Borrowed(&[]),
+                        closed: false,
+                        one_of: ::std::borrow::Cow::Borrowed(&[]),
+                    },
                 },
                 ::m1nd_core::Parameter {
                     name: ::std::borrow::Cow::Borrowed("expected_store_version"),
-                    kind: ::m1nd_core::ArgKind::Integer,
+                    ty: ::m1nd_core::ArgType {
+                        kind: ::m1nd_core::ArgKind::Integer,
+                        nullable: false,
+                        choices: ::std::borrow::Cow::Borrowed(&[]),
+                        constant: ::core::option::Option::None,
+                        default: ::core::option::Option::None,
+                        minimum: ::core::option::Option::Some(0i64),
+                        maximum: ::core::option::Option::None,
+                        min_length: ::core::option::Option::None,
+                        pattern: ::core::option::Option::None,
+                        items: ::std::borrow::Cow::Borrowed(&[]),
+                        min_items: ::core::option::Option::None,
+                        max_items: ::core::option::Option::None,
+                        unique_items: false,
+                        properties: ::std::borrow::Cow::Borrowed(&[]),
+                        closed: false,
+                        one_of: ::std::borrow::Cow::Borrowed(&[]),
+                    },
                 },
                 ::m1nd_core::Parameter {
                     name: ::std::borrow::Cow::Borrowed("limit"),
-                    kind: ::m1nd_core::ArgKind::Integer,
+                    ty: ::m1nd_core::ArgType {
+                        kind: ::m1nd_core::ArgKind::Integer,
+                        nullable: false,
+                        choices: ::std::borrow::Cow::Borrowed(&[]),
+                        constant: ::core::option::Option::None,
+                        default: ::core::option::Option::None,
+                        minimum: ::core::option::Option::Some(0i64),
+                        maximum: ::core::option::Option::None,
+                        min_length: ::core::option::Option::None,
+                        pattern: ::core::option::Option::None,
+                        items: ::std::borrow::Cow::Borrowed(&[]),
+                        min_items: ::core::option::Option::None,
+                        max_items: ::core::option::Option::None,
+                        unique_items: false,
+                        properties: ::std::borrow::Cow::Borrowed(&[]),
+                        closed: false,
+                        one_of: ::std::borrow::Cow::Borrowed(&[]),
+                    },
                 },
                 ::m1nd_core::Parameter {
                     name: ::std::borrow::Cow::Borrowed("lock_id"),
-                    kind: ::m1nd_core::ArgKind::Id,
+                    ty: ::m1nd_core::ArgType::of(::m1nd_core::ArgKind::Id),
                 },
                 ::m1nd_core::Parameter {
                     name: ::std::borrow::Cow::Borrowed("action"),
-                    kind: ::m1nd_core::ArgKind::Text,
+                    ty: ::m1nd_core::ArgType::of(::m1nd_core::ArgKind::Text),
                 },
                 ::m1nd_core::Parameter {
                     name: ::std::borrow::Cow::Borrowed("claim"),
-                    kind: ::m1nd_core::ArgKind::Text,
+                    ty: ::m1nd_core::ArgType::of(::m1nd_core::ArgKind::Text),
                 },
                 ::m1nd_core::Parameter {
                     name: ::std::borrow::Cow::Borrowed("error_text"),
-                    kind: ::m1nd_core::ArgKind::Text,
+                    ty: ::m1nd_core::ArgType::of(::m1nd_core::ArgKind::Text),
                 },
                 ::m1nd_core::Parameter {
                     name: ::std::borrow::Cow::Borrowed("file"),
-                    kind: ::m1nd_core::ArgKind::Text,
+                    ty: ::m1nd_core::ArgType::of(::m1nd_core::ArgKind::Text),
                 },
                 ::m1nd_core::Parameter {
                     name: ::std::borrow::Cow::Borrowed("label"),
-                    kind: ::m1nd_core::ArgKind::Text,
+                    ty: ::m1nd_core::ArgType::of(::m1nd_core::ArgKind::Text),
                 },
                 ::m1nd_core::Parameter {
                     name: ::std::borrow::Cow::Borrowed("node"),
-                    kind: ::m1nd_core::ArgKind::Text,
+                    ty: ::m1nd_core::ArgType::of(::m1nd_core::ArgKind::Text),
                 },
                 ::m1nd_core::Parameter {
                     name: ::std::borrow::Cow::Borrowed("plan"),
-                    kind: ::m1nd_core::ArgKind::Text,
+                    ty: ::m1nd_core::ArgType::of(::m1nd_core::ArgKind::Text),
                 },
                 ::m1nd_core::Parameter {
                     name: ::std::borrow::Cow::Borrowed("query"),
-                    kind: ::m1nd_core::ArgKind::Text,
+                    ty: ::m1nd_core::ArgType::of(::m1nd_core::ArgKind::Text),
                 },
                 ::m1nd_core::Parameter {
                     name: ::std::borrow::Cow::Borrowed("scope"),
-                    kind: ::m1nd_core::ArgKind::Text,
+                    ty: ::m1nd_core::ArgType::of(::m1nd_core::ArgKind::Text),
                 },
                 ::m1nd_core::Parameter {
                     name: ::std::borrow::Cow::Borrowed("source"),
-                    kind: ::m1nd_core::ArgKind::Text,
+                    ty: ::m1nd_core::ArgType::of(::m1nd_core::ArgKind::Text),
                 },
                 ::m1nd_core::Parameter {
                     name: ::std::borrow::Cow::Borrowed("target"),
-                    kind: ::m1nd_core::ArgKind::Text,
+                    ty: ::m1nd_core::ArgType::of(::m1nd_core::ArgKind::Text),
                 },
             ],
         ),

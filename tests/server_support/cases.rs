@@ -29,7 +29,9 @@ pub fn plausible_arguments(verb: &str) -> Value {
     let def = COCKPIT.verb(verb).expect("table verb");
     let args: Map<String, Value> = COCKPIT
         .takes(def)
-        .map(|t| (t.name.to_owned(), if t.kind == Some(ArgKind::Integer) { json!(1) } else { json!("x") }))
+        .map(|t| {
+            (t.name.to_owned(), if t.ty.map(|t| t.kind) == Some(ArgKind::Integer) { json!(1) } else { json!("x") })
+        })
         .collect();
     Value::Object(args)
 }

@@ -10,8 +10,9 @@ use toml::Spanned;
 
 use super::profile::Profile;
 use super::raw::{CardDef, RawPolicy, SlotDef, StatusOnlyDef, Text, in_source_order};
+use super::raw_type::RawType;
 use super::source::{Loc, PolicyFile};
-use crate::arguments::ArgKind;
+use crate::arguments::ArgType;
 use crate::facets::Facet;
 use crate::names::{Folding, NameIndex, Resolution};
 
@@ -32,8 +33,8 @@ pub struct Context<'p> {
     pub card_ids: NameIndex<'p>,
     /// Canonical verb name → definition.
     verb_defs: HashMap<&'p str, &'p super::raw::VerbDef>,
-    /// Argument name → the type its declaration in `[arguments]` names.
-    argument_types: HashMap<&'p str, &'p Spanned<String>>,
+    /// Argument name → its type in `[arguments]`, as written.
+    argument_types: HashMap<&'p str, &'p Spanned<RawType>>,
     /// What the menu reads, collected once (see [`Context::menu_reads`]).
     menu: Vec<MenuRead<'p>>,
     /// The effect files indexed, when the policy has them (M019, M020, M021, M022).
@@ -143,13 +144,31 @@ impl<'p> Context<'p> {
     }
 
     /// The type declared for an argument in `[arguments]`, as written.
-    pub fn argument_type(&self, name: &str) -> Option<&'p Spanned<String>> {
+    pub fn argument_type(&self, name: &str) -> Option<&'p Spanned<RawType>> {
         self.argument_types.get(name).copied()
     }
 
-    /// The declared type of an argument, when it names a known one.
-    pub fn argument_kind(&self, name: &str) -> Option<ArgKind> {
-        self.argument_type(name).and_then(|k| ArgKind::from_key(k.get_ref()))
+    /// The type an argument has when `verb` takes it, as written: the verb's
+    /// own `[verbs.NAME.arguments]` first, then `[arguments]`.
+    pub fn declared_type(&self, verb: &'p super::raw::VerbDef, name: &str) -> Option<&'p Spanned<RawType>> {
+        verb.arguments.iter().find(|(k, _)| k.get_ref() == name).map(|(_, v)| v).or_else(|| self.argument_type(name))
+    }
+
+    /// The type an argument has when `verb` takes it, when it is a lawful one.
+    pub fn type_of(&self, verb: &'p super::raw::VerbDef, name: &str) -> Option<ArgType> {
+        self.declared_type(verb, name).and_then(super::arg_types::lawful)
+    }
+
+    /// Every argument `verb` takes: what it requires, then what it accepts,
+    /// then what it types itself without listing, then the common ones.
+    pub fn takes(&self, verb: &'p super::raw::VerbDef) -> Vec<&'p str> {
+        let mut names: Vec<&'p str> = verb.requires.iter().chain(&verb.accepts).map(|a| a.get_ref().as_str()).collect();
+        for own in verb.arguments.keys() {
+            if !names.contains(&own.get_ref().as_str()) {
+                names.push(own.get_ref());
+            }
+        }
+        names
     }
 
     /// The arguments `[common]` says every verb accepts.

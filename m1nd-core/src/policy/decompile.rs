@@ -8,6 +8,7 @@
 use std::fmt::Write;
 
 use super::source::{PolicyFile, PolicySources};
+use crate::arguments::{ArgKind, ArgType};
 use crate::effects::Effects;
 use crate::primitives::Str;
 use crate::table::{Cockpit, SlotKind};
@@ -97,21 +98,118 @@ fn array<'a>(items: impl Iterator<Item = &'a str>) -> String {
 fn tools(c: &Cockpit) -> String {
     let mut out = format!("[common]\naccepts = {}\n[arguments]\n", array(c.common.iter().map(|s| &**s)));
     for p in c.arguments.iter() {
-        let _ = writeln!(out, "{} = {}", q(&p.name), q(p.kind.key()));
+        let _ = writeln!(out, "{} = {}", q(&p.name), toml_type(&p.ty));
     }
     for v in c.verbs.iter() {
         let _ = writeln!(out, "[verbs.{}]\nsummary = {}", v.name, q(&v.summary));
+        let own = |name: &str| v.arguments.iter().any(|p| p.name == name);
         let _ = writeln!(
             out,
             "requires = {}\naccepts = {}",
             array(v.requires.iter().map(|s| &**s)),
-            array(v.accepts.iter().map(|s| &**s))
+            array(v.accepts.iter().map(|s| &**s).filter(|a| !own(a)))
         );
         if v.retired {
             out.push_str("retired = true\n");
         }
+        if !v.arguments.is_empty() {
+            let _ = writeln!(out, "[verbs.{}.arguments]", v.name);
+            for p in v.arguments.iter() {
+                let _ = writeln!(out, "{} = {}", q(&p.name), toml_type(&p.ty));
+            }
+        }
     }
     out
+}
+
+/// A type as tools.toml writes it: the bare key when plain, else an inline table.
+fn toml_type(t: &ArgType) -> String {
+    if t.is_plain() {
+        return q(t.kind.key());
+    }
+    let mut keys: Vec<String> = Vec::new();
+    if t.one_of.is_empty() || t.kind != ArgKind::Any {
+        keys.push(format!("type = {}", q(t.kind.key())));
+    }
+    if t.nullable {
+        keys.push("nullable = true".into());
+    }
+    if !t.choices.is_empty() {
+        keys.push(format!("enum = {}", array(t.choices.iter().map(|s| &**s))));
+    }
+    if let Some(c) = &t.constant {
+        keys.push(format!("const = {}", q(c)));
+    }
+    if let Some(d) = t.default.as_deref().and_then(|d| serde_json::from_str(d).ok()) {
+        keys.push(format!("default = {}", toml_value(&d)));
+    }
+    for (key, bound) in [("minimum", t.minimum), ("maximum", t.maximum)] {
+        if let Some(b) = bound {
+            keys.push(format!("{key} = {b}"));
+        }
+    }
+    if let Some(n) = t.min_length {
+        keys.push(format!("min_length = {n}"));
+    }
+    if let Some(p) = &t.pattern {
+        keys.push(format!("pattern = {}", q(p)));
+    }
+    if let Some(item) = t.item() {
+        keys.push(format!("items = {}", toml_type(item)));
+    }
+    for (key, count) in [("min_items", t.min_items), ("max_items", t.max_items)] {
+        if let Some(n) = count {
+            keys.push(format!("{key} = {n}"));
+        }
+    }
+    if t.unique_items {
+        keys.push("unique_items = true".into());
+    }
+    if !t.properties.is_empty() {
+        let members: Vec<String> =
+            t.properties.iter().map(|p| format!("{} = {}", q(&p.name), toml_type(&p.ty))).collect();
+        keys.push(format!("properties = {{ {} }}", members.join(", ")));
+        let required = t.properties.iter().filter(|p| p.required).map(|p| &*p.name);
+        let required: Vec<&str> = required.collect();
+        if !required.is_empty() {
+            keys.push(format!("required = {}", array(required.into_iter())));
+        }
+    }
+    if t.closed {
+        keys.push("additional_properties = false".into());
+    }
+    if !t.one_of.is_empty() {
+        let branches: Vec<String> = t.one_of.iter().map(toml_type).collect();
+        keys.push(format!("one_of = [{}]", branches.join(", ")));
+    }
+    format!("{{ {} }}", keys.join(", "))
+}
+
+/// A JSON value as a TOML inline value (TOML has no null; no lawful policy
+/// holds one).
+fn toml_value(v: &serde_json::Value) -> String {
+    use serde_json::Value;
+    match v {
+        Value::Null => "\"\"".to_owned(),
+        Value::Bool(b) => b.to_string(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => q(s),
+        Value::Array(items) => format!("[{}]", items.iter().map(toml_value).collect::<Vec<_>>().join(", ")),
+        Value::Object(members) => {
+            let members: Vec<String> = members.iter().map(|(k, v)| format!("{} = {}", q(k), toml_value(v))).collect();
+            format!("{{ {} }}", members.join(", "))
+        }
+    }
+}
+
+/// A card's fixed value as the card wrote it: text for an argument that
+/// takes strings, else the TOML of the JSON the table holds.
+fn fixed_value(c: &Cockpit, tool: &str, name: &str, value: &str) -> String {
+    let ty = c.verb(tool).and_then(|v| c.argument_type(v, name));
+    match ty {
+        Some(ty) if !ty.is_textual() => serde_json::from_str(value).map_or_else(|_| q(value), |v| toml_value(&v)),
+        _ => q(value),
+    }
 }
 
 fn deny(c: &Cockpit) -> String {
@@ -128,8 +226,9 @@ fn deny(c: &Cockpit) -> String {
     out
 }
 
-fn inline<'a>(pairs: impl Iterator<Item = (&'a str, &'a str)>) -> String {
-    format!("{{ {} }}", pairs.map(|(k, v)| format!("{} = {}", q(k), q(v))).collect::<Vec<_>>().join(", "))
+/// An inline table of already-written TOML values.
+fn inline<'a>(pairs: impl Iterator<Item = (&'a str, String)>) -> String {
+    format!("{{ {} }}", pairs.map(|(k, v)| format!("{} = {}", q(k), v)).collect::<Vec<_>>().join(", "))
 }
 
 fn cards(c: &Cockpit) -> String {
@@ -146,7 +245,7 @@ fn cards(c: &Cockpit) -> String {
         let _ = writeln!(
             out,
             "arguments = {}\noverview = {}",
-            inline(card.arguments.iter().map(|a| (&*a.name, &*a.value))),
+            inline(card.arguments.iter().map(|a| (&*a.name, fixed_value(c, &card.tool, &a.name, &a.value)))),
             card.overview
         );
         if let (Some(tool), Some(reason)) = (&card.reject_tool, &card.reject_reason) {
@@ -182,7 +281,7 @@ fn cockpit(c: &Cockpit) -> String {
             }
             SlotKind::Help { .. } => {}
         }
-        let _ = writeln!(out, "label = {}", inline(slot.labels.iter().map(|l| (&*l.condition, &*l.text))));
+        let _ = writeln!(out, "label = {}", inline(slot.labels.iter().map(|l| (&*l.condition, q(&l.text)))));
         if let Some(col) = &slot.collection {
             let _ = writeln!(out, "collection = {{ items = {}, limit = {} }}", q(&col.items), col.limit);
             for action in col.actions.iter() {
@@ -190,7 +289,7 @@ fn cockpit(c: &Cockpit) -> String {
                     out,
                     "[[slot.actions]]\ncard = {}\nbind = {}",
                     q(action.read.card()),
-                    inline(action.bind.iter().map(|b| (&*b.argument, &*b.field)))
+                    inline(action.bind.iter().map(|b| (&*b.argument, q(&b.field))))
                 );
             }
         }

@@ -6,7 +6,7 @@
 //! length-prefixed, little-endian) rather than `Debug` or serde output, so it
 //! is stable across platforms, Rust versions and dependency upgrades.
 
-use crate::arguments::Parameter;
+use crate::arguments::{ArgType, Parameter, Property};
 use crate::deny::{DenyList, StatusOnly};
 use crate::effects::{CatalogAction, EffectMode, Effects, Reasoned, Route, RouteValue};
 use crate::table::{
@@ -69,18 +69,62 @@ impl Encoder {
     }
 
     fn verb(&mut self, v: &Verb) {
-        let Verb { name, summary, requires, accepts, retired } = v;
+        let Verb { name, summary, requires, accepts, arguments, retired } = v;
         self.str(name);
         self.str(summary);
         self.strs(requires);
         self.strs(accepts);
+        self.each(arguments, Encoder::parameter);
         self.bool(*retired);
     }
 
     fn parameter(&mut self, p: &Parameter) {
-        let Parameter { name, kind } = p;
+        let Parameter { name, ty } = p;
         self.str(name);
+        self.arg_type(ty);
+    }
+
+    fn arg_type(&mut self, t: &ArgType) {
+        let ArgType {
+            kind,
+            nullable,
+            choices,
+            constant,
+            default,
+            minimum,
+            maximum,
+            min_length,
+            pattern,
+            items,
+            min_items,
+            max_items,
+            unique_items,
+            properties,
+            closed,
+            one_of,
+        } = t;
         self.str(kind.key());
+        self.bool(*nullable);
+        self.strs(choices);
+        self.opt(constant.as_deref());
+        self.opt(default.as_deref());
+        for bound in [minimum, maximum] {
+            self.opt(bound.map(|b| b.to_string()).as_deref());
+        }
+        for count in [min_length, min_items, max_items] {
+            self.opt(count.map(|c| c.to_string()).as_deref());
+        }
+        self.opt(pattern.as_deref());
+        self.each(items, Encoder::arg_type);
+        self.bool(*unique_items);
+        self.each(properties, |e, p| {
+            let Property { name, ty, required } = p;
+            e.str(name);
+            e.arg_type(ty);
+            e.bool(*required);
+        });
+        self.bool(*closed);
+        self.each(one_of, Encoder::arg_type);
     }
 
     fn deny(&mut self, d: &DenyList) {

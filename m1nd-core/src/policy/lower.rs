@@ -10,7 +10,8 @@ use std::collections::{HashMap, HashSet};
 use super::context::Context;
 use super::encode::digest;
 use super::raw::{CardDef, SlotDef, Table, in_source_order};
-use crate::arguments::{ArgKind, Parameter};
+use super::raw_type::RawType;
+use crate::arguments::Parameter;
 use crate::deny::{DenyList, StatusOnly};
 use crate::facets::Facet;
 use crate::table::{
@@ -30,14 +31,13 @@ pub fn lower(cx: &Context<'_>) -> Cockpit {
                 name: owned(name.get_ref()),
                 summary: owned(def.summary.get_ref()),
                 requires: list(def.requires.iter().map(|a| owned(a.get_ref()))),
-                accepts: list(def.accepts.iter().map(|a| owned(a.get_ref()))),
+                accepts: list(cx.takes(def).into_iter().skip(def.requires.len()).map(|a| Cow::Owned(a.to_owned()))),
+                arguments: parameters(&def.arguments),
                 retired: def.retired.as_ref().is_some_and(|r| *r.get_ref()),
             }
         })
         .collect();
-    let arguments = list(in_source_order(&raw.tools.arguments).into_iter().filter_map(|(name, kind)| {
-        Some(Parameter { name: owned(name.get_ref()), kind: ArgKind::from_key(kind.get_ref())? })
-    }));
+    let arguments = parameters(&raw.tools.arguments);
     let common = list(cx.common_arguments().iter().map(|a| owned(a.get_ref())));
     let deny = DenyList {
         tools: list(raw.deny.tools.get_ref().iter().map(|t| Cow::Owned(cx.lowered_name(t.get_ref())))),
@@ -91,18 +91,27 @@ fn card(cx: &Context<'_>, def: &CardDef) -> Card {
         title: owned(def.title.get_ref()),
         why: owned(def.why.get_ref()),
         tool: Cow::Owned(cx.lowered_name(def.tool.get_ref())),
-        arguments: arguments(&def.arguments),
+        arguments: arguments(cx, def),
         reject_tool: def.reject_tool.as_ref().map(|t| Cow::Owned(cx.lowered_name(t.get_ref()))),
         reject_reason: def.reject_reason.as_ref().map(|t| owned(t.get_ref())),
         overview: def.overview.as_ref().is_some_and(|o| *o.get_ref()),
     }
 }
 
-fn arguments(table: &Table<String>) -> List<Argument> {
+fn arguments(cx: &Context<'_>, card: &CardDef) -> List<Argument> {
+    let verb = cx.verb(card.tool.get_ref()).and_then(|v| cx.verb_def(v));
+    list(in_source_order(&card.arguments).into_iter().map(|(k, v)| {
+        let ty = verb.and_then(|verb| cx.type_of(verb, k.get_ref()));
+        Argument { name: owned(k.get_ref()), value: Cow::Owned(super::arg_types::fixed_text(ty.as_ref(), v.get_ref())) }
+    }))
+}
+
+/// Declared types, in source order; the laws have refused any that is not lawful.
+fn parameters(table: &Table<RawType>) -> List<Parameter> {
     list(
-        in_source_order(table)
-            .into_iter()
-            .map(|(k, v)| Argument { name: owned(k.get_ref()), value: owned(v.get_ref()) }),
+        in_source_order(table).into_iter().filter_map(|(name, raw)| {
+            Some(Parameter { name: owned(name.get_ref()), ty: super::arg_types::lawful(raw)? })
+        }),
     )
 }
 

@@ -3,6 +3,7 @@
 //! `cockpit!`, `m1nd policy check` and the runtime re-check all go through
 //! [`compile`], so they report the same violations with the same messages.
 
+mod arg_types;
 mod context;
 mod declared;
 mod decompile;
@@ -16,6 +17,7 @@ pub(crate) mod load;
 mod lower;
 mod profile;
 mod raw;
+mod raw_type;
 pub mod report;
 mod source;
 

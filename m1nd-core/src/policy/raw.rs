@@ -12,6 +12,7 @@ use serde::de::IgnoredAny;
 use toml::Spanned;
 
 use super::profile::Profile;
+use super::raw_type::RawType;
 
 pub type Text = Spanned<String>;
 pub type Table<V> = BTreeMap<Text, Spanned<V>>;
@@ -23,9 +24,10 @@ pub struct ToolsFile {
     /// Arguments every verb accepts, declared once.
     #[serde(default)]
     pub common: Option<Spanned<CommonDef>>,
-    /// Argument name → its type's key (see [`crate::arguments::ArgKind`]).
+    /// Argument name → its type (see [`RawType`]), for every verb that takes
+    /// the name and does not type it itself.
     #[serde(default)]
-    pub arguments: Table<String>,
+    pub arguments: Table<RawType>,
     /// Gateway only: the session mode, `read-only` or `read-write` (M001).
     #[serde(default)]
     pub mode: Option<Text>,
@@ -75,6 +77,9 @@ pub struct VerbDef {
     pub requires: Vec<Text>,
     #[serde(default)]
     pub accepts: Vec<Text>,
+    /// Arguments this verb types its own way; each is also one it accepts.
+    #[serde(default)]
+    pub arguments: Table<RawType>,
     #[serde(default)]
     pub retired: Option<Spanned<bool>>,
     /// Gateway only: argument → the values it is pinned to (M014).
@@ -134,8 +139,10 @@ pub struct CardDef {
     pub title: Text,
     pub why: Text,
     pub tool: Text,
+    /// Argument → the value the card fixes, written as TOML of the
+    /// argument's own type (`depth = 3`, `node_id = "x"`).
     #[serde(default)]
-    pub arguments: Table<String>,
+    pub arguments: Table<toml::Value>,
     #[serde(default)]
     pub reject_tool: Option<Text>,
     #[serde(default)]

@@ -53,6 +53,7 @@ fn a_verb_leaving_the_deny_list_is_loosened_and_first() {
         summary: owned("a new verb"),
         requires: Cow::Borrowed(&[]),
         accepts: Cow::Borrowed(&[]),
+        arguments: Cow::Borrowed(&[]),
         retired: false,
     });
     let new = sealed(new);

@@ -15,7 +15,7 @@ use std::sync::LazyLock;
 use proptest::prelude::*;
 
 use super::digest;
-use crate::arguments::{ArgKind, Parameter};
+use crate::arguments::{ArgKind, ArgType, Parameter, Property};
 use crate::deny::{DenyList, StatusOnly};
 use crate::effects::{CatalogAction, EffectMode, Effects, Reasoned, Route, RouteValue};
 use crate::facets::Facet;
@@ -81,20 +81,15 @@ impl<'t> Walk<'t> {
             *item_tokens += 1;
         }
         self.each("verbs", verbs, |w, at, v| {
-            let Verb { name, summary, requires, accepts, retired } = v;
+            let Verb { name, summary, requires, accepts, arguments, retired } = v;
             w.text(&format!("{at}.name"), name);
             w.text(&format!("{at}.summary"), summary);
             w.texts(&format!("{at}.requires"), requires);
             w.texts(&format!("{at}.accepts"), accepts);
+            w.each(&format!("{at}.arguments"), arguments, Walk::parameter);
             w.flag(&format!("{at}.retired"), retired);
         });
-        self.each("arguments", arguments, |w, at, p| {
-            let Parameter { name, kind } = p;
-            w.text(&format!("{at}.name"), name);
-            if w.here(&format!("{at}.kind")) {
-                *kind = if *kind == ArgKind::Text { ArgKind::Integer } else { ArgKind::Text };
-            }
-        });
+        self.each("arguments", arguments, Walk::parameter);
         self.texts("common", common);
         let DenyList { tools, status_only } = deny;
         self.texts("deny.tools", tools);
@@ -234,6 +229,61 @@ impl<'t> Walk<'t> {
                 };
             }
         });
+    }
+
+    fn parameter(&mut self, at: &str, p: &mut Parameter) {
+        let Parameter { name, ty } = p;
+        self.text(&format!("{at}.name"), name);
+        self.arg_type(&format!("{at}.ty"), ty);
+    }
+
+    fn arg_type(&mut self, at: &str, t: &mut ArgType) {
+        let ArgType {
+            kind,
+            nullable,
+            choices,
+            constant,
+            default,
+            minimum,
+            maximum,
+            min_length,
+            pattern,
+            items,
+            min_items,
+            max_items,
+            unique_items,
+            properties,
+            closed,
+            one_of,
+        } = t;
+        if self.here(&format!("{at}.kind")) {
+            *kind = if *kind == ArgKind::Text { ArgKind::Integer } else { ArgKind::Text };
+        }
+        self.flag(&format!("{at}.nullable"), nullable);
+        self.texts(&format!("{at}.choices"), choices);
+        self.optional(&format!("{at}.constant"), constant);
+        self.optional(&format!("{at}.default"), default);
+        self.optional(&format!("{at}.pattern"), pattern);
+        for (key, bound) in [("minimum", minimum), ("maximum", maximum)] {
+            if self.here(&format!("{at}.{key}")) {
+                *bound = Some(bound.map_or(0, |b| b.wrapping_add(1)));
+            }
+        }
+        for (key, count) in [("min_length", min_length), ("min_items", min_items), ("max_items", max_items)] {
+            if self.here(&format!("{at}.{key}")) {
+                *count = Some(count.map_or(0, |c| c.wrapping_add(1)));
+            }
+        }
+        self.each(&format!("{at}.items"), items, Walk::arg_type);
+        self.flag(&format!("{at}.unique_items"), unique_items);
+        self.each(&format!("{at}.properties"), properties, |w, at, p| {
+            let Property { name, ty, required } = p;
+            w.text(&format!("{at}.name"), name);
+            w.arg_type(&format!("{at}.ty"), ty);
+            w.flag(&format!("{at}.required"), required);
+        });
+        self.flag(&format!("{at}.closed"), closed);
+        self.each(&format!("{at}.one_of"), one_of, Walk::arg_type);
     }
 
     fn argument(&mut self, at: &str, a: &mut Argument) {

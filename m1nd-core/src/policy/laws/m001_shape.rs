@@ -4,12 +4,11 @@
 //! policy a verb is canonical snake_case; in a gateway policy it is the
 //! upstream's exact name, anything the MCP specification allows.
 
+use super::super::arg_types::{Site, resolve};
 use super::super::context::{Context, loc};
 use super::super::diagnostic::{Diagnostic, Law};
 use super::super::raw::{Text, in_source_order};
 use super::super::source::PolicyFile;
-use super::near_name;
-use crate::arguments::ArgKind;
 use crate::names::{canonical, is_canonical_spelling, spec};
 
 use crate::table::SCHEMA;
@@ -155,19 +154,16 @@ fn argument_types(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for arg in cx.common_arguments() {
         argument_name(cx, arg, out);
     }
-    let types: Vec<&str> = ArgKind::ALL.iter().map(|k| k.key()).collect();
-    for (name, kind) in in_source_order(&cx.raw.tools.arguments) {
+    for (name, raw) in in_source_order(&cx.raw.tools.arguments) {
         argument_name(cx, name, out);
-        if ArgKind::from_key(kind.get_ref()).is_none() {
-            out.push(
-                Diagnostic::new(
-                    Law::M001,
-                    loc(PolicyFile::Tools, kind),
-                    format!("argument `{}` has the unknown type `{}`", name.get_ref(), kind.get_ref()),
-                )
-                .label("not an argument type")
-                .help(near_name(kind.get_ref(), &types, "types")),
-            );
+        let what = format!("argument `{}`", name.get_ref());
+        resolve(&Site { file: PolicyFile::Tools, what: &what }, raw, out);
+    }
+    for (verb, def) in cx.verbs_in_order() {
+        for (name, raw) in in_source_order(&def.get_ref().arguments) {
+            argument_name(cx, name, out);
+            let what = format!("argument `{}` of `{}`", name.get_ref(), verb.get_ref());
+            resolve(&Site { file: PolicyFile::Tools, what: &what }, raw, out);
         }
     }
 }

@@ -94,14 +94,18 @@ fn argument_types(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let common = cx.common_arguments().iter().map(|a| ("`[common]` accepts".to_owned(), a));
     let verbs = cx.verbs_in_order().into_iter().flat_map(|(name, def)| {
         let def = def.get_ref();
-        def.requires.iter().chain(&def.accepts).map(move |a| (format!("verb `{}` takes", name.get_ref()), a))
+        def.requires.iter().chain(&def.accepts).map(move |a| (format!("verb `{}` takes", name.get_ref()), a, Some(def)))
     });
-    for (what, arg) in common.chain(verbs) {
+    for (what, arg, verb) in common.map(|(w, a)| (w, a, None)).chain(verbs) {
         let name = arg.get_ref();
-        if cx.argument_type(name).is_none() {
+        let typed = match verb {
+            Some(def) => cx.declared_type(def, name).is_some(),
+            None => cx.argument_type(name).is_some(),
+        };
+        if !typed {
             let help = did_you_mean(
                 suggest(name, declared.iter().copied()),
-                &format!("or give `{name}` a type under `[arguments]`"),
+                &format!("or give `{name}` a type under `[arguments]` or the verb's own `[verbs.NAME.arguments]`"),
                 || {
                     format!(
                         "give it a type under `[arguments]`, such as `{name} = \"{}\"`; the types are {types}",

@@ -67,7 +67,18 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     );
     for (name, verb) in &verbs {
         let def = verb.get_ref();
-        for arg in def.requires.iter().chain(&def.accepts) {
+        for arg in def.accepts.iter().filter(|a| def.arguments.keys().any(|k| k.get_ref() == a.get_ref())) {
+            out.push(
+                Diagnostic::new(
+                    Law::M003,
+                    loc(PolicyFile::Tools, arg),
+                    format!("verb `{}` accepts `{}` and also types it", name.get_ref(), arg.get_ref()),
+                )
+                .label("listed again here")
+                .help("remove it from `accepts`: an argument the verb types itself is one it accepts"),
+            );
+        }
+        for arg in def.requires.iter().chain(&def.accepts).chain(def.arguments.keys()) {
             if let Some(common) = cx.common_arguments().iter().find(|c| c.get_ref() == arg.get_ref()) {
                 out.push(
                     Diagnostic::new(

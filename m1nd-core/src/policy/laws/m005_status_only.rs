@@ -49,11 +49,15 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let pinned = card.arguments.iter().find(|(k, _)| k.get_ref() == argument);
         // The same comparison the guard makes: trimmed, ASCII case-insensitive.
         let ok = pinned.is_some_and(|(_, v)| {
-            rule.allowed.get_ref().iter().any(|a| a.get_ref().eq_ignore_ascii_case(v.get_ref().trim()))
+            let v = v.get_ref().as_str().unwrap_or_default();
+            rule.allowed.get_ref().iter().any(|a| a.get_ref().eq_ignore_ascii_case(v.trim()))
         });
         if !ok {
             let (at, got) = match pinned {
-                Some((_, v)) => (loc(PolicyFile::Cards, v), format!("pins it to \"{}\"", v.get_ref())),
+                Some((_, v)) => (
+                    loc(PolicyFile::Cards, v),
+                    format!("pins it to \"{}\"", super::super::arg_types::fixed_text(None, v.get_ref())),
+                ),
                 None => (loc(PolicyFile::Cards, &card.tool), "leaves it open".to_owned()),
             };
             out.push(

@@ -1,14 +1,16 @@
 //! M007: a root entry is an argument-less read; a verb that requires
 //! arguments appears only as an item action whose `bind` supplies every one
 //! of them from fields the item has. Cards pass only arguments their verb
-//! takes, each fixed to a value its declared type admits; a `bind` fills
-//! only `text` arguments, since an item field is free text.
+//! takes, each fixed to a value its declared type admits (an enum value
+//! outside the enum, a number out of bounds, a string where the type wants
+//! an integer); a `bind` fills only plain `text` arguments, since an item
+//! field is free text.
 
 use super::super::context::{Context, Role, loc};
 use super::super::diagnostic::{Diagnostic, Law};
 use super::super::source::PolicyFile;
 use super::{list, near_name};
-use crate::arguments::ArgKind;
+use crate::arguments::{ArgKind, ArgType};
 use crate::facets::Facet;
 
 pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
@@ -46,7 +48,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 let Some(action) = read.slot.actions.as_ref().map(|a| a.get_ref()[k - 1].get_ref()) else {
                     continue;
                 };
-                let takes: Vec<&str> = def.requires.iter().chain(&def.accepts).map(|a| a.get_ref().as_str()).collect();
+                let takes = cx.takes(def);
                 for missing in required.iter().filter(|r| !action.bind.keys().any(|b| b.get_ref() == *r)) {
                     out.push(
                         Diagnostic::new(
@@ -59,23 +61,23 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 }
                 let fields = Context::facet(read.slot).and_then(Facet::items);
                 for (argument, field) in &action.bind {
-                    if let Some(kind) = cx.argument_kind(argument.get_ref())
-                        && kind != ArgKind::Text
+                    if let Some(ty) = cx.type_of(def, argument.get_ref())
+                        && !ty.takes_any_text()
                     {
                         out.push(
                             Diagnostic::new(
                                 Law::M007,
                                 loc(PolicyFile::Cockpit, argument),
                                 format!(
-                                    "{} binds `{}`, whose type is `{}`, to an item field",
+                                    "{} binds `{}`, which takes {}, to an item field",
                                     read.describe(),
                                     argument.get_ref(),
-                                    kind.key()
+                                    ty.expected()
                                 ),
                             )
                             .label("item fields are free text")
                             .help(format!(
-                                "bind only `{}` arguments; fix this one on the card instead",
+                                "bind only arguments of plain type `{}`; fix this one on the card instead",
                                 ArgKind::Text.key()
                             )),
                         );
@@ -141,7 +143,7 @@ fn card_arguments(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let Some(def) = cx.verb(card.tool.get_ref()).and_then(|v| cx.verb_def(v)) else {
             continue;
         };
-        let takes: Vec<&str> = def.requires.iter().chain(&def.accepts).map(|a| a.get_ref().as_str()).collect();
+        let takes = cx.takes(def);
         for argument in card.arguments.keys() {
             if !takes.contains(&argument.get_ref().as_str()) {
                 out.push(
@@ -160,29 +162,51 @@ fn card_arguments(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             }
         }
         for (argument, value) in &card.arguments {
-            let Some(kind) = cx.argument_kind(argument.get_ref()) else {
+            let Some(ty) = cx.type_of(def, argument.get_ref()) else {
                 continue;
             };
-            if let Some(why) = kind.fixed_problem(value.get_ref()) {
+            if let Some((why, help)) = fixed_problem(&ty, argument.get_ref(), value.get_ref()) {
                 out.push(
                     Diagnostic::new(
                         Law::M007,
                         loc(PolicyFile::Cards, value),
                         format!(
-                            "card `{}` fixes `{}` to a value that is not {}",
+                            "card `{}` fixes `{}` to a value its type refuses",
                             card.id.get_ref(),
-                            argument.get_ref(),
-                            kind.expected()
+                            argument.get_ref()
                         ),
                     )
                     .label(why)
-                    .help(format!(
-                        "tools.toml declares `{}` as `{}`: fix it to a value of that type",
-                        argument.get_ref(),
-                        kind.key()
-                    )),
+                    .help(help),
                 );
             }
         }
     }
+}
+
+/// Why a card's TOML value is not a value of `ty`, and what to write instead.
+fn fixed_problem(ty: &ArgType, argument: &str, value: &toml::Value) -> Option<(String, String)> {
+    let json = match serde_json::to_value(value) {
+        Ok(json) => json,
+        Err(_) => {
+            return Some((
+                "JSON cannot hold this value".into(),
+                "write a string, number, boolean, array or table".into(),
+            ));
+        }
+    };
+    let mismatch = ty.check(&json).err()?;
+    let help = match (&json, value) {
+        (serde_json::Value::String(s), _) if !ty.choices.is_empty() && mismatch.at.is_empty() => {
+            let choices: Vec<&str> = ty.choices.iter().map(|c| &**c).collect();
+            near_name(s, &choices, "values")
+        }
+        (serde_json::Value::String(s), _)
+            if !ty.is_textual() && ty.check(&serde_json::from_str(s).unwrap_or_default()).is_ok() =>
+        {
+            format!("write it without quotes: `{argument} = {s}`")
+        }
+        _ => format!("`{argument}` takes {}: fix it to such a value", ty.expected()),
+    };
+    Some((format!("it {mismatch}"), help))
 }

@@ -72,7 +72,8 @@ fn shown_by_overview(cx: &Context<'_>, card: &CardDef) -> bool {
     let live = cx.verb_def(verb).is_some_and(|d| !d.retired.as_ref().is_some_and(|r| *r.get_ref()));
     let pinned_right = cx.status_only(verb).is_none_or(|(_, rule)| {
         card.arguments.iter().any(|(k, v)| {
-            k.get_ref() == rule.argument.get_ref() && rule.allowed.get_ref().iter().any(|a| a.get_ref() == v.get_ref())
+            k.get_ref() == rule.argument.get_ref()
+                && rule.allowed.get_ref().iter().any(|a| v.get_ref().as_str() == Some(a.get_ref()))
         })
     });
     live && cx.denial(verb).is_none() && cx.human_only(verb).is_none() && pinned_right
@@ -89,7 +90,8 @@ fn judge<'p>(
 ) -> Option<Judged<'p>> {
     let tool = cx.verb(card.tool.get_ref())?;
     let pinned = |argument: &str| match card.arguments.iter().find(|(k, _)| k.get_ref() == argument) {
-        Some((_, value)) => Pinned::To(value.get_ref()),
+        // A route's values are strings; any other value is judged at its worst.
+        Some((_, value)) => value.get_ref().as_str().map_or(Pinned::Open, Pinned::To),
         None if bound.contains(&argument) => Pinned::Open,
         None => Pinned::Absent,
     };

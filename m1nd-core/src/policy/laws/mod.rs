@@ -138,7 +138,7 @@ fn list(names: &[&str]) -> String {
 /// A `help:` for a name that is not one of `candidates`, in the one
 /// did-you-mean wording: the nearest one if it is close enough to be a typo,
 /// and always the whole list.
-fn near_name(name: &str, candidates: &[&str], what: &str) -> String {
+pub(in crate::policy) fn near_name(name: &str, candidates: &[&str], what: &str) -> String {
     let listed = format!("the {what} here are {}", list(candidates));
     did_you_mean(suggest(name, candidates.iter().copied()), &listed, || {
         if candidates.is_empty() { format!("there are no {what} here") } else { listed.clone() }

@@ -1,0 +1,7 @@
+//! M001: argument types no value can satisfy: a constraint the kind cannot carry, bounds that cross, a pattern that does not compile, a default outside its enum, an unknown kind.
+
+static COCKPIT: m1nd_core::Cockpit = m1nd_macros::cockpit!("tests/ui/policies/m001_type_constraints");
+
+fn main() {
+    let _ = &COCKPIT;
+}
