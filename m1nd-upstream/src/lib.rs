@@ -29,12 +29,13 @@
 //! (`effects.toml`, `read_only_denied.toml`, `help_cards.toml`,
 //! `cockpit.toml`) are written by people:
 //!
-//! - `tools.toml`: [`policy_tools_toml`], every tool of `schemas.json` with
-//!   the type of each argument in the policy's argument-type language. TOML
-//!   cannot write null: where upstream takes one the language has no words
-//!   for, [`refuse_unwritable_nulls`] makes the argument refuse it and a
-//!   comment says so. Any other schema node the language cannot write stops
-//!   it with an [`Unexpressible`] (see the `tools` module).
+//! - `tools.toml`: [`tools_toml`], every tool of `schemas.json` with the
+//!   type of each argument in the policy's argument-type language, written
+//!   exactly: each type takes the values upstream's schema takes, null
+//!   included (the kind `null`, `nullable`), and a tool that does not
+//!   declare `agent_id` is `common = false`. A schema node the language
+//!   cannot write (a null `default` or `const`, which TOML cannot hold,
+//!   among them) stops it with an [`Unexpressible`] (see the `tools` module).
 //! - `catalog.json` and `routes.toml`: the same bytes as in `policy/`.
 //!
 //! The three are also written into each of [`UPSTREAM_POLICY_VARIANTS`].
@@ -70,7 +71,7 @@ pub const UPSTREAM_POLICY_VARIANTS: [&str; 3] = [
 mod routes;
 mod tools;
 pub use routes::routes_toml;
-pub use tools::{NullRewrite, Unexpressible, policy_tools_toml, refuse_unwritable_nulls, tools_toml};
+pub use tools::{Unexpressible, tools_toml};
 
 /// The policy directory the compiler reads the catalog and routes from.
 pub fn policy_dir() -> std::path::PathBuf {

@@ -11,7 +11,7 @@ fn main() -> std::process::ExitCode {
     let catalog = m1nd_upstream::catalog_json().map_err(|e| format!("m1nd-control's catalog does not validate: {e}"));
     let routes = read(m1nd_upstream::routes_json_path()).and_then(|json| m1nd_upstream::routes_toml(&json));
     let tools = read(m1nd_upstream::schemas_json_path())
-        .and_then(|json| m1nd_upstream::policy_tools_toml(&json).map_err(|e| e.to_string()));
+        .and_then(|json| m1nd_upstream::tools_toml(&json).map_err(|e| e.to_string()));
     let policy = m1nd_upstream::policy_dir();
     let mut files = vec![(policy.clone(), "catalog.json", &catalog), (policy, "routes.toml", &routes)];
     for relative in std::iter::once(m1nd_upstream::UPSTREAM_POLICY).chain(m1nd_upstream::UPSTREAM_POLICY_VARIANTS) {

@@ -13,12 +13,20 @@
 //!   `enum`, `const`, `default`, `minimum`, `maximum`, `min_length`,
 //!   `pattern`, `items`, `min_items`, `max_items`, `unique_items`,
 //!   `properties`, `required` and `additional_properties`, in that order.
-//! - `type: [T, "null"]` is `nullable = true`; a union of types without
-//!   null, or a `oneOf` alone, is `{ one_of = [...] }`; `{}` is `"any"`; a
-//!   node with only `enum` or only `const` is text.
+//! - `type: "null"` is the kind `"null"`. A node that also takes null is
+//!   written `nullable = true`, which the checker reads before `enum`,
+//!   `const` or any bound: so it is written exactly when the node takes
+//!   null in JSON Schema, `enum` keeps only its non-null members, and a
+//!   nullable type whose `enum` or `const` leaves null out is not nullable.
+//! - A union of types, or a `oneOf`, is `{ one_of = [...] }`; a branch
+//!   that is only `{type: "null"}` is not written, and the union is
+//!   nullable when exactly one branch takes null, as `oneOf` says.
+//!   `oneOf: [{type: "null"}, S]` is `S`, nullable unless `S` itself takes
+//!   null. `{}` is `"any"`, nullable; a node with only `enum` or only
+//!   `const` is text.
 //! - `agent_id`, a string every tool but a few takes, is declared once under
 //!   `[common]` and left out of each verb's own arguments and `requires`; a
-//!   tool whose schema does not declare it gets a comment saying so.
+//!   tool whose schema does not declare it is `common = false`.
 //! - A tool whose schema is a top-level `oneOf` of object schemas gets a
 //!   verb-level `one_of`, one argument set per branch.
 //! - A top-level `additionalProperties: false` is not written: this server
@@ -27,12 +35,9 @@
 //! Properties are written in name order (the order `schemas.json` keeps
 //! them in), so the output does not depend on how `serde_json` orders maps.
 //!
-//! TOML cannot write null. [`policy_tools_toml`], what the checked-in file
-//! is, first applies [`refuse_unwritable_nulls`]: where upstream takes a null
-//! the language cannot write, the argument is written without it and a
-//! comment above the verb says so.
+//! TOML cannot write a null value: a `default` or `const` of null stops the
+//! conversion like any other node the language cannot write.
 
-use std::collections::BTreeMap;
 use std::fmt::{self, Write};
 
 use serde_json::{Map, Value};
@@ -64,133 +69,7 @@ impl std::error::Error for Unexpressible {}
 /// `tools.toml` for the `schemas.json` text, or the first node (in tool
 /// order, then depth first) the argument-type language cannot write.
 pub fn tools_toml(schemas_json: &str) -> Result<String, Unexpressible> {
-    render(&parse(schemas_json)?, &BTreeMap::new())
-}
-
-/// The checked-in `tools.toml`: [`tools_toml`] after
-/// [`refuse_unwritable_nulls`], with each rewrite said in a comment above its
-/// verb.
-pub fn policy_tools_toml(schemas_json: &str) -> Result<String, Unexpressible> {
-    let mut schemas = parse(schemas_json)?;
-    let mut notes: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for rewrite in refuse_unwritable_nulls(&mut schemas) {
-        notes.entry(rewrite.tool).or_default().push(format!("at {}: {}", rewrite.path, rewrite.note));
-    }
-    render(&schemas, &notes)
-}
-
-/// A place where upstream's schema takes a null that TOML cannot write, and
-/// how [`refuse_unwritable_nulls`] rewrote it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct NullRewrite {
-    pub tool: String,
-    /// The node, as in [`Unexpressible::path`].
-    pub path: String,
-    /// What upstream takes and what the rewritten node takes, in a sentence.
-    pub note: String,
-}
-
-/// Rewrite, in every tool's `inputSchema`, the three shapes by which
-/// upstream's schemas take a null the language cannot write, and return what
-/// was rewritten. Each rewrite takes the same values or fewer, never more:
-///
-/// - `oneOf: [{type: "null"}, S]`, where `S` has one non-null `type` `T`
-///   and no `enum` or `const` (which would refuse null beside it), becomes
-///   `S` with `type: [T, "null"]`: the same values, since null and `T` never
-///   overlap.
-/// - `enum` with a null member under `type: [T, "null"]` loses the null and
-///   becomes `type: T`: null is refused.
-/// - an optional member `{type: "null"}` of a closed object
-///   (`additionalProperties: false`) is removed: the object refuses it, null
-///   included.
-///
-/// Any other null is left as it is, for [`tools_toml`] to refuse.
-pub fn refuse_unwritable_nulls(schemas: &mut Value) -> Vec<NullRewrite> {
-    let mut rewrites = Vec::new();
-    let Some(tools) = schemas.get_mut("tools").and_then(Value::as_array_mut) else { return rewrites };
-    for tool in tools {
-        let name = tool["name"].as_str().unwrap_or_default().to_owned();
-        if let Some(schema) = tool.get_mut("inputSchema") {
-            rewrite_nulls(schema, &name, "#", &mut rewrites);
-        }
-    }
-    rewrites
-}
-
-fn rewrite_nulls(node: &mut Value, tool: &str, path: &str, out: &mut Vec<NullRewrite>) {
-    let mut note = |note: String| out.push(NullRewrite { tool: tool.to_owned(), path: path.to_owned(), note });
-    let null = serde_json::json!({"type": "null"});
-    if let Some(obj) = node.as_object()
-        && obj.len() == 1
-        && let Some(Value::Array(branches)) = obj.get("oneOf")
-        && branches.len() == 2
-        && let Some(i) = branches.iter().position(|b| *b == null)
-        && let Some(Value::String(t)) = branches[1 - i].get("type")
-        && t != "null"
-        && ["enum", "const"].iter().all(|k| branches[1 - i].get(k).is_none())
-    {
-        let t = t.clone();
-        let mut other = branches[1 - i].clone();
-        other["type"] = serde_json::json!([t, "null"]);
-        *node = other;
-        note(format!(
-            "upstream writes `oneOf: [null, {t}]`; written here as a nullable {t}, which takes the same values"
-        ));
-        // What lies inside sits, in upstream's schema, under the branch that was kept.
-        return rewrite_nulls(node, tool, &format!("{path}/oneOf/{}", 1 - i), out);
-    }
-    let Some(obj) = node.as_object_mut() else { return };
-    let nullable_of = |obj: &Map<String, Value>| match obj.get("type") {
-        Some(Value::Array(types)) if types.len() == 2 && types.contains(&Value::from("null")) => {
-            types.iter().find(|t| t.as_str() != Some("null")).and_then(Value::as_str).map(str::to_owned)
-        }
-        _ => None,
-    };
-    if let Some(t) = nullable_of(obj)
-        && let Some(Value::Array(members)) = obj.get_mut("enum")
-        && members.contains(&Value::Null)
-        && members.iter().any(|m| !m.is_null())
-    {
-        members.retain(|m| !m.is_null());
-        obj.insert("type".into(), Value::from(t));
-        note(
-            "upstream also takes null, a member of its `enum`: TOML cannot write null, so null is refused here".into(),
-        );
-    }
-    let closed = obj.get("additionalProperties") == Some(&Value::Bool(false));
-    let required: Vec<String> = match obj.get("required") {
-        Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).map(str::to_owned).collect(),
-        _ => Vec::new(),
-    };
-    if let Some(Value::Object(properties)) = obj.get_mut("properties") {
-        let mut names: Vec<String> = properties.keys().cloned().collect();
-        names.sort();
-        for name in &names {
-            if closed && properties[name] == null && !required.contains(name) {
-                properties.remove(name);
-                out.push(NullRewrite {
-                    tool: tool.to_owned(),
-                    path: format!("{path}/properties/{}", pointer(name)),
-                    note: "upstream takes this member only as null: TOML cannot write that type, so it is left \
-                           out and the closed object refuses it"
-                        .into(),
-                });
-            }
-        }
-        for name in &names {
-            if let Some(schema) = properties.get_mut(name) {
-                rewrite_nulls(schema, tool, &format!("{path}/properties/{}", pointer(name)), out);
-            }
-        }
-    }
-    if let Some(items) = obj.get_mut("items") {
-        rewrite_nulls(items, tool, &format!("{path}/items"), out);
-    }
-    if let Some(Value::Array(branches)) = obj.get_mut("oneOf") {
-        for (i, branch) in branches.iter_mut().enumerate() {
-            rewrite_nulls(branch, tool, &format!("{path}/oneOf/{i}"), out);
-        }
-    }
+    render(&parse(schemas_json)?)
 }
 
 fn parse(schemas_json: &str) -> Result<Value, Unexpressible> {
@@ -233,11 +112,13 @@ fn takes(kind: &str) -> &'static [&'static str] {
         "boolean" => &["default"],
         "array" => &["default", "items", "minItems", "maxItems", "uniqueItems"],
         "object" => &["default", "properties", "required", "additionalProperties"],
+        // Only to say that a null `default` cannot be written.
+        "null" => &["default"],
         _ => &[],
     }
 }
 
-fn render(schemas: &Value, notes: &BTreeMap<String, Vec<String>>) -> Result<String, Unexpressible> {
+fn render(schemas: &Value) -> Result<String, Unexpressible> {
     let version = schemas["m1nd_mcp"].as_str().unwrap_or_default();
     let mut out = String::new();
     writeln!(
@@ -245,7 +126,8 @@ fn render(schemas: &Value, notes: &BTreeMap<String, Vec<String>>) -> Result<Stri
         "# tools.toml: every MCP tool m1nd-mcp {version} lists, in its order, with the type of each argument as\n\
          # its inputSchema gives it (m1nd-upstream/m1nd-{version}/schemas.json), produced by\n\
          # `cargo run -p m1nd-upstream`. Never edit by hand. `agent_id`, a string upstream's tools take,\n\
-         # is declared once under [common] and left out of each verb's own arguments and `requires`.\n\
+         # is declared once under [common] and left out of each verb's own arguments and `requires`;\n\
+         # a verb whose tool does not declare it takes none of the [common] arguments (`common = false`).\n\
          \n\
          [common]\n\
          accepts = [\"agent_id\"]\n\
@@ -261,7 +143,7 @@ fn render(schemas: &Value, notes: &BTreeMap<String, Vec<String>>) -> Result<Stri
             what: "a tool without a name".into(),
         })?;
         let verb = Verb { tool: name };
-        verb.write(&tool["inputSchema"], version, notes.get(name).map_or(&[], Vec::as_slice), &mut out)?;
+        verb.write(&tool["inputSchema"], version, &mut out)?;
     }
     Ok(out)
 }
@@ -276,7 +158,6 @@ struct ArgumentSet {
     requires: Vec<String>,
     arguments: Vec<(String, String)>,
     agent_id: bool,
-    closed: bool,
 }
 
 impl Verb<'_> {
@@ -284,7 +165,7 @@ impl Verb<'_> {
         Unexpressible { tool: self.tool.to_owned(), path: path.to_owned(), what: what.into() }
     }
 
-    fn write(&self, schema: &Value, version: &str, notes: &[String], out: &mut String) -> Result<(), Unexpressible> {
+    fn write(&self, schema: &Value, version: &str, out: &mut String) -> Result<(), Unexpressible> {
         let obj = schema.as_object().ok_or_else(|| self.fail("#", "an inputSchema that is not a JSON object"))?;
         let top = ["type", "properties", "required", "additionalProperties", "oneOf"];
         if let Some((key, _)) = sorted(obj).into_iter().find(|(k, _)| !top.contains(&k.as_str())) {
@@ -324,25 +205,25 @@ impl Verb<'_> {
                 .collect::<Result<Vec<_>, _>>()?,
             Some(_) => return Err(self.fail("#", "a top-level `oneOf` that is not a non-empty array")),
         };
-        let top_closed = obj.get("additionalProperties") == Some(&Value::Bool(false));
-        let with_agent = sets.iter().filter(|s| s.agent_id).count();
+        let common = match sets.iter().filter(|s| s.agent_id).count() {
+            0 => false,
+            n if n == sets.len() => true,
+            _ => {
+                return Err(self.fail(
+                    "#",
+                    "`agent_id` in only some top-level `oneOf` branches (a verb takes the [common] arguments in \
+                     every argument set or in none)",
+                ));
+            }
+        };
         let name = key(self.tool);
-        out.push('\n');
-        for note in notes {
-            writeln!(out, "# {note}").unwrap();
+        writeln!(out, "\n[verbs.{name}]\nsummary = {}", quoted(&format!("m1nd {version} tool `{}`", self.tool)))
+            .unwrap();
+        if !common {
+            out.push_str("common = false\n");
         }
-        if with_agent < sets.len() {
-            let which =
-                if with_agent == 0 { "declares no `agent_id`" } else { "declares `agent_id` in only some branches" };
-            let refuses = if top_closed || sets.iter().all(|s| s.closed) {
-                " (and takes no argument it does not declare)"
-            } else {
-                ""
-            };
-            writeln!(out, "# upstream's schema {which}{refuses}; [common] accepts it here all the same").unwrap();
-        }
-        writeln!(out, "[verbs.{name}]\nsummary = {}", quoted(&format!("m1nd {version} tool `{}`", self.tool))).unwrap();
-        if obj.contains_key("oneOf") {
+        // A `oneOf` of one branch is that branch: the verb's own arguments.
+        if sets.len() > 1 {
             out.push_str("one_of = [\n");
             for set in &sets {
                 let mut fields = Vec::new();
@@ -393,8 +274,7 @@ impl Verb<'_> {
                 arguments.push((key(name), self.ty(schema, &format!("{path}/properties/{}", pointer(name)))?));
             }
         }
-        let closed = obj.get("additionalProperties") == Some(&Value::Bool(false));
-        Ok(ArgumentSet { requires, arguments, agent_id, closed })
+        Ok(ArgumentSet { requires, arguments, agent_id })
     }
 
     /// `required`, in upstream's order, each a declared property.
@@ -420,39 +300,45 @@ impl Verb<'_> {
 
     /// One schema node as a type: the shorthand when it has only `type`.
     fn ty(&self, node: &Value, path: &str) -> Result<String, Unexpressible> {
+        self.ty_as(node, path, takes_null(node))
+    }
+
+    /// One schema node as a type that takes null exactly when `nullable`
+    /// says: what the node itself says ([`takes_null`]), or what the `oneOf`
+    /// it is the one non-null branch of says.
+    fn ty_as(&self, node: &Value, path: &str, nullable: bool) -> Result<String, Unexpressible> {
         let obj = node.as_object().ok_or_else(|| self.fail(path, "a schema that is not a JSON object"))?;
         if let Some((key, _)) = sorted(obj).into_iter().find(|(k, _)| !KEYWORDS.contains(&k.as_str())) {
             return Err(self.fail(path, format!("the keyword `{key}`")));
         }
-        let (kind, nullable) = match obj.get("type") {
-            None => return self.untyped(obj, path),
+        let kind = match obj.get("type") {
+            None => return self.untyped(obj, path, nullable),
             Some(Value::Array(types)) => {
-                let named: Vec<&Value> = types.iter().filter(|t| t.as_str() != Some("null")).collect();
-                let nullable = named.len() < types.len();
-                match named.as_slice() {
-                    [one] if nullable && types.len() == 2 => (self.kind(one, path)?, true),
-                    [_, _, ..] if !nullable && obj.len() == 1 => {
-                        let mut kinds = Vec::new();
-                        for t in &named {
-                            let kind = self.kind(t, path)?;
-                            if kinds.contains(&kind) {
-                                return Err(self.fail(
-                                    path,
-                                    format!("`type: {node}`, which names a type twice", node = obj["type"]),
-                                ));
-                            }
-                            kinds.push(kind);
-                        }
-                        let branches: Vec<String> = kinds.iter().map(|k| quoted(k)).collect();
-                        return Ok(format!("{{ one_of = [{}] }}", branches.join(", ")));
+                let mut kinds = Vec::new();
+                for t in types {
+                    let kind = self.kind(t, path)?;
+                    if kinds.contains(&kind) {
+                        return Err(
+                            self.fail(path, format!("`type: {node}`, which names a type twice", node = obj["type"]))
+                        );
                     }
-                    [_, _, ..] if !nullable => {
+                    kinds.push(kind);
+                }
+                kinds.retain(|k| *k != "null");
+                match kinds.as_slice() {
+                    [] if types.is_empty() => return Err(self.fail(path, "an empty `type: []`")),
+                    [] => "null",
+                    [one] => one,
+                    [_, _, ..] if obj.len() == 1 => {
+                        let branches: Vec<String> = kinds.iter().map(|k| quoted(k)).collect();
+                        return Ok(union(&branches, nullable));
+                    }
+                    [_, _, ..] => {
                         return Err(self.fail(path, "a union of types (`type: [...]`) beside other keywords"));
                     }
-                    _ => return Err(self.fail(path, format!("`type: {}`", obj["type"]))),
                 }
             }
-            Some(name) => (self.kind(name, path)?, false),
+            Some(name) => self.kind(name, path)?,
         };
         if let Some((key, _)) =
             sorted(obj).into_iter().find(|(k, _)| *k != "type" && !takes(kind).contains(&k.as_str()))
@@ -460,8 +346,11 @@ impl Verb<'_> {
             return Err(self.fail(path, format!("`{key}` on a `{}` argument", obj["type"])));
         }
         let mut fields = vec![("type".to_owned(), quoted(kind))];
-        if nullable {
+        if nullable && kind != "null" {
             fields.push(("nullable".into(), "true".into()));
+        }
+        if kind == "null" && !nullable {
+            return Err(self.fail(path, "`type: \"null\"` where null is refused, which no value fits"));
         }
         for (keyword, field) in [
             ("enum", "enum"),
@@ -524,21 +413,42 @@ impl Verb<'_> {
     }
 
     /// A node without `type`: `{}`, or only `enum`, `const` or `oneOf`.
-    fn untyped(&self, obj: &Map<String, Value>, path: &str) -> Result<String, Unexpressible> {
+    fn untyped(&self, obj: &Map<String, Value>, path: &str, nullable: bool) -> Result<String, Unexpressible> {
         let keys: Vec<&str> = sorted(obj).into_iter().map(|(k, _)| k.as_str()).collect();
         let text = quoted("text");
+        let fields = |kind: String, rest: Option<(&str, String)>| {
+            let mut fields = vec![("type".to_owned(), kind)];
+            if nullable {
+                fields.push(("nullable".into(), "true".into()));
+            }
+            fields.extend(rest.map(|(k, v)| (k.to_owned(), v)));
+            inline(&fields)
+        };
         match keys.as_slice() {
+            [] if nullable => Ok(fields(quoted("any"), None)),
             [] => Ok(quoted("any")),
-            ["enum"] => Ok(inline(&[("type".into(), text), ("enum".into(), self.choices(&obj["enum"], path)?)])),
-            ["const"] => Ok(inline(&[("type".into(), text), ("const".into(), self.constant(&obj["const"], path)?)])),
+            ["enum"] => Ok(fields(text, Some(("enum", self.choices(&obj["enum"], path)?)))),
+            ["const"] => Ok(fields(text, Some(("const", self.constant(&obj["const"], path)?)))),
             ["oneOf"] => {
                 let branches = obj["oneOf"].as_array().filter(|b| !b.is_empty());
                 let branches = branches.ok_or_else(|| self.fail(path, "a `oneOf` that is not a non-empty array"))?;
-                let mut written = Vec::new();
-                for (i, branch) in branches.iter().enumerate() {
-                    written.push(self.ty(branch, &format!("{path}/oneOf/{i}"))?);
+                // A branch that is only null says nothing `nullable` does not.
+                let only_null = |b: &Value| {
+                    b.as_object().is_some_and(|b| b.len() == 1) && matches!(&b["type"], Value::String(t) if t == "null")
+                };
+                let others: Vec<(usize, &Value)> = branches.iter().enumerate().filter(|(_, b)| !only_null(b)).collect();
+                match others.as_slice() {
+                    [] if nullable => Ok(quoted("null")),
+                    [] => Err(self.fail(path, "a `oneOf` of null branches that refuses null, which no value fits")),
+                    [(i, branch)] => self.ty_as(branch, &format!("{path}/oneOf/{i}"), nullable),
+                    _ => {
+                        let mut written = Vec::new();
+                        for (i, branch) in &others {
+                            written.push(self.ty(branch, &format!("{path}/oneOf/{i}"))?);
+                        }
+                        Ok(union(&written, nullable))
+                    }
                 }
-                Ok(format!("{{ one_of = [{}] }}", written.join(", ")))
             }
             _ if keys.contains(&"oneOf") => Err(self.fail(path, "`oneOf` beside other keywords")),
             _ => Err(self.fail(path, format!("`{}` without a `type`", keys.join("`, `")))),
@@ -553,17 +463,19 @@ impl Verb<'_> {
             Some("boolean") => Ok("boolean"),
             Some("array") => Ok("array"),
             Some("object") => Ok("object"),
-            Some("null") => Err(self.fail(path, "`type: \"null\"` (the language has no type for null alone)")),
+            Some("null") => Ok("null"),
             _ => Err(self.fail(path, format!("`type: {name}`"))),
         }
     }
 
-    /// An `enum`: strings only (TOML cannot write null), at least one.
+    /// An `enum`'s strings: null, when a member, is said by `nullable`
+    /// (where the node's `type` lets it through), and is not written.
     fn choices(&self, value: &Value, path: &str) -> Result<String, Unexpressible> {
         let members = value.as_array().filter(|m| !m.is_empty());
         let members = members.ok_or_else(|| self.fail(path, "an `enum` that is not a non-empty array"))?;
-        if members.iter().any(Value::is_null) {
-            return Err(self.fail(path, "a null member of `enum` (TOML cannot write null)"));
+        let members: Vec<&Value> = members.iter().filter(|m| !m.is_null()).collect();
+        if members.is_empty() {
+            return Err(self.fail(path, "an `enum` whose only member is null (write `type: \"null\"`)"));
         }
         let names: Option<Vec<String>> = members.iter().map(|m| m.as_str().map(str::to_owned)).collect();
         names.map(|n| strings(&n)).ok_or_else(|| self.fail(path, "an `enum` member that is not a string"))
@@ -606,6 +518,34 @@ impl Verb<'_> {
             }
         })
     }
+}
+
+/// Whether JSON Schema lets null through `node`, for the keywords the
+/// language writes: `type` must name null (or be absent), `enum` must list
+/// it, `const` must be it, and exactly one `oneOf` branch must take it.
+/// The other keywords say nothing about null.
+fn takes_null(node: &Value) -> bool {
+    let Some(obj) = node.as_object() else { return false };
+    let typed = match obj.get("type") {
+        None => true,
+        Some(Value::String(t)) => t == "null",
+        Some(Value::Array(types)) => types.iter().any(|t| t == "null"),
+        Some(_) => false,
+    };
+    let listed = obj.get("enum").is_none_or(|e| e.as_array().is_some_and(|m| m.contains(&Value::Null)));
+    let constant = obj.get("const").is_none_or(Value::is_null);
+    let one =
+        obj.get("oneOf").is_none_or(|b| b.as_array().is_some_and(|b| b.iter().filter(|b| takes_null(b)).count() == 1));
+    typed && listed && constant && one
+}
+
+/// `{ one_of = [...] }`, with `nullable = true` when the union takes null.
+fn union(branches: &[String], nullable: bool) -> String {
+    let mut fields = vec![("one_of".to_owned(), format!("[{}]", branches.join(", ")))];
+    if nullable {
+        fields.push(("nullable".into(), "true".into()));
+    }
+    inline(&fields)
 }
 
 /// A map's members in name order.
@@ -715,7 +655,7 @@ node_id = "text"
 parent = { type = "object", nullable = true, properties = { id = "text", "weird key" = "boolean" }, required = ["id"], additional_properties = false }
 schema = { type = "text", const = "m1nd-x-v1" }
 tags = { type = "array", default = [], items = { type = "text", min_length = 1 }, min_items = 1, max_items = 4, unique_items = true }
-value = "any"
+value = { type = "any", nullable = true }
 weight = { type = "number", default = 24.0 }
 "#
         );
@@ -732,9 +672,9 @@ weight = { type = "number", default = 24.0 }
         let toml = tools_toml(&one("mission_service", schema)).unwrap();
         assert_eq!(
             verbs(&toml),
-            "# upstream's schema declares no `agent_id`; [common] accepts it here all the same\n\
-             [verbs.mission_service]\n\
+            "[verbs.mission_service]\n\
              summary = \"m1nd 1.6.5 tool `mission_service`\"\n\
+             common = false\n\
              one_of = [\n  \
              { requires = [\"action\", \"id\"], arguments = { action = { type = \"text\", const = \"land\" }, id = { type = \"text\", min_length = 1 } } },\n  \
              { requires = [\"action\"], arguments = { action = { type = \"text\", const = \"status\" } } },\n\
@@ -744,15 +684,45 @@ weight = { type = "number", default = 24.0 }
     }
 
     #[test]
-    fn a_tool_without_agent_id_and_closed_is_said_so() {
+    fn a_one_of_of_one_branch_is_that_branch() {
+        let schema = serde_json::json!({"type": "object", "oneOf": [
+            {"type": "object", "required": ["agent_id", "id"], "properties": {"agent_id": {"type": "string"}, "id": {"type": "string"}}},
+        ]});
+        let toml = tools_toml(&one("land", schema)).unwrap();
+        assert_eq!(
+            verbs(&toml),
+            "[verbs.land]\nsummary = \"m1nd 1.6.5 tool `land`\"\nrequires = [\"id\"]\n\n[verbs.land.arguments]\nid = \"text\"\n"
+        );
+    }
+
+    #[test]
+    fn a_tool_without_agent_id_takes_no_common_argument() {
         let schema = serde_json::json!({"type": "object", "additionalProperties": false, "properties": {"id": {"type": "string"}}});
         let toml = tools_toml(&one("evidence_query", schema)).unwrap();
-        assert!(
-            verbs(&toml).starts_with(
-                "# upstream's schema declares no `agent_id` (and takes no argument it does not declare); \
-                 [common] accepts it here all the same\n[verbs.evidence_query]\n"
-            ),
-            "{toml}"
+        assert_eq!(
+            verbs(&toml),
+            "[verbs.evidence_query]\n\
+             summary = \"m1nd 1.6.5 tool `evidence_query`\"\n\
+             common = false\n\
+             \n\
+             [verbs.evidence_query.arguments]\n\
+             id = \"text\"\n"
+        );
+        let table: toml::Table = toml.parse().expect("the output is TOML");
+        assert_eq!(table["verbs"]["evidence_query"]["common"], toml::Value::Boolean(false));
+        let some = serde_json::json!({"type": "object", "oneOf": [
+            {"type": "object", "properties": {"agent_id": {"type": "string"}, "a": {"type": "string"}}},
+            {"type": "object", "properties": {"b": {"type": "string"}}},
+        ]});
+        assert_eq!(
+            refused(some),
+            Unexpressible {
+                tool: "t".into(),
+                path: "#".into(),
+                what: "`agent_id` in only some top-level `oneOf` branches (a verb takes the [common] arguments in \
+                       every argument set or in none)"
+                    .into()
+            }
         );
     }
 
@@ -786,14 +756,19 @@ weight = { type = "number", default = 24.0 }
         assert_eq!(refused(nested).path, "#/properties/a/items/properties/x~1y");
         let cases = [
             (serde_json::json!({"type": "string", "default": null}), "a null in `default` (TOML cannot write null)"),
+            (serde_json::json!({"type": "null", "default": null}), "a null in `default` (TOML cannot write null)"),
+            (serde_json::json!({"type": ["string", "null"], "const": null}), "`const: null` (TOML cannot write null)"),
             (
-                serde_json::json!({"type": ["string", "null"], "enum": [null, "A0"]}),
-                "a null member of `enum` (TOML cannot write null)",
+                serde_json::json!({"type": ["string", "null"], "enum": [null]}),
+                "an `enum` whose only member is null (write `type: \"null\"`)",
             ),
-            (serde_json::json!({"type": "null"}), "`type: \"null\"` (the language has no type for null alone)"),
             (
-                serde_json::json!({"oneOf": [{"type": "null"}, {"type": "object"}]}),
-                "`type: \"null\"` (the language has no type for null alone)",
+                serde_json::json!({"oneOf": [{"type": "null"}, {"type": "null"}]}),
+                "a `oneOf` of null branches that refuses null, which no value fits",
+            ),
+            (
+                serde_json::json!({"oneOf": [{"type": "null"}, {"type": ["null"]}]}),
+                "`type: \"null\"` where null is refused, which no value fits",
             ),
             (serde_json::json!({"type": "integer", "minLength": 1}), "`minLength` on a `\"integer\"` argument"),
             (serde_json::json!({"type": "integer", "enum": [1, 2]}), "`enum` on a `\"integer\"` argument"),
@@ -803,7 +778,11 @@ weight = { type = "number", default = 24.0 }
                 serde_json::json!({"type": ["string", "number"], "minLength": 1}),
                 "a union of types (`type: [...]`) beside other keywords",
             ),
-            (serde_json::json!({"type": ["string", "number", "null"]}), "`type: [\"string\",\"number\",\"null\"]`"),
+            (
+                serde_json::json!({"type": ["string", "null", "string"]}),
+                "`type: [\"string\",\"null\",\"string\"]`, which names a type twice",
+            ),
+            (serde_json::json!({"type": "any"}), "`type: \"any\"`"),
             (
                 serde_json::json!({"type": "object", "additionalProperties": {"type": "string"}}),
                 "`additionalProperties: {\"type\":\"string\"}`",
@@ -819,7 +798,8 @@ weight = { type = "number", default = 24.0 }
         for (schema, what) in cases {
             assert_eq!(refused(with("a", schema.clone())).what, what, "{schema}");
         }
-        assert_eq!(refused(with("a", serde_json::json!({"oneOf": [{"type": "null"}]}))).path, "#/properties/a/oneOf/0");
+        let inner = serde_json::json!({"oneOf": [{"type": "null"}, {"type": "string", "format": "uri"}]});
+        assert_eq!(refused(with("a", inner)).path, "#/properties/a/oneOf/1");
     }
 
     #[test]
@@ -846,51 +826,71 @@ weight = { type = "number", default = 24.0 }
     }
 
     #[test]
-    fn the_null_rewrites_take_the_same_values_or_fewer_and_say_where() {
-        let schema = serde_json::json!({"type": "object", "properties": {
+    fn null_is_written_where_upstream_takes_it_and_nowhere_else() {
+        let schema = serde_json::json!({"type": "object", "additionalProperties": false, "properties": {
             "agent_id": {"type": "string"},
-            "evidence": {"oneOf": [{"type": "null"}, {"type": "object", "properties": {
-                "id": {"type": "string"},
-                "inner": {"type": ["string", "null"], "enum": ["x", null]},
-            }}]},
-            "tier": {"type": ["string", "null"], "enum": [null, "A0", "A1"]},
+            // The kind `null`, for a member that takes only null.
             "request": {"type": "object", "additionalProperties": false, "required": ["id"],
                         "properties": {"id": {"type": "string"}, "parent": {"type": "null"}}},
-            "open": {"type": "object", "properties": {"parent": {"type": "null"}}},
+            "nothing": {"type": "null"},
+            // `nullable` is read before `enum`: null is written there by `nullable`, and only there.
+            "tier": {"type": ["string", "null"], "enum": [null, "A0", "A1"]},
+            "kind": {"enum": ["a", null]},
+            "plain": {"type": "string", "enum": ["a", null]},
+            "picked": {"type": ["string", "null"], "enum": ["a"]},
+            "fixed": {"type": ["string", "null"], "const": "x"},
+            "bounded": {"type": ["integer", "null"], "minimum": 1},
+            // `oneOf: [null, S]`: `S`, nullable unless `S` takes null itself (then null fits two branches).
+            "evidence": {"oneOf": [{"type": "null"}, {"type": "object", "properties": {"id": {"type": "string"}}}]},
+            "tagged": {"oneOf": [{"type": "null"}, {"type": "string", "enum": ["x"]}]},
+            "twice": {"oneOf": [{"type": "null"}, {"type": ["string", "null"], "enum": ["x", null]}]},
+            "either": {"oneOf": [{"type": "null"}, {"type": "integer"}, {"type": "string"}]},
+            "union": {"type": ["string", "number", "null"]},
+            "value": {},
         }});
-        let raw = one("authority_authorize", schema);
-        assert_eq!(tools_toml(&raw).unwrap_err().path, "#/properties/evidence/oneOf/0");
-        let mut schemas: Value = serde_json::from_str(&raw).unwrap();
-        let rewrites = refuse_unwritable_nulls(&mut schemas);
-        let at: Vec<&str> = rewrites.iter().map(|r| r.path.as_str()).collect();
+        let toml = tools_toml(&one("authority_authorize", schema)).unwrap();
         assert_eq!(
-            at,
-            [
-                "#/properties/evidence",
-                "#/properties/evidence/oneOf/1/properties/inner",
-                "#/properties/request/properties/parent",
-                "#/properties/tier"
-            ]
+            verbs(&toml),
+            r#"[verbs.authority_authorize]
+summary = "m1nd 1.6.5 tool `authority_authorize`"
+
+[verbs.authority_authorize.arguments]
+bounded = { type = "integer", nullable = true, minimum = 1 }
+either = { one_of = ["integer", "text"], nullable = true }
+evidence = { type = "object", nullable = true, properties = { id = "text" } }
+fixed = { type = "text", const = "x" }
+kind = { type = "text", nullable = true, enum = ["a"] }
+nothing = "null"
+picked = { type = "text", enum = ["a"] }
+plain = { type = "text", enum = ["a"] }
+request = { type = "object", properties = { id = "text", parent = "null" }, required = ["id"], additional_properties = false }
+tagged = { type = "text", nullable = true, enum = ["x"] }
+tier = { type = "text", nullable = true, enum = ["A0", "A1"] }
+twice = { type = "text", enum = ["x"] }
+union = { one_of = ["text", "number"], nullable = true }
+value = { type = "any", nullable = true }
+"#
         );
-        let mut kept = serde_json::json!({"tools": [{"name": "t", "inputSchema": with("a", serde_json::json!(
-            {"oneOf": [{"type": "null"}, {"type": "string", "enum": ["x"]}]}
-        ))}]});
-        assert_eq!(
-            refuse_unwritable_nulls(&mut kept),
-            [],
-            "an enum beside null would refuse null: not the same values"
-        );
-        // The open object's null member is not rewritten: leaving it out would let anything through.
-        assert_eq!(policy_tools_toml(&raw).unwrap_err().path, "#/properties/open/properties/parent");
-        let mut schema = serde_json::from_str::<Value>(&raw).unwrap()["tools"][0]["inputSchema"].clone();
-        schema["properties"].as_object_mut().unwrap().remove("open");
-        let toml = policy_tools_toml(&one("authority_authorize", schema)).unwrap();
-        assert!(toml.contains("\n# at #/properties/evidence: upstream writes `oneOf: [null, object]`; "), "{toml}");
-        let evidence = "evidence = { type = \"object\", nullable = true, properties = { id = \"text\", inner = { type = \"text\", enum = [\"x\"] } } }\n";
-        assert!(toml.contains(evidence), "{toml}");
-        assert!(toml.contains("request = { type = \"object\", properties = { id = \"text\" }, required = [\"id\"], additional_properties = false }\n"));
-        assert!(toml.contains("tier = { type = \"text\", enum = [\"A0\", \"A1\"] }\n"));
         toml.parse::<toml::Table>().expect("the output is TOML");
+    }
+
+    #[test]
+    fn takes_null_reads_type_enum_const_and_one_of() {
+        let cases = [
+            (serde_json::json!({}), true),
+            (serde_json::json!({"type": "null"}), true),
+            (serde_json::json!({"type": "string"}), false),
+            (serde_json::json!({"type": ["string", "null"], "minLength": 1, "pattern": "^a$"}), true),
+            (serde_json::json!({"type": ["string", "null"], "enum": ["a"]}), false),
+            (serde_json::json!({"enum": ["a", null]}), true),
+            (serde_json::json!({"type": "string", "enum": ["a", null]}), false),
+            (serde_json::json!({"const": "a"}), false),
+            (serde_json::json!({"oneOf": [{"type": "null"}, {"type": "object"}]}), true),
+            (serde_json::json!({"oneOf": [{"type": "null"}, {}]}), false),
+        ];
+        for (schema, takes) in cases {
+            assert_eq!(takes_null(&schema), takes, "{schema}");
+        }
     }
 
     #[test]

@@ -14,7 +14,8 @@
 //!    `inputSchema` and none of upstream's description text.
 //! 4. The policy of m1nd's real surface (`tests/ui/policies/m1nd_1_6_5/`)
 //!    holds, byte for byte, the `tools.toml` this crate writes from
-//!    `schemas.json` now, and the same `catalog.json` and `routes.toml` as
+//!    `schemas.json` now (every tool, `common = false` exactly for those that
+//!    declare no `agent_id`, no node left out or rewritten), and the same `catalog.json` and `routes.toml` as
 //!    `policy/`; each of its variants is the same policy but for
 //!    `help_cards.toml`.
 
@@ -110,7 +111,7 @@ fn every_routed_tool_has_its_schema_and_no_prose() {
 #[test]
 fn the_real_surface_policy_holds_what_this_crate_writes_now() {
     let dir = m1nd_upstream::repository_dir(m1nd_upstream::UPSTREAM_POLICY);
-    let tools = m1nd_upstream::policy_tools_toml(&facts("schemas.json")).unwrap_or_else(|e| panic!("{e}"));
+    let tools = m1nd_upstream::tools_toml(&facts("schemas.json")).unwrap_or_else(|e| panic!("{e}"));
     let written = [
         ("tools.toml", tools),
         ("catalog.json", m1nd_upstream::catalog_json().expect("m1nd-control's catalog validates")),
@@ -126,9 +127,9 @@ fn the_real_surface_policy_holds_what_this_crate_writes_now() {
 }
 
 #[test]
-fn every_tool_is_written_and_each_null_rewrite_is_said() {
+fn every_tool_is_written_and_only_those_without_agent_id_leave_common_out() {
     let json = facts("schemas.json");
-    let tools = m1nd_upstream::policy_tools_toml(&json).unwrap_or_else(|e| panic!("{e}"));
+    let tools = m1nd_upstream::tools_toml(&json).unwrap_or_else(|e| panic!("{e}"));
     let table: toml::Table = tools.parse().expect("tools.toml is TOML");
     let verbs = table["verbs"].as_table().expect("[verbs]");
     assert_eq!(verbs.len(), m1nd_upstream::MCP_TOOLS, "one verb per tool");
@@ -140,20 +141,19 @@ fn every_tool_is_written_and_each_null_rewrite_is_said() {
         let at = tools.find(&format!("\n[verbs.{name}]\n")).expect("its table");
         assert!(at > last, "`{name}` is written in schemas.json's order");
         last = at;
-    }
-    let mut schemas_value = schemas.clone();
-    for rewrite in m1nd_upstream::refuse_unwritable_nulls(&mut schemas_value) {
-        let note = format!("# at {}: {}\n", rewrite.path, rewrite.note);
-        let verb = format!("[verbs.{}]", rewrite.tool);
-        let at = tools.find(&note).unwrap_or_else(|| panic!("no comment for {rewrite:?}"));
-        assert!(
-            tools[at..].find(&verb).is_some_and(|v| !tools[at..at + v].contains("[verbs.")),
-            "{rewrite:?} sits above its verb"
+        let schema = &tool["inputSchema"];
+        let branches = schema["oneOf"].as_array().cloned().unwrap_or_else(|| vec![schema.clone()]);
+        let declares = branches.iter().any(|b| b["properties"].get("agent_id").is_some());
+        let common = verbs[name].get("common").map(|c| c.as_bool().expect("`common` is a boolean"));
+        assert_eq!(
+            common,
+            (!declares).then_some(false),
+            "`{name}`: `common = false` exactly when it declares no `agent_id`"
         );
     }
-    // Without the rewrites, the language cannot write m1nd's surface: the first node it stops at.
-    let raw = m1nd_upstream::tools_toml(&json).expect_err("upstream takes nulls TOML cannot write");
-    assert_eq!(raw.tool, "external_mutation_service", "{raw}");
+    // Nothing is rewritten, so nothing is said below the header.
+    let header = tools.find("\n[common]\n").expect("[common]");
+    assert!(!tools[header..].contains("\n#"), "a comment below the header");
 }
 
 #[test]
