@@ -36,6 +36,9 @@ pub enum ArgKind {
     Object,
     /// Any JSON value; with `one_of`, exactly one of its branches.
     Any,
+    /// Only `null` (JSON Schema `type: "null"`): a member a tool takes but
+    /// ignores, kept so that a closed object does not refuse it.
+    Null,
     /// A cockpit reference: a JSON string as typed, or a non-negative JSON
     /// integer, which means exactly what its decimal string means.
     Reference,
@@ -50,7 +53,7 @@ pub const MAX_ID_CHARS: usize = 64;
 
 impl ArgKind {
     /// Every kind, in the order the policy reference lists them.
-    pub const ALL: [ArgKind; 9] = [
+    pub const ALL: [ArgKind; 10] = [
         ArgKind::Text,
         ArgKind::Integer,
         ArgKind::Number,
@@ -58,6 +61,7 @@ impl ArgKind {
         ArgKind::Array,
         ArgKind::Object,
         ArgKind::Any,
+        ArgKind::Null,
         ArgKind::Reference,
         ArgKind::Id,
     ];
@@ -72,6 +76,7 @@ impl ArgKind {
             ArgKind::Array => "array",
             ArgKind::Object => "object",
             ArgKind::Any => "any",
+            ArgKind::Null => "null",
             ArgKind::Reference => "reference",
             ArgKind::Id => "id",
         }
@@ -92,6 +97,7 @@ impl ArgKind {
             ArgKind::Array => "Array",
             ArgKind::Object => "Object",
             ArgKind::Any => "Any",
+            ArgKind::Null => "Null",
             ArgKind::Reference => "Reference",
             ArgKind::Id => "Id",
         }
@@ -107,6 +113,7 @@ impl ArgKind {
             ArgKind::Array => "an array",
             ArgKind::Object => "an object",
             ArgKind::Any => "any JSON value",
+            ArgKind::Null => "null",
             ArgKind::Reference => "a reference (a string, or a non-negative integer naming a slot or `0`)",
             ArgKind::Id => "a short printable string",
         }

@@ -10,7 +10,7 @@ use crate::arguments::{ArgType, Parameter, Property};
 use crate::deny::{DenyList, StatusOnly};
 use crate::effects::{CatalogAction, EffectMode, Effects, Reasoned, Route, RouteValue};
 use crate::table::{
-    Action, Argument, Binding, Card, Cockpit, Collection, HelpEntry, Label, ReadVerb, Slot, SlotKind, Str, Verb,
+    Action, ArgSet, Argument, Binding, Card, Cockpit, Collection, HelpEntry, Label, ReadVerb, Slot, SlotKind, Str, Verb,
 };
 
 /// Paths for `include_bytes!`, so editing a policy file recompiles the caller.
@@ -140,10 +140,15 @@ fn effects(x: &Effects) -> TokenStream {
 fn verb(v: &Verb) -> TokenStream {
     let (name, summary, requires, accepts, retired) =
         (s(&v.name), s(&v.summary), strs(&v.requires), strs(&v.accepts), v.retired);
-    let arguments = list(&v.arguments, parameter);
+    let (arguments, common) = (list(&v.arguments, parameter), v.common);
+    let one_of = list(&v.one_of, |set: &ArgSet| {
+        let (requires, arguments) = (strs(&set.requires), list(&set.arguments, parameter));
+        quote! { ::m1nd_core::ArgSet { requires: #requires, arguments: #arguments } }
+    });
     quote! {
         ::m1nd_core::Verb {
-            name: #name, summary: #summary, requires: #requires, accepts: #accepts, arguments: #arguments, retired: #retired
+            name: #name, summary: #summary, requires: #requires, accepts: #accepts, arguments: #arguments,
+            common: #common, one_of: #one_of, retired: #retired
         }
     }
 }

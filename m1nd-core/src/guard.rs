@@ -192,6 +192,8 @@ mod tests {
             requires: Cow::Borrowed(&[]),
             accepts: Cow::Borrowed(&[]),
             arguments: Cow::Borrowed(&[]),
+            common: true,
+            one_of: Cow::Borrowed(&[]),
             retired,
         }
     }

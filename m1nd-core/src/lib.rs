@@ -33,6 +33,6 @@ pub use facets::Facet;
 pub use mode::SessionMode;
 pub use policy::{Diagnostic, Law, PolicyFile, PolicySources, compile, compile_gateway};
 pub use table::{
-    Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, HumanOnly, Label, ReadVerb, Slot,
+    Action, ArgSet, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, HumanOnly, Label, ReadVerb, Slot,
     SlotKind, Verb, VerbId,
 };

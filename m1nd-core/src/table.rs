@@ -111,8 +111,21 @@ pub struct Verb {
     /// The types of the arguments this verb types its own way; every other
     /// argument it takes has its type in [`Cockpit::arguments`].
     pub arguments: List<Parameter>,
+    /// Whether the verb takes the policy's common arguments ([`Cockpit::common`]).
+    pub common: bool,
+    /// Argument sets, exactly one of which a call matches; when not empty,
+    /// `requires`, `accepts` and `arguments` are, and each set says its own.
+    pub one_of: List<ArgSet>,
     /// Tombstones: refused in every session, kept so old callers get a clear answer.
     pub retired: bool,
+}
+
+/// One argument set of a verb's [`Verb::one_of`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgSet {
+    pub requires: List<Str>,
+    /// Every argument of the set, required or not, with its type.
+    pub arguments: List<Parameter>,
 }
 
 /// A help card (upstream's OverviewCard form), reused by the menu for its reads.
@@ -269,8 +282,24 @@ impl Cockpit {
     /// The type an argument has when `verb` takes it: the verb's own, else
     /// the policy-wide one.
     pub fn argument_type<'a>(&'a self, verb: &'a Verb, name: &str) -> Option<&'a ArgType> {
-        let own = verb.arguments.iter().find(|p| p.name == name);
-        own.or_else(|| self.arguments.iter().find(|p| p.name == name)).map(|p| &p.ty)
+        let sets = verb.one_of.iter().map(|s| &s.arguments);
+        std::iter::once(&verb.arguments)
+            .chain(sets)
+            .find_map(|list| list.iter().find(|p| p.name == name))
+            .or_else(|| self.arguments.iter().find(|p| p.name == name))
+            .map(|p| &p.ty)
+    }
+
+    /// The arguments a call matching `set` of `verb` takes: the set's, then
+    /// the common ones when the verb takes them.
+    pub fn takes_in<'a>(&'a self, verb: &'a Verb, set: &'a ArgSet) -> impl Iterator<Item = Takes<'a>> + 'a {
+        let own = set.arguments.iter().map(move |p| Takes {
+            name: &p.name,
+            ty: Some(&p.ty),
+            required: set.requires.contains(&p.name),
+        });
+        let common = self.common.iter().filter(move |_| verb.common);
+        own.chain(common.map(move |name| Takes { name, ty: self.argument_type(verb, name), required: false }))
     }
 
     /// A card's fixed argument as the JSON a call sends: the text itself for
@@ -289,7 +318,8 @@ impl Cockpit {
     /// arguments common to all verbs, each with its declared type.
     pub fn takes<'a>(&'a self, verb: &'a Verb) -> impl Iterator<Item = Takes<'a>> + 'a {
         let required = verb.requires.iter().map(|n| (n, true));
-        let optional = verb.accepts.iter().chain(self.common.iter()).map(|n| (n, false));
+        let common = self.common.iter().filter(move |_| verb.common);
+        let optional = verb.accepts.iter().chain(common).map(|n| (n, false));
         required.chain(optional).map(|(name, required)| Takes { name, ty: self.argument_type(verb, name), required })
     }
 }

@@ -3,8 +3,9 @@
 
 use std::sync::Arc;
 
+use m1nd_core::arguments::Takes;
 use m1nd_core::guard::Guard;
-use m1nd_core::{ArgType, Verb};
+use m1nd_core::{ArgType, StatusOnly, Verb};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
@@ -53,25 +54,34 @@ fn tool(verb: &Verb, handler: Handler, read_only: bool) -> Tool {
 /// In a read-only session a status-only verb's pinned argument is required
 /// and limited to its allowed values.
 pub fn input_schema(verb: &Verb, read_only: bool) -> JsonObject {
+    if !verb.one_of.is_empty() {
+        let sets = verb.one_of.iter().map(|set| Value::Object(object_schema(COCKPIT.takes_in(verb, set), None)));
+        let mut schema = JsonObject::new();
+        schema.insert("type".into(), json!("object"));
+        schema.insert("oneOf".into(), sets.collect());
+        return schema;
+    }
     let rule = if read_only { COCKPIT.deny.status_only(&verb.name) } else { None };
+    object_schema(COCKPIT.takes(verb), rule)
+}
+
+/// A closed object schema of the arguments `takes` lists. A status-only
+/// `rule` limits its argument to the allowed values and requires it.
+fn object_schema<'a>(takes: impl Iterator<Item = Takes<'a>>, rule: Option<&StatusOnly>) -> JsonObject {
     let mut properties = JsonObject::new();
     let mut required: Vec<Value> = Vec::new();
-    for takes in COCKPIT.takes(verb) {
+    for takes in takes {
         let mut property = property(takes.ty);
+        let pinned = rule.is_some_and(|r| r.argument == takes.name);
         if let (Some(rule), Value::Object(p)) = (rule, &mut property)
-            && rule.argument == takes.name
+            && pinned
         {
             p.insert("enum".into(), rule.allowed.iter().map(|a| Value::from(a.to_string())).collect());
         }
         properties.insert(takes.name.to_owned(), property);
-        if takes.required {
+        if takes.required || pinned {
             required.push(Value::from(takes.name));
         }
-    }
-    if let Some(rule) = rule
-        && !verb.requires.contains(&rule.argument)
-    {
-        required.push(Value::from(rule.argument.to_string()));
     }
     let mut schema = JsonObject::new();
     schema.insert("type".into(), json!("object"));
@@ -187,5 +197,22 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Every argument type lists as the JSON Schema m1nd's own tools write:
+    /// the schemas of m1nd-mcp 1.6.5's real surface, compiled by the ui
+    /// suite, are the inverse of what `m1nd-upstream` read from upstream.
+    #[test]
+    fn typed_arguments_list_their_constraints() {
+        let ty = m1nd_core::ArgType {
+            choices: std::borrow::Cow::Owned(vec!["forward".into(), "reverse".into()]),
+            default: Some("\"forward\"".into()),
+            ..m1nd_core::ArgType::of(m1nd_core::ArgKind::Text)
+        };
+        assert_eq!(
+            property(Some(&ty)),
+            json!({ "type": "string", "enum": ["forward", "reverse"], "default": "forward" })
+        );
+        assert_eq!(property(None), json!(false));
     }
 }

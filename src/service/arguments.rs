@@ -77,6 +77,8 @@ pub enum ArgumentError {
     Value { verb: String, name: String, problem: ValueProblem },
     #[error("`{verb}` requires the argument `{name}`")]
     Missing { verb: String, name: String },
+    #[error("`{verb}` takes exactly one of its {sets} argument sets, and this call matches {matched}: {why}")]
+    NoSet { verb: String, sets: usize, matched: &'static str, why: String },
 }
 
 /// What is wrong with one value: a clause that follows "argument `x` of `verb`".
@@ -97,13 +99,53 @@ pub enum ValueProblem {
     IdUnprintable { expected: &'static str, received: String },
 }
 
+/// How many argument sets' refusals a [`ArgumentError::NoSet`] spells out.
+const SETS_SHOWN: usize = 3;
+
 /// Check `args` for `verb` against `table`. A `null` value counts as absent.
+/// A verb with argument sets (`one_of`) takes a call that matches exactly one.
 pub fn check(table: &Cockpit, verb: &Verb, args: Option<&JsonObject>) -> Result<Checked, ArgumentError> {
+    if verb.one_of.is_empty() {
+        return check_set(verb, || table.takes(verb), args);
+    }
+    let mut matched = Vec::new();
+    let mut refusals = Vec::new();
+    for (k, set) in verb.one_of.iter().enumerate() {
+        match check_set(verb, || table.takes_in(verb, set), args) {
+            Ok(checked) => matched.push(checked),
+            Err(e) => refusals.push(format!("set {}: {e}", k + 1)),
+        }
+    }
+    let sets = verb.one_of.len();
+    match matched.len() {
+        1 => Ok(matched.remove(0)),
+        0 => {
+            let mut why: Vec<String> = refusals.into_iter().take(SETS_SHOWN).collect();
+            if sets > SETS_SHOWN {
+                why.push(format!("and {} more", sets - SETS_SHOWN));
+            }
+            Err(ArgumentError::NoSet { verb: verb.name.to_string(), sets, matched: "none", why: why.join("; ") })
+        }
+        n => Err(ArgumentError::NoSet {
+            verb: verb.name.to_string(),
+            sets,
+            matched: "more than one",
+            why: format!("{n} sets take it; send the arguments that tell them apart"),
+        }),
+    }
+}
+
+/// Check `args` against one list of what the verb takes.
+fn check_set<'a, I: Iterator<Item = Takes<'a>>>(
+    verb: &Verb,
+    takes: impl Fn() -> I,
+    args: Option<&JsonObject>,
+) -> Result<Checked, ArgumentError> {
     let mut checked = Checked::default();
     let named = || verb.name.to_string();
     for (name, value) in args.into_iter().flatten() {
-        let Some(takes) = table.takes(verb).find(|t| t.name == name) else {
-            let takes: Vec<&str> = table.takes(verb).map(|t| t.name).collect();
+        let Some(takes) = takes().find(|t| t.name == name) else {
+            let takes: Vec<&str> = takes().map(|t| t.name).collect();
             let takes = if takes.is_empty() { "no arguments".to_owned() } else { takes.join(", ") };
             return Err(ArgumentError::Unknown { verb: named(), name: display(name, cap::NAME), takes });
         };
@@ -120,7 +162,7 @@ pub fn check(table: &Cockpit, verb: &Verb, args: Option<&JsonObject>) -> Result<
             Err(problem) => return Err(ArgumentError::Value { verb: named(), name: name.clone(), problem }),
         }
     }
-    for Takes { name, .. } in table.takes(verb).filter(|t| t.required) {
+    for Takes { name, .. } in takes().filter(|t| t.required) {
         if !checked.has(name) {
             return Err(ArgumentError::Missing { verb: named(), name: name.to_owned() });
         }
@@ -348,5 +390,86 @@ mod tests {
         assert!(err.len() < 200, "{} bytes", err.len());
         assert!(!err.chars().any(char::is_control), "{err:?}");
         assert!(err.contains("got the string \"AAAA") && err.contains('…'), "{err}");
+    }
+
+    /// A table with typed arguments and a verb of two argument sets, built
+    /// from the ui suite's base policy.
+    fn typed_table() -> Cockpit {
+        let tools = format!(
+            "{}{}",
+            include_str!("../../tests/ui/policies/base/tools.toml"),
+            r#"
+[verbs.lock_create]
+summary = "Take a lock"
+requires = ["scope"]
+[verbs.lock_create.arguments]
+radius = { type = "integer", minimum = 1, maximum = 4, default = 2 }
+paths = { type = "array", items = { type = "text", min_length = 1 }, min_items = 1 }
+strict = "boolean"
+
+[verbs.service]
+summary = "Two requests in one verb"
+common = false
+one_of = [
+  { requires = ["action", "claim"], arguments = { action = { type = "text", const = "promote" }, claim = "text" } },
+  { requires = ["action"], arguments = { action = { type = "text", const = "ratify" }, ids = { type = "array", items = "text", nullable = true } } },
+]
+"#
+        );
+        let files = |f: m1nd_core::PolicyFile| -> Option<&[u8]> {
+            use m1nd_core::PolicyFile::*;
+            match f {
+                Tools => Some(tools.as_bytes()),
+                Deny => Some(include_bytes!("../../tests/ui/policies/base/read_only_denied.toml")),
+                Cards => Some(include_bytes!("../../tests/ui/policies/base/help_cards.toml")),
+                Cockpit => Some(include_bytes!("../../tests/ui/policies/base/cockpit.toml")),
+                _ => None,
+            }
+        };
+        let sources = m1nd_core::PolicySources::from_bytes("typed", files);
+        m1nd_core::compile(&sources)
+            .unwrap_or_else(|d| panic!("{}", d.iter().map(|d| d.render(&sources)).collect::<String>()))
+    }
+
+    #[test]
+    fn typed_arguments_are_checked_by_their_type() {
+        let table = typed_table();
+        let verb = table.verb("lock_create").expect("lock_create");
+        let call = |v: Value| check(&table, verb, Some(&object(v))).map_err(|e| e.to_string());
+        let ok = call(json!({"scope": "s", "radius": 3, "paths": ["a"], "strict": true})).expect("ok");
+        assert_eq!(ok.integer("radius"), Some(3));
+        assert_eq!(ok.value("paths"), Some(&json!(["a"])));
+        assert_eq!(ok.value("strict"), Some(&json!(true)));
+        let refused = [
+            (
+                json!({"scope": "s", "radius": 5}),
+                "argument `radius` of `lock_create` must be an integer from 1 to 4, got the integer 5",
+            ),
+            (json!({"scope": "s", "paths": []}), "must be an array of at least 1 items"),
+            (json!({"scope": "s", "paths": [""]}), "has `/0`, which must be a string of at least 1 characters"),
+            (json!({"scope": "s", "strict": "yes"}), "must be a boolean, got the string \"yes\""),
+        ];
+        for (args, why) in refused {
+            let err = call(args.clone()).expect_err("refused");
+            assert!(err.contains(why), "{args}: {err}");
+        }
+    }
+
+    #[test]
+    fn a_verb_with_argument_sets_takes_a_call_that_matches_exactly_one() {
+        let table = typed_table();
+        let verb = table.verb("service").expect("service");
+        let call = |v: Value| check(&table, verb, Some(&object(v))).map_err(|e| e.to_string());
+        assert_eq!(call(json!({"action": "promote", "claim": "c"})).expect("set 1").text("claim"), Some("c"));
+        assert!(call(json!({"action": "ratify", "ids": ["a"]})).is_ok(), "set 2");
+        let err = call(json!({"action": "ratify", "claim": "c"})).expect_err("claim is not in set 2");
+        assert!(
+            err.starts_with("`service` takes exactly one of its 2 argument sets, and this call matches none"),
+            "{err}"
+        );
+        assert!(err.contains("set 1: argument `action` of `service` must be the string \"promote\""), "{err}");
+        assert!(err.contains("set 2: `service` has no argument `claim`"), "{err}");
+        let err = call(json!({"action": "promote", "claim": "c", "agent_id": "a"})).expect_err("common = false");
+        assert!(err.contains("no argument `agent_id`"), "{err}");
     }
 }

@@ -146,6 +146,7 @@ impl ServiceError {
             ServiceError::Arguments(ArgumentError::Untyped { .. }) => "untyped-argument",
             ServiceError::Arguments(ArgumentError::Value { .. }) => "argument-value",
             ServiceError::Arguments(ArgumentError::Missing { .. }) => "missing-argument",
+            ServiceError::Arguments(ArgumentError::NoSet { .. }) => "argument-set",
             _ => self.kind().key(),
         }
     }
@@ -165,7 +166,7 @@ impl ServiceError {
             | ServiceError::Thread(_)
             | ServiceError::Stopped
             | ServiceError::Dropped => false,
-            ServiceError::Arguments(ArgumentError::Value { .. })
+            ServiceError::Arguments(ArgumentError::Value { .. } | ArgumentError::NoSet { .. })
             | ServiceError::Cockpit(_)
             | ServiceError::Read { .. }
             | ServiceError::Write { .. }

@@ -284,6 +284,14 @@ impl Service {
         let handler =
             dispatch::handler(id).ok_or_else(|| refused(named, ServiceError::not_served(verb, &self.0.guard)))?;
         let checked = arguments::check(&COCKPIT, verb, args).map_err(|e| refused(named, e.into()))?;
+        // A reference that cannot parse names nothing on any menu: refused
+        // here, before a reader thread or a read transaction is spent on it.
+        if handler == Handler::Cockpit
+            && let Some(select) = checked.text("select")
+        {
+            m1nd_core::runtime::parse_reference(select)
+                .map_err(|e| refused(named, m1nd_core::runtime::CockpitError::Reference(e).into()))?;
+        }
         Ok(Decided { verb, handler, checked })
     }
 

@@ -16,7 +16,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
             "Serve this cockpit only when the human types ? or explicitly asks for it, never on your own initiative and never at landing.",
         ),
         digest: ::std::borrow::Cow::Borrowed(
-            "1192a420f35a1ad62bc97dda4a77623615fc5404acb2207626da247c11dc8758",
+            "bb638096fee34583211c4e7d6238c71acb1664e4eb73063a513fc129990edab2",
         ),
         budget: ::m1nd_core::Budget {
             root_tokens: 800u32,
@@ -33,6 +33,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -43,6 +45,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -58,6 +62,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         ],
                     ),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -68,6 +74,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -78,6 +86,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -88,6 +98,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -98,6 +110,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -110,6 +124,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -122,6 +138,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -132,6 +150,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -147,6 +167,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -157,6 +179,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -167,6 +191,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -177,6 +203,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -187,6 +215,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -197,6 +227,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -207,6 +239,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -217,6 +251,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -227,6 +263,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -237,6 +275,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -247,6 +287,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -257,6 +299,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -267,6 +311,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -277,6 +323,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -287,6 +335,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -297,6 +347,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -307,6 +359,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -317,6 +371,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -327,6 +383,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -337,6 +395,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -347,6 +407,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -357,6 +419,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -367,6 +431,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -377,6 +443,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -387,6 +455,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -397,6 +467,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -407,6 +479,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -417,6 +491,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -427,6 +503,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -437,6 +515,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -447,6 +527,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -457,6 +539,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -467,6 +551,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -477,6 +563,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -489,6 +577,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -499,6 +589,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -509,6 +601,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -519,6 +613,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -529,6 +625,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -541,6 +639,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -553,6 +653,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -565,6 +667,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -577,6 +681,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -587,6 +693,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -599,6 +707,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         &[::std::borrow::Cow::Borrowed("label")],
                     ),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -609,6 +719,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -619,6 +731,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -629,6 +743,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -639,6 +755,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -649,6 +767,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -661,6 +781,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -673,6 +795,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         &[::std::borrow::Cow::Borrowed("plan")],
                     ),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -683,6 +807,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -693,6 +819,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -703,6 +831,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -713,6 +843,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -723,6 +855,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -733,6 +867,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -743,6 +879,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -753,6 +891,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -763,6 +903,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -773,6 +915,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -785,6 +929,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         &[::std::borrow::Cow::Borrowed("limit")],
                     ),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -795,6 +941,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -805,6 +953,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -815,6 +965,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -825,6 +977,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -835,6 +989,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -845,6 +1001,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -855,6 +1013,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -865,6 +1025,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -875,6 +1037,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -887,6 +1051,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -897,6 +1063,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -907,6 +1075,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -917,6 +1087,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -927,6 +1099,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -937,6 +1111,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -947,6 +1123,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -957,6 +1135,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -967,6 +1147,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -977,6 +1159,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -987,6 +1171,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -997,6 +1183,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1007,6 +1195,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1017,6 +1207,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1027,6 +1219,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1037,6 +1231,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1047,6 +1243,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1057,6 +1255,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1067,6 +1267,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1077,6 +1279,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1087,6 +1291,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1097,6 +1303,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1107,6 +1315,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1117,6 +1327,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1127,6 +1339,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1142,6 +1356,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     ),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1152,6 +1368,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1164,6 +1382,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         &[::std::borrow::Cow::Borrowed("scope")],
                     ),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1174,6 +1394,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1184,6 +1406,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1194,6 +1418,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1204,6 +1430,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1214,6 +1442,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1224,6 +1454,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1234,6 +1466,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1249,6 +1483,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         ],
                     ),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1261,6 +1497,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         &[::std::borrow::Cow::Borrowed("action")],
                     ),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1271,6 +1509,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1281,6 +1521,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1291,6 +1533,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1308,6 +1552,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                         ],
                     ),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1318,6 +1564,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1328,6 +1576,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1338,6 +1588,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1348,6 +1600,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1358,6 +1612,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1368,6 +1624,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1378,6 +1636,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1388,6 +1648,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1398,6 +1660,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1408,6 +1672,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1418,6 +1684,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1428,6 +1696,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: true,
                 },
                 ::m1nd_core::Verb {
@@ -1438,6 +1708,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1448,6 +1720,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1458,6 +1732,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1468,6 +1744,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1478,6 +1756,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1488,6 +1768,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1498,6 +1780,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1508,6 +1792,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: true,
                 },
                 ::m1nd_core::Verb {
@@ -1518,6 +1804,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1528,6 +1816,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1538,6 +1828,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1548,6 +1840,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1558,6 +1852,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1568,6 +1864,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
                 ::m1nd_core::Verb {
@@ -1578,6 +1876,8 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
                     requires: ::std::borrow::Cow::Borrowed(&[]),
                     accepts: ::std::borrow::Cow::Borrowed(&[]),
                     arguments: ::std::borrow::Cow::Borrowed(&[]),
+                    common: true,
+                    one_of: ::std::borrow::Cow::Borrowed(&[]),
                     retired: false,
                 },
             ],

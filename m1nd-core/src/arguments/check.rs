@@ -43,12 +43,18 @@ impl ArgType {
 
     fn check_at(&self, value: &Value, at: &mut String) -> Result<(), Mismatch> {
         let wrong = |expected: String| Err(Mismatch { at: at.clone(), expected, received: received(value) });
-        if value.is_null() {
-            return if self.nullable { Ok(()) } else { wrong(self.expected()) };
+        // JSON Schema's `{}` (plain `any`) takes null too; a union takes it
+        // when a branch does.
+        let plain_any = self.kind == ArgKind::Any && self.one_of.is_empty();
+        if value.is_null() && (self.nullable || self.kind == ArgKind::Null || plain_any) {
+            return Ok(());
         }
         if !self.one_of.is_empty() {
             let fits = self.one_of.iter().filter(|t| t.check_at(value, &mut at.clone()).is_ok()).count();
             return if fits == 1 { Ok(()) } else { wrong(self.expected()) };
+        }
+        if value.is_null() {
+            return wrong(self.expected());
         }
         match (self.kind, value) {
             (ArgKind::Any, _) | (ArgKind::Boolean, Value::Bool(_)) => Ok(()),
@@ -207,6 +213,9 @@ mod tests {
             assert!(ArgType::of(kind).check(&Value::Null).is_err(), "{kind:?} is not nullable");
         }
         assert_eq!(ArgType::of(ArgKind::Any).check(&json!({"x": [1]})), Ok(()));
+        assert_eq!(ArgType::of(ArgKind::Any).check(&Value::Null), Ok(()), "JSON Schema's {{}} takes null");
+        assert_eq!(ArgType::of(ArgKind::Null).check(&Value::Null), Ok(()));
+        assert!(ArgType::of(ArgKind::Null).check(&json!(0)).is_err());
     }
 
     #[test]
@@ -260,6 +269,12 @@ mod tests {
         assert_eq!(event.check(&json!("started")), Ok(()));
         assert_eq!(event.check(&json!({"kind": "started"})), Ok(()));
         assert!(event.check(&json!(1)).is_err());
+        assert!(event.check(&Value::Null).is_err(), "no branch takes null");
+        let maybe = ArgType {
+            one_of: List::Owned(vec![ArgType::of(ArgKind::Null), ArgType::of(ArgKind::Object)]),
+            ..ArgType::of(ArgKind::Any)
+        };
+        assert_eq!(maybe.check(&Value::Null), Ok(()), "the null branch takes it");
         let both = ArgType {
             one_of: List::Owned(vec![ArgType::of(ArgKind::Number), ArgType::of(ArgKind::Integer)]),
             ..ArgType::of(ArgKind::Any)
@@ -267,5 +282,9 @@ mod tests {
         assert!(both.check(&json!(1)).is_err(), "1 fits both branches, so not exactly one");
         let nullable = ArgType { nullable: true, ..ArgType::of(ArgKind::Text) };
         assert_eq!(nullable.check(&Value::Null), Ok(()));
+        static TIERS: [crate::primitives::Str; 1] = [crate::primitives::Str::Borrowed("project")];
+        let tier = ArgType { nullable: true, ..text_enum(&TIERS) };
+        assert_eq!(tier.check(&Value::Null), Ok(()), "null is taken whatever the enum says");
+        assert!(tier.check(&json!("medulla")).is_err());
     }
 }

@@ -19,6 +19,7 @@ impl ArgType {
             ArgKind::Boolean => Some("boolean"),
             ArgKind::Array => Some("array"),
             ArgKind::Object => Some("object"),
+            ArgKind::Null => Some("null"),
             ArgKind::Reference | ArgKind::Any => None,
         };
         match (name, self.nullable) {

@@ -50,7 +50,6 @@ fn kind<T>(site: &Site<'_>, at: &Spanned<T>, key: &str, out: &mut Vec<Diagnostic
     let keys: Vec<&str> = ArgKind::ALL.iter().map(|k| k.key()).collect();
     let help = match key {
         "string" => "a JSON string is `text` here".to_owned(),
-        "null" => "write `nullable = true` on the type that may also be null".to_owned(),
         _ => near_name(key, &keys, "types"),
     };
     out.push(problem(site, at, format!("{} has the unknown type `{key}`", site.what), help));

@@ -151,7 +151,16 @@ impl<'p> Context<'p> {
     /// The type an argument has when `verb` takes it, as written: the verb's
     /// own `[verbs.NAME.arguments]` first, then `[arguments]`.
     pub fn declared_type(&self, verb: &'p super::raw::VerbDef, name: &str) -> Option<&'p Spanned<RawType>> {
-        verb.arguments.iter().find(|(k, _)| k.get_ref() == name).map(|(_, v)| v).or_else(|| self.argument_type(name))
+        let sets = verb.one_of.iter().flat_map(|s| s.get_ref()).map(|s| &s.get_ref().arguments);
+        std::iter::once(&verb.arguments)
+            .chain(sets)
+            .find_map(|table| table.iter().find(|(k, _)| k.get_ref() == name).map(|(_, v)| v))
+            .or_else(|| self.argument_type(name))
+    }
+
+    /// Whether `verb` takes the `[common]` arguments (unless it says `common = false`).
+    pub fn takes_common(verb: &super::raw::VerbDef) -> bool {
+        verb.common.as_ref().is_none_or(|c| *c.get_ref())
     }
 
     /// The type an argument has when `verb` takes it, when it is a lawful one.
@@ -163,7 +172,8 @@ impl<'p> Context<'p> {
     /// then what it types itself without listing, then the common ones.
     pub fn takes(&self, verb: &'p super::raw::VerbDef) -> Vec<&'p str> {
         let mut names: Vec<&'p str> = verb.requires.iter().chain(&verb.accepts).map(|a| a.get_ref().as_str()).collect();
-        for own in verb.arguments.keys() {
+        let sets = verb.one_of.iter().flat_map(|s| s.get_ref()).flat_map(|s| s.get_ref().arguments.keys());
+        for own in verb.arguments.keys().chain(sets) {
             if !names.contains(&own.get_ref().as_str()) {
                 names.push(own.get_ref());
             }

@@ -112,6 +112,19 @@ fn tools(c: &Cockpit) -> String {
         if v.retired {
             out.push_str("retired = true\n");
         }
+        if !v.common {
+            out.push_str("common = false\n");
+        }
+        if !v.one_of.is_empty() {
+            out.push_str("one_of = [\n");
+            for set in v.one_of.iter() {
+                let arguments: Vec<String> =
+                    set.arguments.iter().map(|p| format!("{} = {}", q(&p.name), toml_type(&p.ty))).collect();
+                let requires = array(set.requires.iter().map(|s| &**s));
+                let _ = writeln!(out, "  {{ requires = {requires}, arguments = {{ {} }} }},", arguments.join(", "));
+            }
+            out.push_str("]\n");
+        }
         if !v.arguments.is_empty() {
             let _ = writeln!(out, "[verbs.{}.arguments]", v.name);
             for p in v.arguments.iter() {

@@ -10,7 +10,7 @@ use crate::arguments::{ArgType, Parameter, Property};
 use crate::deny::{DenyList, StatusOnly};
 use crate::effects::{CatalogAction, EffectMode, Effects, Reasoned, Route, RouteValue};
 use crate::table::{
-    Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, HumanOnly, Label, ReadVerb, Slot,
+    Action, ArgSet, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, HumanOnly, Label, ReadVerb, Slot,
     SlotKind, Verb,
 };
 
@@ -69,12 +69,18 @@ impl Encoder {
     }
 
     fn verb(&mut self, v: &Verb) {
-        let Verb { name, summary, requires, accepts, arguments, retired } = v;
+        let Verb { name, summary, requires, accepts, arguments, common, one_of, retired } = v;
         self.str(name);
         self.str(summary);
         self.strs(requires);
         self.strs(accepts);
         self.each(arguments, Encoder::parameter);
+        self.bool(*common);
+        self.each(one_of, |e, set| {
+            let ArgSet { requires, arguments } = set;
+            e.strs(requires);
+            e.each(arguments, Encoder::parameter);
+        });
         self.bool(*retired);
     }
 

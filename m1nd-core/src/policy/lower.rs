@@ -15,8 +15,8 @@ use crate::arguments::Parameter;
 use crate::deny::{DenyList, StatusOnly};
 use crate::facets::Facet;
 use crate::table::{
-    Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, HumanOnly, Label, List, ReadVerb, Slot,
-    SlotKind, Str, Verb, VerbId,
+    Action, ArgSet, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, HumanOnly, Label, List, ReadVerb,
+    Slot, SlotKind, Str, Verb, VerbId,
 };
 
 /// Build the table. Callers run the laws first; lowering assumes they hold.
@@ -31,8 +31,23 @@ pub fn lower(cx: &Context<'_>) -> Cockpit {
                 name: owned(name.get_ref()),
                 summary: owned(def.summary.get_ref()),
                 requires: list(def.requires.iter().map(|a| owned(a.get_ref()))),
-                accepts: list(cx.takes(def).into_iter().skip(def.requires.len()).map(|a| Cow::Owned(a.to_owned()))),
+                // A verb with `one_of` has no arguments of its own (M001): its sets hold them.
+                accepts: list(
+                    cx.takes(def)
+                        .into_iter()
+                        .skip(def.requires.len())
+                        .filter(|_| def.one_of.is_none())
+                        .map(|a| Cow::Owned(a.to_owned())),
+                ),
                 arguments: parameters(&def.arguments),
+                common: Context::takes_common(def),
+                one_of: list(def.one_of.iter().flat_map(|s| s.get_ref()).map(|set| {
+                    let set = set.get_ref();
+                    ArgSet {
+                        requires: list(set.requires.iter().map(|r| owned(r.get_ref()))),
+                        arguments: parameters(&set.arguments),
+                    }
+                })),
                 retired: def.retired.as_ref().is_some_and(|r| *r.get_ref()),
             }
         })

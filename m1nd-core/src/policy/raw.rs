@@ -80,6 +80,14 @@ pub struct VerbDef {
     /// Arguments this verb types its own way; each is also one it accepts.
     #[serde(default)]
     pub arguments: Table<RawType>,
+    /// `false`: the verb takes none of the `[common]` arguments (an upstream
+    /// tool whose schema does not declare them, and refuses what it does not declare).
+    #[serde(default)]
+    pub common: Option<Spanned<bool>>,
+    /// Argument sets, exactly one of which a call matches (JSON Schema's
+    /// top-level `oneOf`). A verb with them lists its arguments only there.
+    #[serde(default)]
+    pub one_of: Option<Spanned<Vec<Spanned<ArgSetDef>>>>,
     #[serde(default)]
     pub retired: Option<Spanned<bool>>,
     /// Gateway only: argument → the values it is pinned to (M014).
@@ -92,6 +100,17 @@ pub struct VerbDef {
     /// or control characters, once a person has seen them escaped (M018).
     #[serde(default)]
     pub allow_invisible: Vec<Text>,
+}
+
+/// One argument set of a verb's `one_of`.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ArgSetDef {
+    #[serde(default)]
+    pub requires: Vec<Text>,
+    /// Every argument of the set, required or not, with its type.
+    #[serde(default)]
+    pub arguments: Table<RawType>,
 }
 
 /// One argument pin: exactly one of `allowed` (exact values) or `under`

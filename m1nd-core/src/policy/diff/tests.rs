@@ -54,6 +54,8 @@ fn a_verb_leaving_the_deny_list_is_loosened_and_first() {
         requires: Cow::Borrowed(&[]),
         accepts: Cow::Borrowed(&[]),
         arguments: Cow::Borrowed(&[]),
+        common: true,
+        one_of: Cow::Borrowed(&[]),
         retired: false,
     });
     let new = sealed(new);

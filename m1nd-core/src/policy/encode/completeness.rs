@@ -20,8 +20,8 @@ use crate::deny::{DenyList, StatusOnly};
 use crate::effects::{CatalogAction, EffectMode, Effects, Reasoned, Route, RouteValue};
 use crate::facets::Facet;
 use crate::table::{
-    Action, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, HumanOnly, Label, List, ReadVerb, Slot,
-    SlotKind, Str, Verb, VerbId,
+    Action, ArgSet, Argument, Binding, Budget, Card, Cockpit, Collection, HelpEntry, HumanOnly, Label, List, ReadVerb,
+    Slot, SlotKind, Str, Verb, VerbId,
 };
 use crate::{PolicySources, compile};
 
@@ -81,12 +81,18 @@ impl<'t> Walk<'t> {
             *item_tokens += 1;
         }
         self.each("verbs", verbs, |w, at, v| {
-            let Verb { name, summary, requires, accepts, arguments, retired } = v;
+            let Verb { name, summary, requires, accepts, arguments, common, one_of, retired } = v;
             w.text(&format!("{at}.name"), name);
             w.text(&format!("{at}.summary"), summary);
             w.texts(&format!("{at}.requires"), requires);
             w.texts(&format!("{at}.accepts"), accepts);
             w.each(&format!("{at}.arguments"), arguments, Walk::parameter);
+            w.flag(&format!("{at}.common"), common);
+            w.each(&format!("{at}.one_of"), one_of, |w, at, set| {
+                let ArgSet { requires, arguments } = set;
+                w.texts(&format!("{at}.requires"), requires);
+                w.each(&format!("{at}.arguments"), arguments, Walk::parameter);
+            });
             w.flag(&format!("{at}.retired"), retired);
         });
         self.each("arguments", arguments, Walk::parameter);

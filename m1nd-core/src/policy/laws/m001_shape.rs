@@ -7,7 +7,7 @@
 use super::super::arg_types::{Site, resolve};
 use super::super::context::{Context, loc};
 use super::super::diagnostic::{Diagnostic, Law};
-use super::super::raw::{Text, in_source_order};
+use super::super::raw::{Text, VerbDef, in_source_order};
 use super::super::source::PolicyFile;
 use crate::names::{canonical, is_canonical_spelling, spec};
 
@@ -163,6 +163,47 @@ fn argument_types(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         for (name, raw) in in_source_order(&def.get_ref().arguments) {
             argument_name(cx, name, out);
             let what = format!("argument `{}` of `{}`", name.get_ref(), verb.get_ref());
+            resolve(&Site { file: PolicyFile::Tools, what: &what }, raw, out);
+        }
+        argument_sets(cx, verb, def.get_ref(), out);
+    }
+}
+
+/// A verb's `one_of`: at least two argument sets, each typing its arguments,
+/// and the verb's own lists left empty (its arguments are the sets').
+fn argument_sets(cx: &Context<'_>, verb: &Text, def: &VerbDef, out: &mut Vec<Diagnostic>) {
+    let Some(sets) = &def.one_of else { return };
+    if sets.get_ref().len() < 2 {
+        out.push(
+            Diagnostic::new(
+                Law::M001,
+                loc(PolicyFile::Tools, sets),
+                format!("verb `{}` has a `one_of` of fewer than two argument sets", verb.get_ref()),
+            )
+            .label("not a choice")
+            .help("write a single set's arguments as the verb's own `requires` and `arguments`"),
+        );
+    }
+    let own = [
+        (!def.requires.is_empty(), "requires"),
+        (!def.accepts.is_empty(), "accepts"),
+        (!def.arguments.is_empty(), "arguments"),
+    ];
+    for (_, key) in own.iter().filter(|(present, _)| *present) {
+        out.push(
+            Diagnostic::new(
+                Law::M001,
+                loc(PolicyFile::Tools, sets),
+                format!("verb `{}` has `one_of` and also its own `{key}`", verb.get_ref()),
+            )
+            .label("arguments in two places")
+            .help(format!("move `{key}` into each argument set of `one_of`")),
+        );
+    }
+    for (k, set) in sets.get_ref().iter().enumerate() {
+        for (name, raw) in in_source_order(&set.get_ref().arguments) {
+            argument_name(cx, name, out);
+            let what = format!("argument `{}` of `{}` (argument set {})", name.get_ref(), verb.get_ref(), k + 1);
             resolve(&Site { file: PolicyFile::Tools, what: &what }, raw, out);
         }
     }

@@ -94,7 +94,12 @@ fn argument_types(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let common = cx.common_arguments().iter().map(|a| ("`[common]` accepts".to_owned(), a));
     let verbs = cx.verbs_in_order().into_iter().flat_map(|(name, def)| {
         let def = def.get_ref();
-        def.requires.iter().chain(&def.accepts).map(move |a| (format!("verb `{}` takes", name.get_ref()), a, Some(def)))
+        let sets = def.one_of.iter().flat_map(|s| s.get_ref()).flat_map(|s| &s.get_ref().requires);
+        def.requires
+            .iter()
+            .chain(&def.accepts)
+            .chain(sets)
+            .map(move |a| (format!("verb `{}` takes", name.get_ref()), a, Some(def)))
     });
     for (what, arg, verb) in common.map(|(w, a)| (w, a, None)).chain(verbs) {
         let name = arg.get_ref();

@@ -20,7 +20,23 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         }
         if let Some(verb) = cx.verb(key.get_ref()).and_then(|v| cx.verb_def(v)) {
             let arg = def.argument.get_ref();
-            if !verb.requires.iter().chain(&verb.accepts).any(|a| a.get_ref() == arg) {
+            if let Some(ty) = cx.type_of(verb, arg) {
+                for value in def.allowed.get_ref() {
+                    if let Err(why) = ty.check(&serde_json::Value::from(value.get_ref().as_str())) {
+                        let choices: Vec<&str> = ty.choices.iter().map(|c| &**c).collect();
+                        out.push(
+                            Diagnostic::new(
+                                Law::M005,
+                                loc(PolicyFile::Deny, value),
+                                format!("status-only `{}` allows a value `{arg}` never takes", key.get_ref()),
+                            )
+                            .label(format!("it {why}"))
+                            .help(super::near_name(value.get_ref(), &choices, "values")),
+                        );
+                    }
+                }
+            }
+            if !cx.takes(verb).contains(&arg.as_str()) {
                 out.push(
                     Diagnostic::new(
                         Law::M005,
@@ -28,7 +44,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                         format!("`{}` takes no argument `{arg}`", key.get_ref()),
                     )
                     .help(format!(
-                        "pin an argument that tools.toml lists in `{}`'s requires or accepts",
+                        "pin an argument `{}` takes (its requires, accepts or own arguments in tools.toml)",
                         key.get_ref()
                     )),
                 );
