@@ -158,6 +158,25 @@ impl<'p> Context<'p> {
             .or_else(|| self.argument_type(name))
     }
 
+    /// Whether the help overview shows `card`: it asks to be shown, and its
+    /// verb is live, neither denied nor the human's alone, and (when
+    /// status-only) pinned to an allowed value. Lowering builds the overview
+    /// with this, and M022 judges what it shows with this.
+    pub fn overview_shows(&self, card: &CardDef) -> bool {
+        if !card.overview.as_ref().is_some_and(|o| *o.get_ref()) {
+            return false;
+        }
+        let Some(verb) = self.verb(card.tool.get_ref()) else { return false };
+        let live = self.verb_def(verb).is_some_and(|d| !d.retired.as_ref().is_some_and(|r| *r.get_ref()));
+        let pinned_right = self.status_only(verb).is_none_or(|(_, rule)| {
+            card.arguments.iter().any(|(k, v)| {
+                k.get_ref() == rule.argument.get_ref()
+                    && rule.allowed.get_ref().iter().any(|a| v.get_ref().as_str() == Some(a.get_ref()))
+            })
+        });
+        live && self.denial(verb).is_none() && self.human_only(verb).is_none() && pinned_right
+    }
+
     /// Whether `verb` takes the `[common]` arguments (unless it says `common = false`).
     pub fn takes_common(verb: &super::raw::VerbDef) -> bool {
         verb.common.as_ref().is_none_or(|c| *c.get_ref())

@@ -5,7 +5,7 @@
 //! deny list shrinks the menu without anyone editing cockpit.toml.
 
 use std::borrow::Cow;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use super::context::Context;
 use super::encode::digest;
@@ -73,7 +73,7 @@ pub fn lower(cx: &Context<'_>) -> Cockpit {
         item_tokens: budget.map_or(0, |b| clamp_u32(*b.item_tokens.as_ref().unwrap_or(&b.drill_tokens).get_ref())),
     };
     let reads = Reads::new(&cards, &verbs);
-    let mut slots: Vec<Slot> = cx.slots().filter_map(|s| slot(cx, s, &deny, &reads)).collect();
+    let mut slots: Vec<Slot> = cx.slots().filter_map(|s| slot(cx, s, &reads)).collect();
     slots.sort_by_key(|s| s.n);
     let mut cockpit = Cockpit {
         schema: owned(raw.cockpit.schema.get_ref()),
@@ -152,7 +152,7 @@ impl<'a> Reads<'a> {
     }
 }
 
-fn slot(cx: &Context<'_>, def: &SlotDef, deny: &DenyList, reads: &Reads<'_>) -> Option<Slot> {
+fn slot(cx: &Context<'_>, def: &SlotDef, reads: &Reads<'_>) -> Option<Slot> {
     let facet = Context::facet(def)?;
     let kind = if let Some(door) = &def.door {
         SlotKind::Door {
@@ -160,7 +160,7 @@ fn slot(cx: &Context<'_>, def: &SlotDef, deny: &DenyList, reads: &Reads<'_>) -> 
             source: def.source.as_ref().and_then(|s| reads.read(s.get_ref())),
         }
     } else if facet == Facet::Help {
-        SlotKind::Help { cards: help_entries(cx, deny, reads.cards) }
+        SlotKind::Help { cards: help_entries(cx, reads.cards) }
     } else {
         SlotKind::Read { read: reads.read(def.card.as_ref()?.get_ref())? }
     };
@@ -208,21 +208,11 @@ fn slot(cx: &Context<'_>, def: &SlotDef, deny: &DenyList, reads: &Reads<'_>) -> 
     })
 }
 
-/// Overview cards a read-only session may call, in card order: a known,
-/// live verb that is not denied, and a status-only verb only with its
-/// argument pinned to an allowed value.
-fn help_entries(cx: &Context<'_>, deny: &DenyList, cards: &[Card]) -> List<HelpEntry> {
-    let denied: HashSet<&str> = deny.tools.iter().map(|t| &**t).collect();
-    let permitted = |card: &Card| {
-        let verb = &*card.tool;
-        let live = cx
-            .verb(verb)
-            .and_then(|v| cx.verb_def(v))
-            .is_some_and(|d| !d.retired.as_ref().is_some_and(|r| *r.get_ref()));
-        // `DenyList::permits_fixed`, with a set so that a 10,000-verb policy stays linear.
-        live && !denied.contains(verb) && deny.status_pinned(verb, &card.arguments)
-    };
-    list(cards.iter().filter(|c| c.overview && permitted(c)).map(|c| HelpEntry {
+/// The overview's cards, in card order: those [`Context::overview_shows`]
+/// (the same test M022 judges the overview with).
+fn help_entries(cx: &Context<'_>, cards: &[Card]) -> List<HelpEntry> {
+    let shown = cards.iter().zip(&cx.raw.cards.card).filter(|(_, raw)| cx.overview_shows(raw.get_ref()));
+    list(shown.map(|(c, _)| HelpEntry {
         card: c.id.clone(),
         title: c.title.clone(),
         why: c.why.clone(),

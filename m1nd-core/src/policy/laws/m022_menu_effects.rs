@@ -52,7 +52,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         }
     }
     for card in cx.raw.cards.card.iter().map(|c| c.get_ref()) {
-        if !shown_by_overview(cx, card) || cx.menu_uses_card(card.id.get_ref()) {
+        if !cx.overview_shows(card) || cx.menu_uses_card(card.id.get_ref()) {
             continue;
         }
         if let Some((tool, reached, action, excess)) = judge(cx, model, mode, card, &[]) {
@@ -60,23 +60,6 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             out.push(diagnostic(model, loc(PolicyFile::Cards, &card.tool), &what, tool, &reached, action, &excess));
         }
     }
-}
-
-/// The overview shows a card whose verb is live, not denied, and (for a
-/// status-only verb) pinned to an allowed value: the same test as lowering's.
-fn shown_by_overview(cx: &Context<'_>, card: &CardDef) -> bool {
-    if !card.overview.as_ref().is_some_and(|o| *o.get_ref()) {
-        return false;
-    }
-    let Some(verb) = cx.verb(card.tool.get_ref()) else { return false };
-    let live = cx.verb_def(verb).is_some_and(|d| !d.retired.as_ref().is_some_and(|r| *r.get_ref()));
-    let pinned_right = cx.status_only(verb).is_none_or(|(_, rule)| {
-        card.arguments.iter().any(|(k, v)| {
-            k.get_ref() == rule.argument.get_ref()
-                && rule.allowed.get_ref().iter().any(|a| v.get_ref().as_str() == Some(a.get_ref()))
-        })
-    });
-    live && cx.denial(verb).is_none() && cx.human_only(verb).is_none() && pinned_right
 }
 
 type Judged<'p> = (&'p str, Reached<'p>, &'p Text, Excess);
