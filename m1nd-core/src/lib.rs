@@ -5,6 +5,8 @@
 //! [`policy::compile`], so a law is written once and enforced everywhere.
 
 pub mod arguments;
+#[cfg(feature = "codegen")]
+pub mod calls_codegen;
 pub mod client_capability;
 #[cfg(feature = "codegen")]
 pub mod codegen;

@@ -52,6 +52,20 @@ pub fn fleet(input: TokenStream) -> TokenStream {
     expand(input, locate::Kind::Fleet)
 }
 
+/// `calls!("policy")`, in item position: each verb's arguments as a Rust
+/// type (a struct per verb, an enum per text enum, a struct per object with
+/// declared members) and `Call`, the enum of them all, with `Call::parse`.
+/// The server parses a checked call into its `Call` once, at its edge, and
+/// handlers take that value. Needs `serde` and `serde_json` in the caller.
+///
+/// ```text
+/// pub mod calls { m1nd_macros::calls!("policy"); }
+/// ```
+#[proc_macro]
+pub fn calls(input: TokenStream) -> TokenStream {
+    expand(input, locate::Kind::Calls)
+}
+
 /// Every macro's expansion: the compiler is written not to panic; this is a
 /// last guard so that a bug becomes a readable error instead of "proc macro
 /// panicked", next to a stub of the macro's type.

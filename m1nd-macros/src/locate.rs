@@ -23,6 +23,8 @@ pub enum Kind {
     Cockpit,
     /// `gateway!`: a gateway policy, emitted as an embedded `gateway::Embedded`.
     Gateway,
+    /// `calls!`: a cockpit policy's argument types, emitted as Rust types.
+    Calls,
     /// `fleet!`: a fleet (`fleet.toml` and its members' gateway policies),
     /// emitted as an embedded `gateway::fleet::EmbeddedFleet`.
     Fleet,
@@ -32,6 +34,7 @@ impl Kind {
     pub fn stub(self, includes: &Includes, errors: TokenStream) -> TokenStream {
         match self {
             Kind::Cockpit => stub(includes, errors),
+            Kind::Calls => m1nd_core::calls_codegen::stub(includes, errors),
             Kind::Gateway => gateway_codegen::stub(includes, errors),
             Kind::Fleet => gateway_codegen::fleet_stub(includes, errors),
         }
@@ -70,6 +73,7 @@ pub fn expand(input: TokenStream, manifest: Option<PathBuf>, call_file: Option<P
     let includes = includes(&dir, call_file.as_deref());
     let compiled = match kind {
         Kind::Cockpit => compile(&sources).map(|cockpit| emit(&cockpit, &includes)),
+        Kind::Calls => compile(&sources).map(|cockpit| m1nd_core::calls_codegen::items(&cockpit, &includes)),
         Kind::Gateway => compile_gateway(&sources).map(|_| gateway_codegen::embedded(&sources, display, &includes)),
         // A fleet is read as a fleet, not as one policy.
         Kind::Fleet => return expand_fleet(&dir, display, call_file.as_deref(), span),
