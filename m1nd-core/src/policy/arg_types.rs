@@ -56,18 +56,9 @@ fn kind<T>(site: &Site<'_>, at: &Spanned<T>, key: &str, out: &mut Vec<Diagnostic
     None
 }
 
-/// Which kinds a constraint applies to, and the constraint's name.
-fn applies(
-    site: &Site<'_>,
-    kind: ArgKind,
-    key: &str,
-    at: Option<(bool, std::ops::Range<usize>)>,
-    out: &mut Vec<Diagnostic>,
-) {
-    let Some((present, span)) = at else { return };
-    if !present {
-        return;
-    }
+/// M001 when the constraint `key`, written at `at`, does not apply to `kind`.
+fn applies(site: &Site<'_>, kind: ArgKind, key: &str, at: Option<std::ops::Range<usize>>, out: &mut Vec<Diagnostic>) {
+    let Some(span) = at else { return };
     let fits: &[ArgKind] = match key {
         "enum" | "const" | "min_length" | "pattern" => &[ArgKind::Text],
         "minimum" | "maximum" => &[ArgKind::Integer, ArgKind::Number],
@@ -89,8 +80,8 @@ fn applies(
     }
 }
 
-fn span_of<T>(v: &Option<Spanned<T>>) -> Option<(bool, std::ops::Range<usize>)> {
-    v.as_ref().map(|s| (true, s.span()))
+fn span_of<T>(v: &Option<Spanned<T>>) -> Option<std::ops::Range<usize>> {
+    v.as_ref().map(Spanned::span)
 }
 
 fn count(site: &Site<'_>, key: &str, v: &Option<Spanned<i64>>, out: &mut Vec<Diagnostic>) -> Option<u64> {
@@ -130,7 +121,7 @@ fn table(site: &Site<'_>, raw: &Spanned<RawType>, def: &TypeDef, out: &mut Vec<D
         ("pattern", span_of(&def.pattern)),
         ("minimum", span_of(&def.minimum)),
         ("maximum", span_of(&def.maximum)),
-        ("items", def.items.as_ref().map(|i| (true, i.span()))),
+        ("items", def.items.as_ref().map(|i| i.span())),
         ("min_items", span_of(&def.min_items)),
         ("max_items", span_of(&def.max_items)),
         ("unique_items", span_of(&def.unique_items)),
