@@ -56,7 +56,7 @@ fn mismatched_routing_headers_are_refused_before_the_guard_and_never_reach_the_u
     let gateway = HttpServer::gateway_in_front_of(&store, &policy_dir.path().join("policy"), &[]);
 
     // Well-formed: answered through the upstream.
-    let (status, answer) = call(&gateway, "north", json!({}), |_| {});
+    let (status, answer) = call(&gateway, "north", json!({"task": "t"}), |_| {});
     assert_eq!(status, 200, "{answer}");
     assert!(!is_error(&answer["result"]), "{answer}");
     let before = snapshot(&store);
@@ -68,7 +68,7 @@ fn mismatched_routing_headers_are_refused_before_the_guard_and_never_reach_the_u
         }
     };
     let drop_header = |name: &'static str| move |h: &mut Vec<(&'static str, String)>| h.retain(|(n, _)| *n != name);
-    let write = json!({"claim": "planted through a mislabelled request", "expected_store_version": 1});
+    let write = json!({"node_label": "test", "claims": [{ "label": "planted through a mislabelled request" }], "expected_store_version": 1});
     let cases: Vec<(&str, Edit)> = vec![
         ("no Mcp-Method", Box::new(drop_header("Mcp-Method"))),
         ("Mcp-Method says tools/list", Box::new(set("Mcp-Method", "tools/list".into()))),
@@ -90,12 +90,12 @@ fn mismatched_routing_headers_are_refused_before_the_guard_and_never_reach_the_u
     assert_eq!(snapshot(&store), before, "a refused request reached the upstream's store");
 
     // A read whose Mcp-Name names the write is refused the same way.
-    let (status, answer) = call(&gateway, "north", json!({}), set("Mcp-Name", "memorize".into()));
+    let (status, answer) = call(&gateway, "north", json!({"task": "t"}), set("Mcp-Name", "memorize".into()));
     assert_eq!((status, &answer["error"]["code"]), (400, &json!(-32020)), "{answer}");
 
     // The gateway still serves a well-formed call; the same write, labelled
     // truly, reaches the upstream (so the byte comparison above could fail).
-    let (status, answer) = call(&gateway, "north", json!({}), |_| {});
+    let (status, answer) = call(&gateway, "north", json!({"task": "t"}), |_| {});
     assert_eq!(status, 200, "{answer}");
     assert!(!is_error(&answer["result"]), "{answer}");
     let (status, answer) = call(&gateway, "memorize", write, |_| {});
@@ -211,8 +211,8 @@ fn the_gateway_sends_the_routing_headers_its_upstream_checks() {
     command.env_remove("M1ND_READ_ONLY").env_remove("M1ND_HTTP_TOKEN");
     let gateway = HttpServer::spawn(command).unwrap_or_else(|e| panic!("m1nd gateway --http: {e}"));
 
-    for name in ["north", "cockpit"] {
-        let (status, answer) = call(&gateway, name, json!({}), |_| {});
+    for (name, args) in [("north", json!({"task": "t"})), ("cockpit", json!({}))] {
+        let (status, answer) = call(&gateway, name, args, |_| {});
         assert_eq!(status, 200, "{answer}");
         assert!(!is_error(&answer["result"]), "{name} through the gateway: {answer}");
     }

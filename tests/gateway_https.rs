@@ -145,7 +145,7 @@ fn a_good_certificate_from_the_extra_ca_serves_tools_and_only_the_upstream_token
     let mut mcp = Mcp::spawn(command);
     let tools = mcp.tools();
     assert!(tools.iter().any(|t| t["name"] == "north"), "tools/list through HTTPS: {tools:?}");
-    let answer = mcp.call("north", json!({}));
+    let answer = mcp.call("north", json!({"task": "t"}));
     assert!(!is_error(&answer), "north through HTTPS: {answer}");
     assert_no_token("the gateway's answers", &format!("{tools:?} {answer} {}", mcp.init));
     assert_eq!(mcp.finish(), Some(0));
@@ -161,7 +161,7 @@ fn a_good_certificate_from_the_extra_ca_serves_tools_and_only_the_upstream_token
     let mut client = HttpMcp::over(server, Era::Session, extra);
     let tools = client.tools();
     assert!(tools.iter().any(|t| t["name"] == "north"));
-    let answer = client.call("north", json!({}));
+    let answer = client.call("north", json!({"task": "t"}));
     assert!(!is_error(&answer), "north through gateway --http and HTTPS: {answer}");
     assert!(!format!("{tools:?} {answer}").contains(UPSTREAM_TOKEN), "the upstream token went downstream");
 

@@ -191,7 +191,7 @@ fn a_stream_delivers_new_versions_and_ends_when_its_session_logs_out_and_no_othe
 
     // A write moves the store: both streams say so.
     let mut mcp = server_support::http::HttpMcp::over(server, server_support::http::Era::Stateless, Vec::new());
-    let wrote = mcp.call("memorize", json!({"claim": "the store moved"}));
+    let wrote = mcp.call("memorize", json!({"node_label": "test", "claims": [{ "label": "the store moved" }]}));
     assert!(!is_error(&wrote), "{wrote}");
     let server = &mcp.server;
     let moved = versions_until(&mut ended, &mut ended_seen, 2)[1];

@@ -61,7 +61,8 @@ fn a_read_and_a_write_are_admitted_then_answered_with_every_field() {
     let read = mcp.call("Cockpit", json!({"agent_id": "tester"}));
     assert!(!is_error(&read), "{read}");
     let spelling = format!("m1nd.{}", write.to_uppercase());
-    let wrote = mcp.call(&spelling, json!({"claim": "the audit sees this write"}));
+    let wrote =
+        mcp.call(&spelling, json!({"node_label": "test", "claims": [{ "label": "the audit sees this write" }]}));
     assert!(!is_error(&wrote), "{wrote}");
     assert_eq!(mcp.finish(), Some(0));
 
@@ -98,7 +99,7 @@ fn refused_calls_get_refused_lines_with_their_code_and_never_an_admitted_one() {
     let mut read_only = serve(&store, &audit, &["--read-only"]);
     for (name, arguments) in [
         ("cockpitt", json!({})),
-        (write, json!({"claim": "must not land"})),
+        (write, json!({"node_label": "test", "claims": [{ "label": "must not land" }]})),
         (human, json!({})),
         ("cockpit", json!({"api_key": "x"})),
     ] {
@@ -140,7 +141,7 @@ fn an_audit_file_that_takes_no_line_refuses_every_call_and_the_store_is_byte_ide
     let write = denied_write();
     let before = snapshot(&store);
     let mut mcp = serve(&store, full, &[]);
-    let wrote = mcp.call(write, json!({"claim": "must not land"}));
+    let wrote = mcp.call(write, json!({"node_label": "test", "claims": [{ "label": "must not land" }]}));
     assert!(is_error(&wrote), "{wrote}");
     let told = text(&wrote);
     for words in ["/dev/full", "audit trail", "did not run", "nothing changed", write] {
@@ -157,7 +158,7 @@ fn an_audit_file_that_takes_no_line_refuses_every_call_and_the_store_is_byte_ide
     // The same write with an audit file that takes lines does change the
     // files: the comparison above can see a write.
     let mut recorded = serve(&store, &audit, &[]);
-    assert!(!is_error(&recorded.call(write, json!({"claim": "lands"}))));
+    assert!(!is_error(&recorded.call(write, json!({"node_label": "test", "claims": [{ "label": "lands" }]}))));
     assert_eq!(recorded.finish(), Some(0));
     assert!(snapshot(&store) != before, "a write changed no file under {}", dir.path().display());
 }

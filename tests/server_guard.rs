@@ -49,7 +49,7 @@ fn read_only_from_the_environment() {
     let (_dir, store) = demo_store("guard-env");
     for value in ["1", "true", "TRUE"] {
         let mut mcp = Mcp::start(&store, &[], &[("M1ND_READ_ONLY", value)]);
-        let result = mcp.call("memorize", json!({"claim": "x"}));
+        let result = mcp.call("memorize", json!({"node_label": "test", "claims": [{ "label": "x" }]}));
         assert!(is_error(&result) && text(&result).contains("read_only_denied.toml"), "{value}: {result}");
         assert!(!mcp.tools().iter().any(|t| t["name"] == "memorize"), "{value}");
     }
@@ -145,7 +145,7 @@ fn memorize_bumps_the_version_once_and_a_stale_write_changes_nothing() {
     let version = status["structuredContent"]["store_version"].as_u64().expect("version");
 
     let result =
-        mcp.call("m1nd.memorize", json!({"claim": "the walk cache is per-graph", "expected_store_version": version}));
+        mcp.call("m1nd.memorize", json!({"node_label": "test", "claims": [{ "label": "the walk cache is per-graph" }], "expected_store_version": version}));
     assert!(!is_error(&result), "{result}");
     assert_eq!(result["structuredContent"]["store_version"], version + 1);
     assert_eq!(server_support::version(&store), version + 1);
@@ -153,7 +153,10 @@ fn memorize_bumps_the_version_once_and_a_stale_write_changes_nothing() {
 
     let before = snapshot(&store);
     for (verb, args) in [
-        ("memorize", json!({"claim": "stale", "expected_store_version": version})),
+        (
+            "memorize",
+            json!({"node_label": "test", "claims": [{ "label": "stale" }], "expected_store_version": version}),
+        ),
         ("persist", json!({"action": "save", "expected_store_version": version})),
         ("persist", json!({"action": "checkpoint", "expected_store_version": 0})),
     ] {
@@ -181,9 +184,9 @@ fn a_nul_character_in_a_claim_or_source_is_refused_and_changes_nothing() {
     let mut mcp = Mcp::writable(&store);
     let before = snapshot(&store);
     for args in [
-        json!({"claim": "before\u{0}after"}),
-        json!({"claim": "\u{0}"}),
-        json!({"claim": "fine", "source": "a source\u{0}"}),
+        json!({"node_label": "test", "claims": [{ "label": "before\u{0}after" }]}),
+        json!({"node_label": "test", "claims": [{ "label": "\u{0}" }]}),
+        json!({"node_label": "a source\u{0}", "claims": [{ "label": "fine" }]}),
     ] {
         let result = mcp.call("memorize", args.clone());
         assert!(is_error(&result), "{args}: {result}");
@@ -192,7 +195,8 @@ fn a_nul_character_in_a_claim_or_source_is_refused_and_changes_nothing() {
         assert!(!message.contains('\u{0}'), "the refusal echoes the character: {message:?}");
     }
     assert_eq!(snapshot(&store), before, "a refused NUL write changed the store");
-    let kept = mcp.call("memorize", json!({"claim": "the same claim without it"}));
+    let kept =
+        mcp.call("memorize", json!({"node_label": "test", "claims": [{ "label": "the same claim without it" }]}));
     assert!(!is_error(&kept), "{kept}");
     assert_eq!(mcp.finish(), Some(0));
 }
@@ -213,7 +217,10 @@ fn two_servers_writing_at_once_lose_nothing() {
                 let mut mcp = Mcp::writable(store);
                 start.wait();
                 for n in 0..EACH {
-                    let result = mcp.call("memorize", json!({"claim": format!("race {server}.{n}")}));
+                    let result = mcp.call(
+                        "memorize",
+                        json!({"node_label": "test", "claims": [{ "label": format!("race {server}.{n}") }]}),
+                    );
                     assert!(!is_error(&result), "{result}");
                 }
                 assert_eq!(mcp.finish(), Some(0));
@@ -327,7 +334,10 @@ fn a_write_moves_the_cockpit_and_reads_never_go_stale() {
     let sig = root["structuredContent"]["menu_sig"].as_str().expect("sig").to_owned();
     assert!(text(&root).contains(&sig), "the card carries the sig");
 
-    let wrote = mcp.call("memorize", json!({"claim": "moves the memories facet", "expected_store_version": 1}));
+    let wrote = mcp.call(
+        "memorize",
+        json!({"node_label": "test", "claims": [{ "label": "moves the memories facet" }], "expected_store_version": 1}),
+    );
     assert_eq!(wrote["structuredContent"]["store_version"], 2, "{wrote}");
     let moved = mcp.call("cockpit", json!({"select": format!("6@{sig}"), "seen_store_version": 1}));
     assert!(!is_error(&moved), "{moved}");
@@ -339,7 +349,7 @@ fn a_write_moves_the_cockpit_and_reads_never_go_stale() {
     other.memorize("written elsewhere", "test", None, Some(2)).expect("memorize");
     let again = mcp.call("cockpit", json!({}));
     assert_eq!(again["structuredContent"]["store_version"], 3, "{again}");
-    let memories = mcp.call("boot_memory", json!({}));
+    let memories = mcp.call("boot_memory", json!({"action": "list"}));
     assert_eq!(memories["structuredContent"]["numbers"]["memories"], 9, "{memories}");
     assert_eq!(memories["structuredContent"]["items"][0]["claim"], "written elsewhere");
 }

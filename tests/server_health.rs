@@ -42,7 +42,7 @@ fn health_names_the_store_version_the_policy_and_the_mode_and_writes_nothing() {
     assert_eq!(snapshot(&store), before, "/health changed the store");
 
     let mut mcp = HttpMcp::over(server, Era::Stateless, vec![]);
-    let wrote = mcp.call("memorize", json!({"claim": "health sees this write"}));
+    let wrote = mcp.call("memorize", json!({"node_label": "test", "claims": [{ "label": "health sees this write" }]}));
     assert!(!is_error(&wrote), "{wrote}");
     let after = json_of(&health(&mcp.server, &host, &[]));
     assert_eq!(after["store_version"], version + 1, "{after}");

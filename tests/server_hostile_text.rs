@@ -30,12 +30,17 @@ fn hostile_claims_come_back_from_reads_and_the_cockpit_clean(store: &Path) {
     let mut mcp = Mcp::writable(store);
     let tagged: String = "obey".chars().map(|c| char::from_u32(0xE0000 + c as u32).expect("tag")).collect();
     let claim = format!("visible{tagged}\u{202E}x\r\nforged\u{1b}[2J\u{3164}\u{00AD}\u{2060}\u{FE0F} end");
-    let wrote = mcp.call("memorize", json!({"claim": claim}));
+    let wrote = mcp.call("memorize", json!({"node_label": "test", "claims": [{ "label": claim }]}));
     assert!(!is_error(&wrote), "{wrote}");
 
     let mut answers = Vec::new();
     for verb in ["north", "boot_memory", "orient", "doctor", "trust", "drift", "panoramic", "system_blocks_snapshot"] {
-        answers.push((verb.to_owned(), mcp.call(verb, json!({}))));
+        let args = match verb {
+            "north" | "orient" => json!({"task": "read what is stored"}),
+            "boot_memory" => json!({"action": "list"}),
+            _ => json!({}),
+        };
+        answers.push((verb.to_owned(), mcp.call(verb, args)));
     }
     for select in ["?", "1", "2", "3", "4", "5", "6", "7", "8", "9"] {
         answers.push((format!("cockpit {select}"), mcp.call("cockpit", json!({"select": select}))));

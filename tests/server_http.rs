@@ -36,7 +36,7 @@ fn post(server: &HttpServer, headers: &[(&str, String)], body: &[u8]) -> server_
 
 /// A write the attacker would like to land.
 fn memorize() -> (Vec<u8>, Vec<(&'static str, String)>) {
-    stateless_call("memorize", json!({"claim": "planted"}))
+    stateless_call("memorize", json!({"node_label": "test", "claims": [{ "label": "planted" }]}))
 }
 
 /// The server still answers a well-formed call.
@@ -146,7 +146,7 @@ fn an_oversized_body_gets_413_and_changes_nothing() {
     let server = HttpServer::start(&store, &[], &[]);
     let (_, headers) = memorize();
     let huge = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-        "params": {"name": "memorize", "arguments": {"claim": "x".repeat(2 * 1024 * 1024)}}});
+        "params": {"name": "memorize", "arguments": {"node_label": "test", "claims": [{ "label": "x".repeat(2 * 1024 * 1024) }]}}});
     let reply = post(&server, &headers, huge.to_string().as_bytes());
     assert_eq!(reply.status, 413, "{}", reply.text());
 
@@ -353,7 +353,7 @@ fn with_a_token_every_request_needs_it() {
     }
     assert_eq!(snapshot(&store), before);
     let mut mcp = HttpMcp::over(server, Era::Session, vec![("Authorization".into(), format!("Bearer {TOKEN}"))]);
-    let wrote = mcp.call("memorize", json!({"claim": "with the token"}));
+    let wrote = mcp.call("memorize", json!({"node_label": "test", "claims": [{ "label": "with the token" }]}));
     assert!(!is_error(&wrote), "{wrote}");
 }
 

@@ -64,7 +64,7 @@ fn names_refused_in_every_session_are_refused_alike() {
     for read_only in [true, false] {
         let mut clients = every_transport(&store, read_only);
         for (name, expected) in REFUSED_EVERYWHERE {
-            for args in [json!({}), json!({"claim": "x", "action": "save"})] {
+            for args in [json!({}), json!({"node_label": "test", "claims": [{ "label": "x" }], "action": "save"})] {
                 let answer = same_answer(&mut clients, name, &args);
                 assert!(is_error(&answer) && text(&answer).contains(expected), "{name:?}: {answer}");
             }
@@ -119,9 +119,9 @@ fn cockpit_and_reads_answer_the_same_for_the_same_state() {
         }
         for (verb, args) in [
             ("help", json!({})),
-            ("north", json!({})),
-            ("boot_memory", json!({})),
-            ("orient", json!({})),
+            ("north", json!({"task": "t"})),
+            ("boot_memory", json!({"action": "list"})),
+            ("orient", json!({"task": "t"})),
             ("persist", json!({"action": "status"})),
             ("cockpit", json!({"select": 5})),
             ("cockpit", json!({"nonsense": true})),
@@ -141,7 +141,7 @@ fn writes_over_http_take_turns_with_stdio_on_one_store() {
         for client in &mut clients {
             let label = client.label();
             let wrote = client
-                .call("memorize", json!({"claim": format!("{label} {round}"), "expected_store_version": version}));
+                .call("memorize", json!({"node_label": "test", "claims": [{ "label": format!("{label} {round}") }], "expected_store_version": version}));
             assert!(!is_error(&wrote), "{label}: {wrote}");
             version += 1;
             assert_eq!(wrote["structuredContent"]["store_version"], version, "{label}: {wrote}");
@@ -149,7 +149,7 @@ fn writes_over_http_take_turns_with_stdio_on_one_store() {
     }
     // The same stale write is refused alike and changes nothing.
     let before = snapshot(&store);
-    let stale = json!({"claim": "stale", "expected_store_version": 1});
+    let stale = json!({"node_label": "test", "claims": [{ "label": "stale" }], "expected_store_version": 1});
     let answer = same_answer(&mut clients, "memorize", &stale);
     assert!(is_error(&answer) && text(&answer).contains("state moved"), "{answer}");
     assert_eq!(snapshot(&store), before);
@@ -161,7 +161,7 @@ fn read_only_from_the_environment_holds_over_http_too() {
     let before = snapshot(&store);
     for era in [server_support::http::Era::Session, server_support::http::Era::Stateless] {
         let mut http = server_support::http::HttpMcp::start(&store, era, &[], &[("M1ND_READ_ONLY", "1")]);
-        let answer = http.call("memorize", json!({"claim": "x"}));
+        let answer = http.call("memorize", json!({"node_label": "test", "claims": [{ "label": "x" }]}));
         assert!(is_error(&answer) && text(&answer).contains("read_only_denied.toml"), "{answer}");
         assert!(!http.tools().iter().any(|t| t["name"] == "memorize"));
     }

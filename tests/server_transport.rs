@@ -126,10 +126,12 @@ fn store_version(answer: &Value) -> u64 {
 fn pipelined_requests_sharing_an_id_each_get_one_answer_and_nothing_commits_unanswered() {
     let (_dir, store) = demo_store("transport-dup-ids");
     let mut raw = Raw::start(&store);
-    raw.write(&[call(1, "north", json!({}))]);
+    raw.write(&[call(1, "north", json!({"task": "t"}))]);
     let before = store_version(&raw.next(Duration::from_secs(30)).expect("north answered"));
 
-    let lines: Vec<String> = (0..4).map(|k| call(7, "memorize", json!({"claim": format!("claim {k}")}))).collect();
+    let lines: Vec<String> = (0..4)
+        .map(|k| call(7, "memorize", json!({"node_label": "test", "claims": [{ "label": format!("claim {k}") }]})))
+        .collect();
     raw.write(&lines);
     let answers = raw.collect_until(Duration::from_secs(10), |seen| seen.len() == lines.len());
     assert_eq!(answers.len(), lines.len(), "one answer per line: {answers:?}");
@@ -144,11 +146,11 @@ fn pipelined_requests_sharing_an_id_each_get_one_answer_and_nothing_commits_unan
         assert!(message.contains("request id 7 is already in flight"), "{message}");
     }
 
-    raw.write(&[call(8, "north", json!({}))]);
+    raw.write(&[call(8, "north", json!({"task": "t"}))]);
     let after = store_version(&raw.next(Duration::from_secs(30)).expect("north answered"));
     assert_eq!(after - before, wrote as u64, "the store moved once per answered write, and no more");
     // The id is free again once answered.
-    raw.write(&[call(7, "north", json!({}))]);
+    raw.write(&[call(7, "north", json!({"task": "t"}))]);
     assert_eq!(raw.next(Duration::from_secs(30)).expect("answered")["id"], 7);
 }
 
@@ -204,7 +206,7 @@ fn serve_exits_when_stdin_closes_even_while_a_call_is_stuck() {
     let fifo = store.join(m1nd::store::DB_FILE);
     std::fs::remove_file(&fifo).expect("remove the store's file");
     assert!(Command::new("mkfifo").arg(&fifo).status().expect("mkfifo").success());
-    raw.write(&[call(1, "north", json!({}))]);
+    raw.write(&[call(1, "north", json!({"task": "t"}))]);
     // Whether or not the call ever answers, the session ends with stdin.
     let _ = raw.next(Duration::from_millis(500));
     let seconds = raw.close_and_wait(Duration::from_secs(20));
@@ -219,7 +221,7 @@ fn a_pipelined_backlog_past_the_window_is_answered_in_full() {
     let n = 2_000u64;
     let mut lines: Vec<String> =
         (1..=n).map(|k| json!({"jsonrpc": "2.0", "id": k, "method": "ping"}).to_string()).collect();
-    lines.push(call(n + 1, "north", json!({})));
+    lines.push(call(n + 1, "north", json!({"task": "t"})));
     raw.write(&lines);
     let answers = raw.collect_until(Duration::from_secs(60), |seen| seen.len() as u64 == n + 1);
     assert_eq!(answers.len() as u64, n + 1);

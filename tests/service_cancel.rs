@@ -56,7 +56,9 @@ async fn ten_thousand_cancelled_calls_leave_the_server_serving() {
     tokio::time::timeout(Duration::from_secs(300), flood).await.expect("the flood was sent within its bound");
 
     // Someone else's call is answered, after every cancelled one.
-    let answer = tokio::time::timeout(Duration::from_secs(60), client.call_tool(CallToolRequestParams::new("north")))
+    let north = CallToolRequestParams::new("north")
+        .with_arguments(json!({ "task": "t" }).as_object().cloned().expect("object"));
+    let answer = tokio::time::timeout(Duration::from_secs(60), client.call_tool(north))
         .await
         .expect("north answered within its bound")
         .expect("north");

@@ -54,7 +54,7 @@ async fn open_tabs_cost_no_store_reads_between_changes() {
     assert_eq!(after.check_reads - idle.check_reads, 1, "{idle:?} → {after:?}");
 
     // The service writes: every tab hears it with no read beyond the write.
-    let args = json!({ "claim": "written here", "expected_store_version": 2 });
+    let args = json!({ "node_label": "test", "claims": [{ "label": "written here" }], "expected_store_version": 2 });
     let answer = service.call("memorize", args.as_object()).await;
     assert!(!answer.is_error(), "{answer:?}");
     for tab in &mut tabs {
@@ -74,14 +74,15 @@ async fn a_call_nobody_waits_for_is_not_run() {
     // Send many calls and give each up at once: polled once, each has queued its
     // job; dropped, nobody waits for the answer any more.
     use futures_util::FutureExt;
-    let args = json!({ "claim": "abandoned" });
+    let args = json!({ "node_label": "test", "claims": [{ "label": "abandoned" }]});
     for _ in 0..200 {
         assert!(service.call("memorize", args.as_object()).now_or_never().is_none(), "answered at once");
     }
-    let answer = service.call("north", None).await;
+    let answer = service.call("north", json!({ "task": "t" }).as_object()).await;
     assert!(!answer.is_error(), "{answer:?}");
     // A write is flushed through the writer after every one queued before it.
-    let flush = service.call("memorize", json!({ "claim": "the last" }).as_object()).await;
+    let flush =
+        service.call("memorize", json!({ "node_label": "test", "claims": [{ "label": "the last" }]}).as_object()).await;
     assert!(!flush.is_error(), "{flush:?}");
     let stats = service.stats();
     let store = Store::open(dir.path()).expect("open");
@@ -121,7 +122,7 @@ fn another_replicas_write_reaches_the_tabs_through_listen_notify_and_a_storm_cos
         tokio::time::sleep(VERSION_CHECK * 4).await;
         assert_eq!(b.stats().checks, idle.checks, "a PostgreSQL store is not polled");
 
-        let args = json!({ "claim": "written on replica a", "expected_store_version": 1 });
+        let args = json!({ "node_label": "test", "claims": [{ "label": "written on replica a" }], "expected_store_version": 1 });
         let answer = a.call("memorize", args.as_object()).await;
         assert!(!answer.is_error(), "{answer:?}");
         for tab in &mut tabs {

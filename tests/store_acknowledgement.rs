@@ -15,7 +15,10 @@ use server_support::{Mcp, claims, is_error, text, version};
 /// The retry a client makes when it does not know whether `claim` landed.
 fn retry(store: &Path, claim: &str, based_on: u64) -> Value {
     let mut mcp = Mcp::writable(store);
-    let result = mcp.call("memorize", json!({ "claim": claim, "expected_store_version": based_on }));
+    let result = mcp.call(
+        "memorize",
+        json!({ "node_label": "test", "claims": [{ "label": claim }], "expected_store_version": based_on }),
+    );
     assert_eq!(mcp.finish(), Some(0));
     result
 }
@@ -39,7 +42,10 @@ fn a_cancelled_write_retried_with_its_version_lands_once(store: &Path) {
     let based_on = version(store);
     let claim = "sent, then cancelled";
     let mut mcp = Mcp::writable(store);
-    let id = mcp.send_call("memorize", json!({ "claim": claim, "expected_store_version": based_on }));
+    let id = mcp.send_call(
+        "memorize",
+        json!({ "node_label": "test", "claims": [{ "label": claim }], "expected_store_version": based_on }),
+    );
     mcp.send_value(&json!({
         "jsonrpc": "2.0",
         "method": "notifications/cancelled",
@@ -54,7 +60,10 @@ fn a_write_whose_client_died_retried_with_its_version_lands_once(store: &Path) {
     let based_on = version(store);
     let claim = "sent by a client that died";
     let mut mcp = Mcp::writable(store);
-    mcp.send_call("memorize", json!({ "claim": claim, "expected_store_version": based_on }));
+    mcp.send_call(
+        "memorize",
+        json!({ "node_label": "test", "claims": [{ "label": claim }], "expected_store_version": based_on }),
+    );
     // The client goes away without reading the answer: its end of stdin
     // closes and nothing reads the server's output.
     drop(mcp);
@@ -72,7 +81,7 @@ fn duplicate_ids_in_flight_with_one_version_land_once(store: &Path) {
         "jsonrpc": "2.0",
         "id": 4242,
         "method": "tools/call",
-        "params": { "name": "memorize", "arguments": { "claim": claim, "expected_store_version": based_on } }
+        "params": { "name": "memorize", "arguments": { "node_label": "test", "claims": [{ "label": claim }], "expected_store_version": based_on } }
     });
     mcp.send_value(&request);
     mcp.send_value(&request);
@@ -89,7 +98,10 @@ fn an_answered_write_retried_with_its_version_is_refused(store: &Path) {
     let based_on = version(store);
     let claim = "answered the first time";
     let mut mcp = Mcp::writable(store);
-    let first = mcp.call("memorize", json!({ "claim": claim, "expected_store_version": based_on }));
+    let first = mcp.call(
+        "memorize",
+        json!({ "node_label": "test", "claims": [{ "label": claim }], "expected_store_version": based_on }),
+    );
     assert!(!is_error(&first), "{first}");
     assert_eq!(mcp.finish(), Some(0));
     let retried = retry(store, claim, based_on);

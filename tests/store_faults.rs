@@ -34,7 +34,7 @@ fn reopen(store: &Path) -> u64 {
 }
 
 fn memorize(mcp: &mut Mcp, claim: &str) -> Value {
-    mcp.call("memorize", json!({ "claim": claim, "source": "faults" }))
+    mcp.call("memorize", json!({ "node_label": "faults", "claims": [{ "label": claim }] }))
 }
 
 /// N servers × M writes each, all at once, no expected version: the version
@@ -88,7 +88,7 @@ fn kill_9_during_writes_loses_no_acknowledged_write_and_leaves_nothing(store: &P
         let ids: Vec<(Value, String)> = (0..PIPELINED)
             .map(|n| {
                 let claim = format!("kill {round}.{n}");
-                let id = mcp.send_call("memorize", json!({ "claim": claim }));
+                let id = mcp.send_call("memorize", json!({ "node_label": "test", "claims": [{ "label": claim }]}));
                 (id, claim)
             })
             .collect();
@@ -277,7 +277,11 @@ fn files_changed_under_a_running_server_never_take_a_false_acknowledgement() {
             check_answer(fault.name, &store, &result, Some(&claim));
             let saved = mcp.call("persist", json!({ "action": "save" }));
             check_answer(fault.name, &store, &saved, None);
-            for (verb, args) in [("cockpit", json!({})), ("boot_memory", json!({})), ("persist", json!({}))] {
+            for (verb, args) in [
+                ("cockpit", json!({})),
+                ("boot_memory", json!({"action": "list"})),
+                ("persist", json!({ "action": "status" })),
+            ] {
                 let read = mcp.call(verb, args);
                 check_answer(fault.name, &store, &read, None);
             }
@@ -475,7 +479,7 @@ fn a_corrupt_store_is_a_clear_error_and_never_overwritten() {
         let mut mcp = Mcp::writable(&store);
         fs::write(&path, &bytes).expect("corrupt");
         for (verb, args) in [
-            ("memorize", json!({ "claim": "must not land" })),
+            ("memorize", json!({ "node_label": "test", "claims": [{ "label": "must not land" }]})),
             ("persist", json!({ "action": "save" })),
             ("persist", json!({ "action": "status" })),
             ("cockpit", json!({})),

@@ -35,15 +35,15 @@ fn reads_and_refusals_leave_every_store_file_unchanged() {
             ("cockpit", json!({})),
             ("cockpit", json!({ "select": "2.1" })),
             ("cockpit", json!({ "select": "6", "seen_store_version": 0 })),
-            ("north", json!({})),
+            ("north", json!({"task": "t"})),
             ("system_blocks_snapshot", json!({})),
-            ("orient", json!({})),
+            ("orient", json!({"task": "t"})),
             ("doctor", json!({})),
             ("trust", json!({})),
             ("boot_memory", json!({"action": "list"})),
             ("drift", json!({})),
             ("panoramic", json!({})),
-            ("impact", json!({ "node": "crates/graph" })),
+            ("impact", json!({ "node_id": "crates/graph" })),
             ("why", json!({ "source": "a", "target": "b" })),
             ("trace", json!({ "error_text": "timeout" })),
             ("persist", json!({ "action": "status" })),
@@ -53,8 +53,11 @@ fn reads_and_refusals_leave_every_store_file_unchanged() {
             assert!(!is_error(&result), "{verb} {args}: {result}");
         }
         let refused = [
-            ("memorize", json!({ "claim": "stale", "expected_store_version": 0 })),
-            ("memorize", json!({ "claim": "" })),
+            (
+                "memorize",
+                json!({ "node_label": "test", "claims": [{ "label": "stale" }], "expected_store_version": 0 }),
+            ),
+            ("memorize", json!({ "node_label": "test", "claims": [{ "label": "" }]})),
             ("persist", json!({ "action": "save", "expected_store_version": 99 })),
             ("persist", json!({ "action": "delete" })),
             ("persist", json!({ "action": "status", "expected_store_version": 5 })),
@@ -98,7 +101,10 @@ fn import_moves_a_json_store_and_only_reads_it() {
 
     // The imported store serves, and a write carries on from the old version.
     let mut mcp = Mcp::writable(&store);
-    let wrote = mcp.call("memorize", json!({ "claim": "after the import", "expected_store_version": 17 }));
+    let wrote = mcp.call(
+        "memorize",
+        json!({ "node_label": "test", "claims": [{ "label": "after the import" }], "expected_store_version": 17 }),
+    );
     assert_eq!(wrote["structuredContent"]["store_version"], 18, "{wrote}");
     assert_eq!(mcp.finish(), Some(0));
 

@@ -33,7 +33,10 @@ fn stderr(out: &Output) -> String {
 fn filled(store: &Path, n: usize) {
     let mut mcp = Mcp::writable(store);
     for i in 0..n {
-        let result = mcp.call("memorize", json!({ "claim": format!("{i} {}", "m".repeat(3000)) }));
+        let result = mcp.call(
+            "memorize",
+            json!({ "node_label": "test", "claims": [{ "label": format!("{i} {}", "m".repeat(3000)) }]}),
+        );
         assert!(!is_error(&result), "{result}");
     }
     assert_eq!(mcp.finish(), Some(0));
@@ -166,7 +169,7 @@ fn a_backup_beside_a_running_server_is_a_checked_store() {
     let out = Command::new(BIN).args(["store", "backup"]).arg(&copy).arg("--store").arg(&store).output().expect("run");
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("with a checksum on every page; checked"), "{}", stdout(&out));
-    let result = mcp.call("memorize", json!({ "claim": "after the backup" }));
+    let result = mcp.call("memorize", json!({ "node_label": "test", "claims": [{ "label": "after the backup" }]}));
     assert!(!is_error(&result), "{result}");
     assert_eq!(mcp.finish(), Some(0));
 

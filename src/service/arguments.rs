@@ -239,35 +239,39 @@ mod tests {
 
     #[test]
     fn good_arguments_pass() {
-        let checked = call("memorize", json!({"claim": "c", "source": null, "expected_store_version": 3})).expect("ok");
-        assert_eq!(checked.text("claim"), Some("c"));
-        assert_eq!(checked.text("source"), None);
+        let claims = json!([{"label": "l", "text": "t"}]);
+        let args = json!({"node_label": "n", "claims": claims, "title": null, "expected_store_version": 3});
+        let checked = call("memorize", args).expect("ok");
+        assert_eq!(checked.text("node_label"), Some("n"));
+        assert_eq!(checked.value("claims"), Some(&claims));
+        assert_eq!(checked.text("title"), None);
         assert_eq!(checked.integer("expected_store_version"), Some(3));
     }
 
     #[test]
     fn bad_arguments_name_the_argument_the_type_and_the_value() {
+        let with = |more: Value| {
+            let mut args = object(json!({"node_label": "n", "claims": [{"label": "l"}]}));
+            args.extend(object(more));
+            Value::Object(args)
+        };
         let cases = [
-            (json!({"claim": 5}), "argument `claim` of `memorize` must be a string, got the integer 5"),
-            (
-                json!({"claim": "c", "expected_store_version": "3"}),
-                "must be a non-negative integer, got the string \"3\"",
-            ),
-            (json!({"claim": "c", "expected_store_version": -1}), "must be a non-negative integer, got the integer -1"),
-            (
-                json!({"claim": "c", "bogus": 1}),
-                "`memorize` has no argument `bogus`; it takes claim, source, expected_store_version, agent_id",
-            ),
-            (json!({}), "`memorize` requires the argument `claim`"),
-            (json!({"claim": null}), "`memorize` requires the argument `claim`"),
+            (with(json!({"node_label": 5})), "argument `node_label` of `memorize` must be a string, got the integer 5"),
+            (with(json!({"claims": "c"})), "argument `claims` of `memorize` must be an array"),
+            (with(json!({"claims": [{"text": "t"}]})), "argument `claims` of `memorize`"),
+            (with(json!({"expected_store_version": "3"})), "must be a non-negative integer, got the string \"3\""),
+            (with(json!({"expected_store_version": -1})), "must be a non-negative integer, got the integer -1"),
+            (with(json!({"bogus": 1})), "`memorize` has no argument `bogus`; it takes node_label, claims, "),
+            (json!({"node_label": "n"}), "`memorize` requires the argument `claims`"),
+            (with(json!({"node_label": null})), "`memorize` requires the argument `node_label`"),
         ];
         for (args, expected) in cases {
             let err = call("memorize", args.clone()).expect_err("bad");
             assert!(err.contains(expected), "{args}: {err}");
         }
-        let huge = object(json!({"claim": "x".repeat(MAX_STRING_BYTES + 1)}));
+        let huge = object(with(json!({"node_label": "x".repeat(MAX_STRING_BYTES + 1)})));
         let err = check(&crate::COCKPIT, verb("memorize"), Some(&huge)).expect_err("huge").to_string();
-        assert!(err.contains("argument `claim`") && err.contains("at most 65536 bytes"), "{err}");
+        assert!(err.contains("argument `node_label`") && err.contains("at most 65536 bytes"), "{err}");
         assert!(err.len() < 200);
     }
 
@@ -300,16 +304,19 @@ mod tests {
     }
 
     /// `seen_store_version` stays a strict integer under every JSON type.
+    /// It is typed as upstream types it, any sign: a negative one passes the
+    /// check, comes out of [`Checked::value`] and is ignored, as no store
+    /// version is negative.
     #[test]
     fn integers_stay_strict_under_every_json_type() {
         let seen =
             |v: Value| call("cockpit", json!({ "seen_store_version": v })).map(|c| c.integer("seen_store_version"));
         assert_eq!(seen(json!(null)), Ok(None));
         assert_eq!(seen(json!(7)), Ok(Some(7)));
+        assert_eq!(seen(json!(-7)), Ok(None));
         let refused = [
             (json!("7"), "the string \"7\""),
             (json!(7.5), "the number 7.5"),
-            (json!(-7), "the integer -7"),
             (json!(false), "the boolean false"),
             (json!([7, 8]), "an array of 2 items"),
             (json!({}), "an object with 0 keys"),
@@ -318,17 +325,28 @@ mod tests {
             let err = seen(value.clone()).expect_err("refused");
             assert_eq!(
                 err,
-                format!("argument `seen_store_version` of `cockpit` must be a non-negative integer, got {got}"),
+                format!("argument `seen_store_version` of `cockpit` must be an integer, got {got}"),
                 "{value}"
             );
         }
     }
 
-    /// A value of each declared type that the check accepts.
+    /// A value of each declared type that the check accepts (for the types
+    /// the served policy's required arguments have).
     fn plausible(ty: Option<&ArgType>) -> Value {
-        match ty.map(|t| t.kind) {
-            Some(ArgKind::Integer) => json!(1),
-            _ => json!("x"),
+        let Some(ty) = ty else { return json!("x") };
+        match ty.kind {
+            ArgKind::Integer | ArgKind::Number => json!(1),
+            ArgKind::Boolean => json!(true),
+            ArgKind::Array => Value::Array(vec![plausible(ty.items.first())]),
+            ArgKind::Object => Value::Object(
+                ty.properties
+                    .iter()
+                    .filter(|p| p.required)
+                    .map(|p| (p.name.to_string(), plausible(Some(&p.ty))))
+                    .collect(),
+            ),
+            _ => ty.choices.first().map_or_else(|| json!("x"), |c| json!(c.as_ref())),
         }
     }
 
@@ -349,7 +367,8 @@ mod tests {
     #[test]
     fn agent_id_under_every_json_type() {
         let agent = |v: Value| {
-            call("memorize", json!({ "claim": "c", "agent_id": v })).map(|c| c.text("agent_id").map(str::to_owned))
+            let args = json!({ "node_label": "n", "claims": [{"label": "l"}], "agent_id": v });
+            call("memorize", args).map(|c| c.text("agent_id").map(str::to_owned))
         };
         let longest = "a".repeat(MAX_ID_CHARS);
         for ok in ["agent-7", "Agent 7", "é-agent", longest.as_str()] {

@@ -19,9 +19,6 @@ use crate::store::{
     Change, Counts, Done, PersistAction, PersistOutcome, Probe, Read, Refusal, Snapshot, Store, StoreError,
 };
 
-/// Where `memorize` records a claim as coming from when no source is given.
-const DEFAULT_SOURCE: &str = "mcp";
-
 /// The argument that names the calling agent, recorded with what it writes.
 const AGENT_ID: &str = "agent_id";
 
@@ -85,7 +82,7 @@ pub fn persist_read(store: &Store, action: PersistAction, expected: Option<u64>)
 /// spelt exactly, as the read-only guard compares it (`deny.rs`): the value
 /// the guard judged is the value acted on.
 pub fn persist_action(args: &Checked) -> Result<PersistAction, ServiceError> {
-    let action = args.text("action").map(str::to_owned).unwrap_or_else(|| "status".into());
+    let action = args.text("action").unwrap_or_default().to_owned();
     PersistAction::parse(&action).ok_or_else(|| {
         let shown = m1nd_core::sanitize::escape::value(&action, 32);
         ServiceError::Write {
@@ -97,11 +94,20 @@ pub fn persist_action(args: &Checked) -> Result<PersistAction, ServiceError> {
     })
 }
 
-/// The change `memorize` asks for.
+/// The change `memorize` asks for, in upstream's words: each of `claims`
+/// becomes one memory whose claim is its `text` when present, else its
+/// `label`, and whose source is `node_label`. The argument check already
+/// held `claims` to its type (an array of objects, each with a string
+/// `label`); the store bounds how many one call may carry.
 pub fn memorize(args: &Checked) -> Change {
+    let claims = args.value("claims").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
+    let claim = |c: &Value| {
+        let field = |name| c.get(name).and_then(Value::as_str);
+        field("text").or_else(|| field("label")).unwrap_or_default().to_owned()
+    };
     Change::Memorize {
-        claim: args.text("claim").unwrap_or_default().to_owned(),
-        source: args.text("source").unwrap_or(DEFAULT_SOURCE).to_owned(),
+        claims: claims.iter().map(claim).collect(),
+        source: args.text("node_label").unwrap_or_default().to_owned(),
         agent: args.text(AGENT_ID).map(str::to_owned),
         expected: args.integer("expected_store_version"),
     }

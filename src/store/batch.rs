@@ -24,8 +24,9 @@ use super::{Store, sql, state, tally, tray};
 /// One write waiting for its turn.
 #[derive(Clone, Debug)]
 pub enum Change {
-    /// Append a memory.
-    Memorize { claim: String, source: String, agent: Option<String>, expected: Option<u64> },
+    /// Append one memory per claim, all at one store_version (at most
+    /// [`MAX_CLAIMS_PER_CALL`], at least one).
+    Memorize { claims: Vec<String>, source: String, agent: Option<String>, expected: Option<u64> },
     /// `persist save` or `persist checkpoint` (the actions that write).
     Checkpoint { action: PersistAction, agent: Option<String>, expected: Option<u64> },
     /// The human's act on the tray.
@@ -68,8 +69,8 @@ impl Change {
     /// before the transaction begins.
     fn check(&self) -> Result<(), Refusal> {
         match self {
-            Change::Memorize { claim, source, .. } => {
-                state::check_claim(claim).map_err(|problem| StoreError::BadArgument(problem.to_string()))?;
+            Change::Memorize { claims, source, .. } => {
+                check_claims(claims)?;
                 super::writes::check_source(source).map_err(Refusal::from)
             }
             Change::Checkpoint { action, .. } if !action.writes() => {
@@ -84,14 +85,16 @@ impl Change {
     /// Apply the change at `actual` (the version before it), in the caller's savepoint.
     fn apply(&self, frame: &Frame<'_>, actual: u64) -> Result<Applied, Refusal> {
         match self {
-            Change::Memorize { claim, source, agent, expected } => {
+            Change::Memorize { claims, source, agent, expected } => {
                 check_expected(*expected, actual)?;
                 let version = frame.next(actual)?;
                 let agent = agent_of(agent.as_deref());
                 (|| {
-                    let id = memory_id(frame.db(), version)?;
-                    frame.insert(sql::INSERT_MEMORY, args![id, claim, source.trim(), frame.now(), agent])?;
-                    tally::add(frame.db(), tally::MEMORIES, 1)?;
+                    for claim in claims {
+                        let id = memory_id(frame.db(), version)?;
+                        frame.insert(sql::INSERT_MEMORY, args![id, claim, source.trim(), frame.now(), agent])?;
+                    }
+                    tally::add(frame.db(), tally::MEMORIES, count(claims.len()))?;
                     agent.map_or(Ok(()), |a| record_presence(frame, a, "memorize"))
                 })()
                 .map_err(|e| frame.fail(e))?;
@@ -123,6 +126,33 @@ impl Change {
             }
         }
     }
+}
+
+/// The most claims one `memorize` call may carry: they land in one commit,
+/// so the bound keeps one call's write small next to its neighbours'.
+pub const MAX_CLAIMS_PER_CALL: usize = 32;
+
+/// A `memorize` call's claims: one to [`MAX_CLAIMS_PER_CALL`], each one a
+/// claim the store keeps (a refusal names the claim by its position, from 1).
+fn check_claims(claims: &[String]) -> Result<(), Refusal> {
+    let bad = |why: String| Refusal::from(StoreError::BadArgument(why));
+    if claims.is_empty() {
+        return Err(bad("memorize needs at least one claim in `claims`".to_owned()));
+    }
+    if claims.len() > MAX_CLAIMS_PER_CALL {
+        return Err(bad(format!(
+            "memorize takes at most {MAX_CLAIMS_PER_CALL} claims per call, got {}; send the rest in further calls",
+            claims.len()
+        )));
+    }
+    for (n, claim) in claims.iter().enumerate() {
+        state::check_claim(claim).map_err(|problem| bad(format!("claim {}: {problem}", n + 1)))?;
+    }
+    Ok(())
+}
+
+fn count(n: usize) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
 }
 
 impl Store {
@@ -250,10 +280,10 @@ mod tests {
 
     use super::super::test_dir::{files, test_dir};
     use super::*;
-    use crate::store::{DB_FILE, MIN_MAX_BYTES};
+    use crate::store::{DB_FILE, MIN_MAX_BYTES, Read};
 
     fn memorize(claim: &str, expected: Option<u64>) -> Change {
-        Change::Memorize { claim: claim.to_owned(), source: "test".to_owned(), agent: None, expected }
+        Change::Memorize { claims: vec![claim.to_owned()], source: "test".to_owned(), agent: None, expected }
     }
 
     /// SQLite's file change counter (header offset 24): one more per commit.
@@ -321,6 +351,43 @@ mod tests {
         assert_eq!(store.version().expect("version"), 5);
         let presences = store.snapshot().expect("read").counts().expect("counts").presences;
         assert_eq!(presences, 4, "agent-7 joins the demo's three");
+    }
+
+    /// One call's claims land together: one commit, one store_version, one
+    /// memory each, counted by the tally; too many or none are refused whole.
+    #[test]
+    fn the_claims_of_one_call_land_at_one_version() {
+        let dir = test_dir("batch-claims");
+        let mut store = Store::init(dir.path(), false).expect("init");
+        let memories = |store: &Store| store.snapshot().expect("read").counts().expect("counts").memories;
+        let before = (commits(&store), memories(&store));
+        let claims: Vec<String> = (0..3).map(|n| format!("claim {n}")).collect();
+        let change = Change::Memorize { claims, source: "node".into(), agent: None, expected: Some(1) };
+        let results = store.apply(&[change]);
+        assert!(matches!(results[0], Ok(Done::Memorized { store_version: 2 })), "{results:?}");
+        assert_eq!((commits(&store), memories(&store)), (before.0 + 1, before.1 + 3));
+        let snapshot = store.snapshot().expect("read");
+        let listed = snapshot.read(Read::Memories, &[]).expect("list");
+        let ids: std::collections::HashSet<&str> = listed.items.iter().filter_map(|i| i.field("id")).collect();
+        assert_eq!(ids.len(), listed.items.len(), "every memory has its own id");
+        drop(snapshot);
+        let many = vec!["x".to_owned(); MAX_CLAIMS_PER_CALL + 1];
+        let refused = [
+            Change::Memorize { claims: many, source: "node".into(), agent: None, expected: None },
+            Change::Memorize { claims: vec![], source: "node".into(), agent: None, expected: None },
+            Change::Memorize {
+                claims: vec!["ok".into(), " ".into()],
+                source: "node".into(),
+                agent: None,
+                expected: None,
+            },
+        ];
+        let results = store.apply(&refused);
+        let messages: Vec<String> = results.iter().map(|r| r.as_ref().expect_err("refused").to_string()).collect();
+        assert!(messages[0].contains(&format!("at most {MAX_CLAIMS_PER_CALL} claims")), "{}", messages[0]);
+        assert!(messages[1].contains("at least one claim"), "{}", messages[1]);
+        assert!(messages[2].contains("claim 2"), "{}", messages[2]);
+        assert_eq!((store.version().expect("version"), memories(&store)), (2, before.1 + 3));
     }
 
     /// A batch in which nothing lands leaves every file as it was.

@@ -121,7 +121,7 @@ use pg::conn::PgConn;
 use connection::{configure, connect, limit_pages};
 use create::{build, discard, place_new, sync_dir, temp_path};
 
-pub use batch::{Change, Done, Refusal};
+pub use batch::{Change, Done, MAX_CLAIMS_PER_CALL, Refusal};
 pub use check::{DamagedPage, Report, check, check_file};
 pub use clock::now_utc;
 pub use error::StoreError;

@@ -141,7 +141,7 @@ impl Snapshot<'_> {
             return Ok(Cow::Borrowed(cell.get_or_init(|| reading)));
         }
         let reading = match read {
-            Read::Impact => self.impact(required(arg("node"), verb, "node")?),
+            Read::Impact => self.impact(required(arg("node_id"), verb, "node_id")?),
             Read::Why => self.why(required(arg("source"), verb, "source")?, required(arg("target"), verb, "target")?),
             _ => self.trace(required(arg("error_text"), verb, "error_text")?),
         };

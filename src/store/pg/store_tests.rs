@@ -26,7 +26,7 @@ fn every_read(state: &State) -> Vec<(Read, Vec<(&'static str, String)>)> {
     .map(|read| (read, Vec::new()))
     .collect();
     for block in &state.blocks {
-        reads.push((Read::Impact, vec![("node", block.node.clone())]));
+        reads.push((Read::Impact, vec![("node_id", block.node.clone())]));
     }
     for drift in &state.drift {
         reads.push((Read::Why, vec![("source", drift.id.clone()), ("target", drift.cause.clone())]));
@@ -36,7 +36,7 @@ fn every_read(state: &State) -> Vec<(Read, Vec<(&'static str, String)>)> {
         reads.push((Read::Trace, vec![("error_text", alert.text.clone())]));
     }
     reads.push((Read::Trace, vec![("error_text", "nothing_here at all, zzzqx".into())]));
-    reads.push((Read::Impact, vec![("node", "no/such/node.rs".into())]));
+    reads.push((Read::Impact, vec![("node_id", "no/such/node.rs".into())]));
     reads
 }
 

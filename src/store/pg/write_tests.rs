@@ -40,7 +40,7 @@ fn story(store: &mut Store) -> Vec<String> {
             seen_version: tray.store_version,
         },
         Change::Memorize {
-            claim: "in a group".into(),
+            claims: vec!["in a group".into()],
             source: "test".into(),
             agent: Some("agent-a".into()),
             expected: None,
@@ -232,8 +232,8 @@ fn the_size_cap_counts_what_the_rows_store_and_refuses_only_the_change_past_it()
     assert!(refused.to_string().contains("store set-max-bytes"), "{refused}");
     let before = db.fingerprint();
     let results = store.apply(&[
-        Change::Memorize { claim: claim.clone(), source: "test".into(), agent: None, expected: None },
-        Change::Memorize { claim: "small".into(), source: "test".into(), agent: None, expected: None },
+        Change::Memorize { claims: vec![claim.clone()], source: "test".into(), agent: None, expected: None },
+        Change::Memorize { claims: vec!["small".into()], source: "test".into(), agent: None, expected: None },
     ]);
     assert!(matches!(results[0], Err(Refusal::Store(StoreError::Full { .. }))), "{results:?}");
     assert!(matches!(results[1], Ok(Done::Memorized { .. })), "{results:?}");
@@ -270,7 +270,7 @@ fn a_full_disk_on_the_database_server_refuses_that_change_alone() {
     assert!(refused.keeps_connection(), "the server rolled the write back; its connection is sound");
     assert_eq!(db.fingerprint(), before.0, "a refused write changed a table");
     let results = store.apply(&[
-        Change::Memorize { claim: "no room either".into(), source: "test".into(), agent: None, expected: None },
+        Change::Memorize { claims: vec!["no room either".into()], source: "test".into(), agent: None, expected: None },
         Change::Checkpoint { action: PersistAction::Checkpoint, agent: Some("agent-d".into()), expected: None },
     ]);
     assert!(matches!(results[0], Err(Refusal::Store(StoreError::DatabaseFull { .. }))), "{results:?}");

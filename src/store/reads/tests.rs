@@ -218,7 +218,7 @@ fn plain_reads_are_lent_and_computed_once_per_snapshot() {
         assert!(matches!(first, Cow::Borrowed(_)), "{name} is recomputed");
         assert!(std::ptr::eq(&*first, &*second), "{name} is computed twice");
     }
-    let bound = Reader::read(&snapshot, &verb("impact"), &[("node", "crates/graph")]).expect("impact");
+    let bound = Reader::read(&snapshot, &verb("impact"), &[("node_id", "crates/graph")]).expect("impact");
     assert!(matches!(bound, Cow::Owned(_)));
 }
 
@@ -259,13 +259,13 @@ fn item_actions_follow_their_bindings() {
     let read = |name, bound: &[(&str, &str)]| Reader::read(&snapshot, &verb(name), bound).expect(name).into_owned();
     let map = read("system_blocks_snapshot", &[]);
     let node = field(&map.items[0], "node");
-    let impact = read("impact", &[("node", node)]);
+    let impact = read("impact", &[("node_id", node)]);
     assert!(impact.number("affected") >= 1);
     assert!(impact.items.iter().all(|i| !field(i, "via").is_empty()));
 
     let trust = read("trust", &[]);
     let module = field(&trust.items[0], "id");
-    let reach = read("impact", &[("node", module)]);
+    let reach = read("impact", &[("node_id", module)]);
     assert!(reach.items.iter().any(|i| field(i, "via") == "block"));
 
     let drift = read("drift", &[]);
@@ -325,7 +325,7 @@ fn bad_reads_are_errors_not_panics() {
     }
     for read in [Read::Impact, Read::Why, Read::Trace] {
         assert!(snapshot.read(read, &[]).is_err(), "{read:?}");
-        assert!(snapshot.read(read, &[("node", "  ")]).is_err());
+        assert!(snapshot.read(read, &[("node_id", "  ")]).is_err());
     }
 }
 
@@ -361,7 +361,7 @@ fn every_read_the_policy_composes_is_served() {
             assert_eq!(verbs::read_at(read.verb_id()).map(Read::name), Some(read.verb()), "found by handle");
         }
         // Item actions get their binding from an item; give every name.
-        let bound = [("node", "crates/graph"), ("source", "x"), ("target", "y"), ("error_text", "timeout")];
+        let bound = [("node_id", "crates/graph"), ("source", "x"), ("target", "y"), ("error_text", "timeout")];
         assert!(Reader::read(&snapshot, read, &bound).is_ok(), "{}", read.verb());
     }
     assert_eq!(own, 2, "the bell and the mission board read the cockpit's own view of the mission box");

@@ -1,6 +1,7 @@
-//! M007: a root entry is an argument-less read; a verb that requires
-//! arguments appears only as an item action whose `bind` supplies every one
-//! of them from fields the item has. Cards pass only arguments their verb
+//! M007: a root entry is an argument-less read (its card may fix what its
+//! verb requires); a verb that requires arguments the card leaves open
+//! appears only as an item action whose `bind` supplies every one of them
+//! from fields the item has. Cards pass only arguments their verb
 //! takes, each fixed to a value its declared type admits (an enum value
 //! outside the enum, a number out of bounds, a string where the type wants
 //! an integer); a `bind` fills only plain `text` arguments, since an item
@@ -24,7 +25,9 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let Some(def) = cx.verb_def(verb) else {
             continue;
         };
-        let required: Vec<&str> = def.requires.iter().map(|r| r.get_ref().as_str()).collect();
+        // What the card fixes, the human never types: only the rest must come from an item.
+        let fixed = |r: &str| card.arguments.keys().any(|a| a.get_ref() == r);
+        let required: Vec<&str> = def.requires.iter().map(|r| r.get_ref().as_str()).filter(|r| !fixed(r)).collect();
         match read.role {
             Role::SlotCard | Role::DoorSource => {
                 if !required.is_empty() {
