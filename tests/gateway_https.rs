@@ -84,19 +84,34 @@ impl World {
     }
 }
 
-/// Run `command` to its end (bounded), stdin closed, at the most verbose log level.
+/// Run `command` to its end (bounded), stdin closed, at the most verbose log level. Its output
+/// is drained while it runs, so a trace log longer than a pipe's buffer cannot stall it.
 fn run(mut command: Command) -> Output {
     command.env("M1ND_LOG", "trace").env_remove("M1ND_READ_ONLY");
     let mut child = command.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("spawn");
+    let drain = |pipe: Option<Box<dyn std::io::Read + Send>>| {
+        std::thread::spawn(move || {
+            let mut bytes = Vec::new();
+            if let Some(mut pipe) = pipe {
+                let _ = pipe.read_to_end(&mut bytes);
+            }
+            bytes
+        })
+    };
+    let stdout = drain(child.stdout.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
+    let stderr = drain(child.stderr.take().map(|p| Box::new(p) as Box<dyn std::io::Read + Send>));
     let deadline = Instant::now() + Duration::from_secs(60);
-    while child.try_wait().expect("wait").is_none() {
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait") {
+            break status;
+        }
         if Instant::now() > deadline {
             let _ = child.kill();
             panic!("{command:?} did not end within 60 s");
         }
         std::thread::sleep(Duration::from_millis(20));
-    }
-    child.wait_with_output().expect("output")
+    };
+    Output { status, stdout: stdout.join().expect("stdout"), stderr: stderr.join().expect("stderr") }
 }
 
 fn stderr(output: &Output) -> String {
