@@ -71,7 +71,7 @@ def tool(name: str, arguments: dict[str, Any]) -> Request:
 
 def memorize(i: int) -> Request:
     # Fixed width, so every claim costs the same to check, store and echo.
-    return tool("memorize", {"claim": f"callgrind bench claim {i:08d}", "source": "bench"})
+    return tool("memorize", {"node_label": "bench", "claims": [{"label": f"callgrind bench claim {i:08d}"}]})
 
 
 @dataclass
@@ -120,7 +120,7 @@ KINDS: list[Kind] = [
         annotate=True,
         note="(memorize + cockpit {}) - memorize",
     ),
-    Kind("north", [tool("north", {})], lambda i: [tool("north", {})]),
+    Kind("north", [tool("north", {"task": "bench"})], lambda i: [tool("north", {"task": "bench"})]),
     Kind("memorize", [memorize(999_999)], lambda i: [memorize(i)], note="synced write, unique claim"),
     Kind("unknown short", [UNKNOWN_SHORT], lambda i: [UNKNOWN_SHORT], refused=True, note="refused, 12 bytes"),
     Kind("unknown 256 bytes", [UNKNOWN_LONGEST], lambda i: [UNKNOWN_LONGEST], refused=True, note="refused, did-you-mean searched"),

@@ -30,7 +30,7 @@ def state_with(memories: int) -> dict:
     state["memories"] = [
         {
             "id": f"mem_bench{n:08d}",
-            "claim": f"the walk cache for repository {n % 97} is keyed per graph; see note {n}",
+            "node_label": "tests", "claims": [{"label": f"the walk cache for repository {n % 97} is keyed per graph; see note {n}"}],
             "source": "bench",
             "at": "2026-01-01T00:00:00Z",
         }
@@ -87,7 +87,7 @@ def measure(binary: Path, store: Path, rounds: int) -> tuple[float, float]:
     writes, roots = [], []
     try:
         for n in range(WARMUP + rounds):
-            w = server.call("memorize", {"claim": f"bench write {n}", "source": "bench"})
+            w = server.call("memorize", {"node_label": "bench", "claims": [{"label": f"bench write {n}"}]})
             r = server.call("cockpit", {})
             if n >= WARMUP:
                 writes.append(w)

@@ -147,7 +147,7 @@ def writer(run: Run, k: int, era: str, acknowledged: list[str], tally: Tally) ->
                 return True
             return False
 
-        return "memorize", {"claim": claim, "source": "loadtest"}, on_ok
+        return "memorize", {"node_label": "loadtest", "claims": [{"label": claim}]}, on_ok
 
     _mcp_loop(run, tally, client, request)
 

@@ -217,7 +217,7 @@ def test_state_moved_is_said_first_after_another_client_writes(open_view, store)
     version = view.results()[-1]["structuredContent"]["store_version"]
     other = harness.Mcp(store, read_only=False)
     try:
-        wrote = other.call("memorize", {"claim": "a claim from another client", "expected_store_version": version})
+        wrote = other.call("memorize", {"node_label": "tests", "claims": [{"label": "a claim from another client"}], "expected_store_version": version})
         assert not wrote.get("isError"), wrote
     finally:
         other.close()

@@ -41,7 +41,7 @@ SHAPES = ("mcpServers", "servers", "mcp_servers")
 PROJECT = "/path/to/project"
 # A verb that writes, taken from the policy's deny list, and arguments it accepts.
 WRITE_VERB = "memorize"
-WRITE_ARGS = {"claim": "written by a client the page configured", "agent_id": harness.AGENT_ID}
+WRITE_ARGS = {"node_label": "tests", "claims": [{"label": "written by a client the page configured"}], "agent_id": harness.AGENT_ID}
 FENCE = re.compile(r"^```(?P<lang>[a-z]*)\n(?P<body>.*?)^```$", re.M | re.S)
 HEADING = re.compile(r"^## (?P<title>.+)$", re.M)
 

@@ -76,11 +76,11 @@ async def test_writes_over_http(store: Path, mode: str) -> None:
         async with client(server, mode) as c:
             status = await c.call_tool("persist", {"action": "status"})
             version = status.structured_content["store_version"]
-            wrote = await c.call_tool("memorize", {"claim": f"over http ({mode})", "expected_store_version": version})
+            wrote = await c.call_tool("memorize", {"node_label": "tests", "claims": [{"label": f"over http ({mode})"}], "expected_store_version": version})
             assert not wrote.is_error, text_of(wrote)
             assert wrote.structured_content["store_version"] == version + 1
             before = harness.store_digest(store)
-            stale = await c.call_tool("memorize", {"claim": "stale", "expected_store_version": version})
+            stale = await c.call_tool("memorize", {"node_label": "tests", "claims": [{"label": "stale"}], "expected_store_version": version})
             assert stale.is_error and "state moved" in text_of(stale), text_of(stale)
             assert harness.store_digest(store) == before
 
@@ -91,7 +91,7 @@ async def test_read_only_from_environment_over_http(store: Path) -> None:
     with running(store, env=env) as server:
         for mode in MODES:
             async with client(server, mode) as c:
-                refused = await c.call_tool("memorize", {"claim": "x"})
+                refused = await c.call_tool("memorize", {"node_label": "tests", "claims": [{"label": "x"}]})
                 assert refused.is_error and "read_only_denied.toml" in text_of(refused)
                 assert "memorize" not in {t.name for t in (await c.list_tools()).tools}
     assert harness.store_digest(store) == before
@@ -102,7 +102,7 @@ async def test_read_only_from_environment_over_http(store: Path) -> None:
 
 def test_evil_origin_and_foreign_host_get_403(store: Path) -> None:
     before = harness.store_digest(store)
-    body, headers = stateless_call("memorize", {"claim": "planted"})
+    body, headers = stateless_call("memorize", {"node_label": "tests", "claims": [{"label": "planted"}]})
     with running(store) as server:
         status, _, text = server.post(body, {**headers, "Origin": "http://evil.example"})
         assert status == 403 and b"Origin" in text, (status, text)
@@ -123,7 +123,7 @@ def test_evil_origin_and_foreign_host_get_403(store: Path) -> None:
 
 def test_oversized_body_gets_413(store: Path) -> None:
     before = harness.store_digest(store)
-    body, headers = stateless_call("memorize", {"claim": "x" * (2 * 1024 * 1024)})
+    body, headers = stateless_call("memorize", {"node_label": "tests", "claims": [{"label": "x" * (2 * 1024 * 1024)}]})
     with running(store) as server:
         status, _, text = server.post(body, headers)
         assert status == 413, (status, text[:200])
@@ -168,7 +168,7 @@ async def test_token_is_required_when_set(store: Path) -> None:
 
 def test_bad_input_gets_clear_answers(store: Path) -> None:
     before = harness.store_digest(store)
-    body, headers = stateless_call("memorize", {"claim": "x"})
+    body, headers = stateless_call("memorize", {"node_label": "tests", "claims": [{"label": "x"}]})
     with running(store) as server:
         status, _, text = server.post(b"{not json", headers)
         assert status == 400 and json.loads(text)["error"]["code"] == -32700, (status, text)
@@ -203,14 +203,14 @@ async def test_load_64_clients_mixing_reads_and_writes_lose_nothing(store: Path)
     """
     with running(store) as server:
         async with client(server, "legacy") as probe:
-            start = (await probe.call_tool("boot_memory", {})).structured_content
+            start = (await probe.call_tool("boot_memory", {"action": "list"})).structured_content
         acknowledged: list[str] = []
 
         async def one(n: int) -> None:
             async with client(server, MODES[n % 2]) as c:
                 for r in range(ROUNDS):
                     claim = f"load {n}.{r}"
-                    wrote = await c.call_tool("memorize", {"claim": claim})
+                    wrote = await c.call_tool("memorize", {"node_label": "tests", "claims": [{"label": claim}]})
                     if not wrote.is_error:
                         acknowledged.append(claim)
                     read = await c.call_tool("cockpit", {"select": "6"} if r % 2 else {})
@@ -218,7 +218,7 @@ async def test_load_64_clients_mixing_reads_and_writes_lose_nothing(store: Path)
 
         await asyncio.wait_for(asyncio.gather(*(one(n) for n in range(CLIENTS))), LOAD_TIMEOUT_S)
         async with client(server, "legacy") as probe:
-            end = (await probe.call_tool("boot_memory", {})).structured_content
+            end = (await probe.call_tool("boot_memory", {"action": "list"})).structured_content
     assert len(acknowledged) == CLIENTS * ROUNDS, f"{CLIENTS * ROUNDS - len(acknowledged)} writes were refused"
     assert end["store_version"] - start["store_version"] == len(acknowledged), (start["store_version"], end["store_version"])
     assert end["numbers"]["memories"] - start["numbers"]["memories"] == len(acknowledged)

@@ -141,7 +141,7 @@ async def test_read_only_from_environment(store: Path) -> None:
         by_flag = sorted(t.name for t in await harness.list_all_tools(server.session))
     async with serve(store, env={"M1ND_READ_ONLY": "1"}) as server:
         by_env = sorted(t.name for t in await harness.list_all_tools(server.session))
-        refused = await server.session.call_tool("memorize", {"claim": "should not land"})
+        refused = await server.session.call_tool("memorize", {"node_label": "tests", "claims": [{"label": "should not land"}]})
     assert by_env == by_flag
     assert refused.is_error, f"memorize was not refused under M1ND_READ_ONLY=1: {text_of(refused)}"
 
@@ -238,7 +238,7 @@ async def test_write_moves_state(store: Path) -> None:
         _, collection = await cockpit(s, entry(root, "2")["select"])
         old_version = root["store_version"]
 
-        wrote = await s.call_tool("memorize", {"claim": "the e2e suite moved the state", "source": "tests/e2e"})
+        wrote = await s.call_tool("memorize", {"node_label": "tests/e2e", "claims": [{"label": "the e2e suite moved the state"}]})
         assert not wrote.is_error, f"memorize failed: {text_of(wrote)}"
 
         # A drill with the sig of the menu read before the write: never resolved, re-served.
@@ -272,10 +272,10 @@ async def test_stale_expected_store_version_is_a_conflict(store: Path) -> None:
         s = server.session
         _, root = await cockpit(s)
         v = root["store_version"]
-        ok = await s.call_tool("memorize", {"claim": "first", "expected_store_version": v})
+        ok = await s.call_tool("memorize", {"node_label": "tests", "claims": [{"label": "first"}], "expected_store_version": v})
         assert not ok.is_error, text_of(ok)
         before = harness.store_digest(store)
-        stale = await s.call_tool("memorize", {"claim": "second", "expected_store_version": v})
+        stale = await s.call_tool("memorize", {"node_label": "tests", "claims": [{"label": "second"}], "expected_store_version": v})
         assert stale.is_error, f"a stale expected_store_version was accepted: {text_of(stale)}"
         assert harness.store_digest(store) == before, "a refused write changed the store"
 
@@ -285,7 +285,7 @@ async def test_stale_expected_store_version_is_a_conflict(store: Path) -> None:
 
 REFUSED = [
     ("learn", {"feedback": "correct", "query": "x"}, "learn"),
-    ("m1nd.memorize", {"claim": "must not land"}, "memorize"),
+    ("m1nd.memorize", {"node_label": "tests", "claims": [{"label": "must not land"}]}, "memorize"),
     ("PERSIST", {"action": "save"}, "persist"),
     ("  m1nd_ingest ", {"path": "."}, "ingest"),
     ("no_such_verb", {}, "no_such_verb"),

@@ -31,18 +31,27 @@ def assert_valid(validator: Draft202012Validator, value: Any, what: str) -> None
     assert not errors, f"{what}: " + "; ".join(f"{list(e.path)}: {e.message}" for e in errors[:5])
 
 
+def value_for(name: str, spec: dict[str, Any], store_version: int) -> Any:
+    """A value of the type `spec` declares: an enum's first, an array of one, an object of its required members."""
+    if "enum" in spec:
+        return spec["enum"][0]
+    kind = spec.get("type")
+    if kind == "integer":
+        return store_version if "version" in name else 1
+    if kind == "array":
+        return [value_for(name, spec.get("items", {}), store_version)]
+    if kind == "object":
+        members = spec.get("properties", {})
+        return {m: value_for(m, members[m], store_version) for m in spec.get("required", [])}
+    return "crates/graph/src/walk.rs" if name == "node_id" else "schema check"
+
+
 def arguments_for(tool: Any, store_version: int) -> dict[str, Any]:
     """The least a call needs: each required argument, typed as the input schema says."""
     schema = tool.input_schema
     arguments: dict[str, Any] = {}
     for name in schema.get("required", []):
-        spec = schema["properties"][name]
-        if "enum" in spec:
-            arguments[name] = spec["enum"][0]
-        elif spec.get("type") == "integer":
-            arguments[name] = store_version if "version" in name else 1
-        else:
-            arguments[name] = "crates/graph/src/walk.rs" if name == "node" else "schema check"
+        arguments[name] = value_for(name, schema["properties"][name], store_version)
     if "agent_id" in schema.get("properties", {}):
         arguments["agent_id"] = AGENT_ID
     if "expected_store_version" in schema.get("properties", {}):
@@ -65,7 +74,7 @@ async def test_every_cockpit_answer_validates(store: Path) -> None:
         _, item = await cockpit(s, items[0]["select"])
         assert_valid(check, item, f"item {items[0]['select']}")
 
-        wrote = await s.call_tool("memorize", {"claim": "schema check", "expected_store_version": root["store_version"]})
+        wrote = await s.call_tool("memorize", {"node_label": "tests", "claims": [{"label": "schema check"}], "expected_store_version": root["store_version"]})
         assert not wrote.is_error, text_of(wrote)
         _, moved = await cockpit(s, first_entry(drill)["select"])
         assert moved.get("state_moved") is True, moved

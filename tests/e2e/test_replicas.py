@@ -77,7 +77,7 @@ def test_stateless_requests_reach_every_replica_and_see_one_store(balanced: Bala
 
     claims = [f"through the balancer {n}" for n in range(12)]
     for n, claim in enumerate(claims):
-        status, result = call(lb, "memorize", {"claim": claim}, request_id=n)
+        status, result = call(lb, "memorize", {"node_label": "tests", "claims": [{"label": claim}]}, request_id=n)
         assert status == 200 and result and not result["isError"], (claim, status, result)
 
     # Each replica reads the store as it is now: every answer, from either, has every write.
@@ -98,7 +98,7 @@ async def test_legacy_sessions_stay_on_the_replica_that_opened_them(balanced: Ba
             for r in range(6):
                 read = await c.call_tool("cockpit", {"select": "6"} if r % 2 else {})
                 assert not read.is_error, text_of(read)
-            wrote = await c.call_tool("memorize", {"claim": f"a legacy session through the balancer {n}"})
+            wrote = await c.call_tool("memorize", {"node_label": "tests", "claims": [{"label": f"a legacy session through the balancer {n}"}]})
             assert not wrote.is_error, text_of(wrote)
     # Each session was recorded in the stick table when it opened, and both replicas opened some.
     table = balanced.command("show table m1nd")
@@ -133,7 +133,7 @@ def burst_across(lb: HttpServer, fault: Callable[[], None], after: int = BURST) 
             claim = f"burst {w}.{n}"
             sent_at = time.monotonic()
             try:
-                status, result = call(lb, "memorize", {"claim": claim}, request_id=n)
+                status, result = call(lb, "memorize", {"node_label": "tests", "claims": [{"label": claim}]}, request_id=n)
             except OSError as e:
                 status, result = 0, {"error": str(e)}
             with lock:

@@ -58,7 +58,7 @@ def test_a_write_on_either_replica_is_read_back_by_the_other_at_once(balanced: B
     version = status_of(a)
     for n in range(6):
         writer, reader = (a, b) if n % 2 == 0 else (b, a)
-        status, result = call(writer, "memorize", {"claim": f"replica claim {n}"}, request_id=n)
+        status, result = call(writer, "memorize", {"node_label": "tests", "claims": [{"label": f"replica claim {n}"}]}, request_id=n)
         assert status == 200 and result and not result["isError"], result
         written = result["structuredContent"]["store_version"]
         assert written == version + n + 1, result
@@ -103,7 +103,7 @@ def test_a_database_restart_mid_burst_loses_no_acknowledged_write(balanced: Bala
     assert not unexpected, unexpected
     # Both replicas write again, without a restart of their own.
     for n, replica in enumerate(balanced.replicas):
-        status, result = call(replica, "memorize", {"claim": f"after the restart {n}"}, request_id=n)
+        status, result = call(replica, "memorize", {"node_label": "tests", "claims": [{"label": f"after the restart {n}"}]}, request_id=n)
         assert status == 200 and result and not result["isError"], result
     assert {"after the restart 0", "after the restart 1"} <= pg_store.claims(pg)
 
@@ -114,7 +114,7 @@ def test_writes_at_once_on_two_replicas_each_get_a_version_of_their_own(balanced
 
     def write(pair: tuple[int, HttpServer]) -> tuple[int, dict | None]:
         n, replica = pair
-        return call(replica, "memorize", {"claim": f"at once {n}"}, request_id=n)
+        return call(replica, "memorize", {"node_label": "tests", "claims": [{"label": f"at once {n}"}]}, request_id=n)
 
     with ThreadPoolExecutor(max_workers=8) as pool:
         results = list(pool.map(write, [(n, (a, b)[n % 2]) for n in range(16)]))
@@ -150,7 +150,7 @@ def test_a_replica_whose_clock_is_wrong_warns_and_records_the_databases_time(
         assert -401 * day_ms < skews["wrong"] < -399 * day_ms, skews
         assert abs(skews["right"]) < day_ms, skews
         for n, replica in enumerate((wrong, right)):
-            status, result = call(replica, "memorize", {"claim": f"when {n}", "agent_id": f"clock-{n}"}, n)
+            status, result = call(replica, "memorize", {"node_label": "tests", "claims": [{"label": f"when {n}"}], "agent_id": f"clock-{n}"}, n)
             assert status == 200 and result and not result["isError"], result
     finally:
         stop(wrong)
@@ -182,7 +182,7 @@ def test_signatures_and_state_moved_are_the_same_on_either_replica(balanced: Bal
     drilled = cockpit(b, {"select": select}, 3)
     assert drilled["level"] == "2" and not drilled.get("state_moved"), drilled
     # ...and after a write on B, the same choice is "state moved" on A, at B's version.
-    status, wrote = call(b, "memorize", {"claim": "moved on b"}, 4)
+    status, wrote = call(b, "memorize", {"node_label": "tests", "claims": [{"label": "moved on b"}]}, 4)
     assert status == 200 and wrote and not wrote["isError"], wrote
     moved = cockpit(a, {"select": select}, 5)
     assert moved.get("state_moved") is True and moved["level"] == "root", moved

@@ -249,11 +249,11 @@ async def test_stdio_and_streamable_http_upstreams_in_one_fleet(tmp_path: Path) 
             listed = {t.name for t in (await gw.session.list_tools()).tools}
             assert served("mind.", set(mind["verbs"]) - set(mind["denied"])) <= listed
             assert "repo_git_status" in listed
-            north = await gw.session.call_tool("mind.north", {})
+            north = await gw.session.call_tool("mind.north", {"task": "t"})
             assert not north.is_error, text_of(north)
             status = await gw.session.call_tool("repo_git_status", {"repo_path": str(repo)})
             assert not status.is_error, text_of(status)
-            refused = await gw.session.call_tool("MIND-memorize", {"claim": "through the fleet"})
+            refused = await gw.session.call_tool("MIND-memorize", {"node_label": "tests", "claims": [{"label": "through the fleet"}]})
             assert refused.is_error and "read-only" in text_of(refused), text_of(refused)
         assert tree_digest(store) == before
     finally:
@@ -301,7 +301,7 @@ async def test_a_started_member_sees_no_secret_of_the_gateway_or_of_another_memb
             assert seen.get("EVERYTHING_PROBE") == PROBE, seen
             assert set(seen) <= INHERITED | {"EVERYTHING_PROBE"}, sorted(seen)
             assert mind_token not in text_of(shown) and own_token not in text_of(shown)
-            north = await gw.session.call_tool("mind.north", {})
+            north = await gw.session.call_tool("mind.north", {"task": "t"})
             assert not north.is_error, text_of(north)
     finally:
         stop(upstream)

@@ -74,10 +74,10 @@ async def test_a_streamable_http_upstream_behind_a_read_only_gateway(tmp_path: P
         before = tree_digest(store)
         async with gateway(policy_dir, [], read_only=True, log_dir=tmp_path, extra=["--upstream", url]) as gw:
             assert {t.name for t in (await gw.session.list_tools()).tools} == verbs - denied
-            north = await gw.session.call_tool("north", {})
+            north = await gw.session.call_tool("north", {"task": "t"})
             assert not north.is_error, text_of(north)
             for name in name_forms("memorize"):
-                refused = await gw.session.call_tool(name, {"claim": "through the gateway"})
+                refused = await gw.session.call_tool(name, {"node_label": "tests", "claims": [{"label": "through the gateway"}]})
                 assert refused.is_error and "read-only" in text_of(refused), f"{name!r}: {text_of(refused)}"
         assert tree_digest(store) == before
     finally:
