@@ -20,7 +20,7 @@ async fn malformed_arguments_and_references_never_reach_a_reader() {
         (json!({ "select": "9.9.9.9.9" }), "valid forms"),
         (json!({ "select": "3.x" }), "valid forms"),
         (json!({ "select": true }), "must be a reference"),
-        (json!({ "seen_store_version": "7" }), "must be a non-negative integer"),
+        (json!({ "seen_store_version": "7" }), "must be an integer"),
         (json!({ "bogus": 1 }), "has no argument `bogus`"),
     ];
     for (args, why) in refused {

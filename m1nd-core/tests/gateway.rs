@@ -71,7 +71,7 @@ fn m014_a_cockpit_policy_may_not_carry_pins_it_would_not_enforce() {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../policy");
     let real = PolicySources::read_dir(&dir, "policy");
     let tools = format!(
-        "{}\n[verbs.pinned]\nsummary = \"x\"\naccepts = [\"node\"]\npins.node = {{ allowed = [\"b\"] }}\n",
+        "{}\n[verbs.pinned]\nsummary = \"x\"\narguments.node = \"text\"\npins.node = {{ allowed = [\"b\"] }}\n",
         real.text(PolicyFile::Tools)
     );
     // The new verb is routed like a read, so only the pin is wrong.
