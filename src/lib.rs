@@ -40,3 +40,11 @@ pub use m1nd_core::Cockpit;
 
 /// The compiled policy.
 pub static COCKPIT: Cockpit = m1nd_macros::cockpit!("policy");
+
+/// Each verb's arguments as Rust types, generated from the same policy by
+/// `calls!`: a call is checked against the table's types (with messages that
+/// name the argument), then read once into its [`calls::Call`], which is
+/// what the handlers take.
+pub mod calls {
+    m1nd_macros::calls!("policy");
+}

@@ -48,13 +48,18 @@ impl Checked {
         self.values.iter().find(|(n, _)| n == name).map(|(_, v)| v)
     }
 
-    fn has(&self, name: &str) -> bool {
-        self.text(name).is_some() || self.integer(name).is_some() || self.value(name).is_some()
+    /// The checked arguments as one JSON object, for [`crate::calls::Call::parse`]:
+    /// strings (a reference as its string), non-negative integers and every
+    /// other value, as the check accepted them.
+    pub fn to_json(&self) -> Value {
+        let strings = self.strings.iter().map(|(n, v)| (n.clone(), Value::from(v.as_str())));
+        let integers = self.integers.iter().map(|(n, v)| (n.clone(), Value::from(*v)));
+        let values = self.values.iter().map(|(n, v)| (n.clone(), v.clone()));
+        Value::Object(strings.chain(integers).chain(values).collect())
     }
 
-    /// The string arguments as `(name, value)` pairs, for the store's reads.
-    pub fn pairs(&self) -> Vec<(&str, &str)> {
-        self.strings.iter().map(|(n, v)| (n.as_str(), v.as_str())).collect()
+    fn has(&self, name: &str) -> bool {
+        self.text(name).is_some() || self.integer(name).is_some() || self.value(name).is_some()
     }
 }
 
@@ -79,6 +84,10 @@ pub enum ArgumentError {
     Missing { verb: String, name: String },
     #[error("`{verb}` takes exactly one of its {sets} argument sets, and this call matches {matched}: {why}")]
     NoSet { verb: String, sets: usize, matched: &'static str, why: String },
+    /// Checked arguments that do not read as the verb's generated type: the
+    /// check and `calls!` disagree, which is a bug, never the caller's fault.
+    #[error("the arguments of `{verb}` passed the check but do not read as its type ({why}); this is a bug in m1nd")]
+    Untypable { verb: String, why: String },
 }
 
 /// What is wrong with one value: a clause that follows "argument `x` of `verb`".
@@ -348,6 +357,31 @@ mod tests {
             ),
             _ => ty.choices.first().map_or_else(|| json!("x"), |c| json!(c.as_ref())),
         }
+    }
+
+    /// What the check lets through always reads as the verb's generated
+    /// type (`calls!`), for every verb of the table, with every argument it
+    /// takes: the two are derived from one declaration and never disagree.
+    #[test]
+    fn checked_arguments_always_read_as_their_generated_type() {
+        for verb in crate::COCKPIT.verbs.iter() {
+            for all in [false, true] {
+                let args: JsonObject = crate::COCKPIT
+                    .takes(verb)
+                    .filter(|t| all || t.required)
+                    .filter(|t| t.name != "agent_id")
+                    .map(|t| (t.name.into(), plausible(t.ty)))
+                    .collect();
+                let checked =
+                    check(&crate::COCKPIT, verb, Some(&args)).unwrap_or_else(|e| panic!("{}: {e}", verb.name));
+                match crate::calls::Call::parse(&verb.name, checked.to_json()) {
+                    Some(Ok(_)) => {}
+                    other => panic!("{} with {}: {other:?}", verb.name, Value::Object(args)),
+                }
+            }
+        }
+        let wrong = crate::calls::Call::parse("memorize", json!({ "node_label": "n", "claims": [{ "text": "t" }] }));
+        assert!(matches!(wrong, Some(Err(_))), "a claim without its label is not a claim");
     }
 
     /// Every verb takes the common `agent_id`, and the check hands it on.

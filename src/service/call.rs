@@ -12,19 +12,30 @@ use serde_json::{Map, Value, json};
 
 use super::answer::Answer;
 use super::answers::Answers;
-use super::arguments::Checked;
 use super::error::ServiceError;
 use crate::COCKPIT;
+use crate::calls::{self, Call};
 use crate::store::{
     Change, Counts, Done, PersistAction, PersistOutcome, Probe, Read, Refusal, Snapshot, Store, StoreError,
 };
 
-/// The argument that names the calling agent, recorded with what it writes.
-const AGENT_ID: &str = "agent_id";
+/// The cockpit's request in a call's arguments. A negative
+/// `seen_store_version` (upstream types it as any integer) names no state
+/// the store was ever at, so it is as if none was sent.
+pub fn cockpit_request(args: &calls::Cockpit) -> Request {
+    let seen_store_version = args.seen_store_version.and_then(|v| u64::try_from(v).ok());
+    Request { select: args.select.clone(), seen_store_version }
+}
 
-/// The cockpit's request in a call's arguments.
-pub fn cockpit_request(args: &Checked) -> Request {
-    Request { select: args.text("select").map(str::to_owned), seen_store_version: args.integer("seen_store_version") }
+/// The text arguments a store read takes, from the read's typed call: the
+/// node, the pair or the error text it is about.
+pub fn read_pairs(call: &Call) -> Vec<(&'static str, String)> {
+    match call {
+        Call::Impact(a) => vec![("node_id", a.node_id.clone())],
+        Call::Why(a) => vec![("source", a.source.clone()), ("target", a.target.clone())],
+        Call::Trace(a) => vec![("error_text", a.error_text.clone())],
+        _ => Vec::new(),
+    }
 }
 
 /// The cockpit (`read` is `None`) or one of the store's reads, on `store`.
@@ -33,15 +44,17 @@ pub fn read(
     answers: &Answers,
     probe: &Probe,
     read: Option<Read>,
-    args: &Checked,
+    request: &Request,
+    pairs: &[(&'static str, String)],
 ) -> Result<Answer, ServiceError> {
     let snapshot = store.snapshot()?;
     let store_version = snapshot.version();
     Ok(match read {
-        None => cockpit(&snapshot, answers, probe, cockpit_request(args))?,
+        None => cockpit(&snapshot, answers, probe, request.clone())?,
         Some(read) => {
             let verb = read.name();
-            let reading = snapshot.read(read, &args.pairs()).map_err(|source| ServiceError::Read { verb, source })?;
+            let pairs: Vec<(&str, &str)> = pairs.iter().map(|(n, v)| (*n, v.as_str())).collect();
+            let reading = snapshot.read(read, &pairs).map_err(|source| ServiceError::Read { verb, source })?;
             Answer::value(reading_json(verb, store_version, &reading))
         }
     })
@@ -78,48 +91,34 @@ pub fn persist_read(store: &Store, action: PersistAction, expected: Option<u64>)
     Ok(Answer::value(persist_json(&outcome)))
 }
 
-/// `persist`'s action: a read (`status`, `load`) or a write (`save`, `checkpoint`),
-/// spelt exactly, as the read-only guard compares it (`deny.rs`): the value
-/// the guard judged is the value acted on.
-pub fn persist_action(args: &Checked) -> Result<PersistAction, ServiceError> {
-    let action = args.text("action").unwrap_or_default().to_owned();
-    PersistAction::parse(&action).ok_or_else(|| {
-        let shown = m1nd_core::sanitize::escape::value(&action, 32);
-        ServiceError::Write {
-            verb: "persist",
-            source: StoreError::BadArgument(format!(
-                "unknown persist action `{shown}`; use status, save, checkpoint or load"
-            )),
-        }
-    })
+/// `persist`'s action as the store knows it. The typed call holds one of
+/// the four values the enum lists, spelt exactly, as the read-only guard
+/// compared it (`deny.rs`): the value the guard judged is the value acted on.
+pub fn persist_action(action: calls::PersistAction) -> PersistAction {
+    match action {
+        calls::PersistAction::Status => PersistAction::Status,
+        calls::PersistAction::Save => PersistAction::Save,
+        calls::PersistAction::Checkpoint => PersistAction::Checkpoint,
+        calls::PersistAction::Load => PersistAction::Load,
+    }
 }
 
 /// The change `memorize` asks for, in upstream's words: each of `claims`
 /// becomes one memory whose claim is its `text` when present, else its
-/// `label`, and whose source is `node_label`. The argument check already
-/// held `claims` to its type (an array of objects, each with a string
-/// `label`); the store bounds how many one call may carry.
-pub fn memorize(args: &Checked) -> Change {
-    let claims = args.value("claims").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-    let claim = |c: &Value| {
-        let field = |name| c.get(name).and_then(Value::as_str);
-        field("text").or_else(|| field("label")).unwrap_or_default().to_owned()
-    };
+/// `label`, and whose source is `node_label`. The store bounds how many one
+/// call may carry.
+pub fn memorize(args: calls::Memorize) -> Change {
     Change::Memorize {
-        claims: claims.iter().map(claim).collect(),
-        source: args.text("node_label").unwrap_or_default().to_owned(),
-        agent: args.text(AGENT_ID).map(str::to_owned),
-        expected: args.integer("expected_store_version"),
+        claims: args.claims.into_iter().map(|c| c.text.unwrap_or(c.label)).collect(),
+        source: args.node_label,
+        agent: args.agent_id,
+        expected: args.expected_store_version,
     }
 }
 
 /// The change `persist save` or `persist checkpoint` asks for.
-pub fn checkpoint(action: PersistAction, args: &Checked) -> Change {
-    Change::Checkpoint {
-        action,
-        agent: args.text(AGENT_ID).map(str::to_owned),
-        expected: args.integer("expected_store_version"),
-    }
+pub fn checkpoint(action: PersistAction, args: &calls::Persist) -> Change {
+    Change::Checkpoint { action, agent: args.agent_id.clone(), expected: args.expected_store_version }
 }
 
 /// A committed change's answer, or why `verb` changed nothing.

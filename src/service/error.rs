@@ -147,6 +147,7 @@ impl ServiceError {
             ServiceError::Arguments(ArgumentError::Value { .. }) => "argument-value",
             ServiceError::Arguments(ArgumentError::Missing { .. }) => "missing-argument",
             ServiceError::Arguments(ArgumentError::NoSet { .. }) => "argument-set",
+            ServiceError::Arguments(ArgumentError::Untypable { .. }) => "untypable-arguments",
             _ => self.kind().key(),
         }
     }
@@ -160,7 +161,10 @@ impl ServiceError {
             ServiceError::Refused(refused) => refused.echoes_a_value(),
             ServiceError::NotServed { .. }
             | ServiceError::Arguments(
-                ArgumentError::Unknown { .. } | ArgumentError::Untyped { .. } | ArgumentError::Missing { .. },
+                ArgumentError::Unknown { .. }
+                | ArgumentError::Untyped { .. }
+                | ArgumentError::Missing { .. }
+                | ArgumentError::Untypable { .. },
             )
             | ServiceError::Queue(_)
             | ServiceError::Thread(_)

@@ -9,7 +9,6 @@ use m1nd_core::runtime::Request;
 use tokio::sync::oneshot;
 
 use super::answer::Answer;
-use super::arguments::Checked;
 use super::error::ServiceError;
 use crate::store::tray::TrayState;
 use crate::store::{Change, Done, PersistAction, Read, Refusal};
@@ -17,7 +16,14 @@ use crate::store::{Change, Done, PersistAction, Read, Refusal};
 /// What a reader does for a job.
 pub enum ReadWork {
     /// The cockpit card, or one of the store's reads.
-    Call { read: Option<Read>, checked: Checked, reply: oneshot::Sender<Result<Answer, ServiceError>> },
+    /// `read` is `None` for the cockpit, which answers `request`; a store
+    /// read takes the text arguments `pairs`, read from the typed call.
+    Call {
+        read: Option<Read>,
+        request: Request,
+        pairs: Vec<(&'static str, String)>,
+        reply: oneshot::Sender<Result<Answer, ServiceError>>,
+    },
     /// `persist status` or `persist load`: the counts, checked against `expected`.
     Persist { action: PersistAction, expected: Option<u64>, reply: oneshot::Sender<Result<Answer, ServiceError>> },
     /// The cockpit's view for the human's pages and the CLI.

@@ -80,6 +80,7 @@ use tokio::sync::{oneshot, watch};
 
 use crate::COCKPIT;
 use crate::audit::{self, Audit};
+use crate::calls::Call as Calls;
 use crate::store::tray::{Act, Acted, TrayState};
 use crate::store::{Change, Done, Location, Op, Probe, Refusal, Write};
 
@@ -179,11 +180,12 @@ impl Drop for Shared {
 }
 
 /// A call the guard, the served-verb check and the argument check let
-/// through: its verb, what answers it, and its checked arguments.
+/// through: its verb, what answers it, and its arguments read into their
+/// type (boxed: the enum of every verb's arguments is large).
 struct Decided {
     verb: &'static m1nd_core::Verb,
     handler: Handler,
-    checked: Checked,
+    call: Box<crate::calls::Call>,
 }
 
 /// A call refused before it ran: the verb it resolved to, if it got that
@@ -292,41 +294,57 @@ impl Service {
             m1nd_core::runtime::parse_reference(select)
                 .map_err(|e| refused(named, m1nd_core::runtime::CockpitError::Reference(e).into()))?;
         }
-        Ok(Decided { verb, handler, checked })
+        let untypable =
+            |why: String| refused(named, ArgumentError::Untypable { verb: verb.name.to_string(), why }.into());
+        let call = match crate::calls::Call::parse(&verb.name, checked.to_json()) {
+            Some(Ok(call)) => call,
+            Some(Err(e)) => return Err(untypable(e.to_string())),
+            None => return Err(untypable("the policy declares no such verb".into())),
+        };
+        Ok(Decided { verb, handler, call: Box::new(call) })
     }
 
     /// Run a call that was let through.
     async fn run(&self, lane: Lane, call: Decided, cancel: Cancel) -> Result<Answer, ServiceError> {
-        let Decided { handler, checked, .. } = call;
-        match handler {
-            Handler::Help => Ok(self.0.help.clone()),
-            Handler::Cockpit => {
-                if let Some(answer) = self.kept(&checked) {
+        let Decided { verb, handler, call: typed } = call;
+        match (handler, *typed) {
+            (Handler::Help, _) => Ok(self.0.help.clone()),
+            (Handler::Cockpit, Calls::Cockpit(args)) => {
+                let request = call::cockpit_request(&args);
+                if let Some(answer) = self.kept(&request) {
                     return Ok(answer);
                 }
-                self.read(lane, cancel, |reply| ReadWork::Call { read: None, checked, reply }).await
+                self.read(lane, cancel, |reply| ReadWork::Call { read: None, request, pairs: Vec::new(), reply }).await
             }
-            Handler::Store(Op::Read(read)) => {
-                self.read(lane, cancel, |reply| ReadWork::Call { read: Some(read), checked, reply }).await
+            (Handler::Store(Op::Read(read)), typed) => {
+                let pairs = call::read_pairs(&typed);
+                let request = Request::default();
+                self.read(lane, cancel, |reply| ReadWork::Call { read: Some(read), request, pairs, reply }).await
             }
-            Handler::Store(Op::Write(Write::Memorize)) => {
-                call::written("memorize", self.write(call::memorize(&checked)).await)
+            (Handler::Store(Op::Write(Write::Memorize)), Calls::Memorize(args)) => {
+                call::written("memorize", self.write(call::memorize(args)).await)
             }
-            Handler::Store(Op::Write(Write::Persist)) => {
-                let action = call::persist_action(&checked)?;
+            (Handler::Store(Op::Write(Write::Persist)), Calls::Persist(args)) => {
+                let action = call::persist_action(args.action);
                 if action.writes() {
-                    return call::written("persist", self.write(call::checkpoint(action, &checked)).await);
+                    return call::written("persist", self.write(call::checkpoint(action, &args)).await);
                 }
-                let expected = checked.integer("expected_store_version");
+                let expected = args.expected_store_version;
                 self.read(lane, cancel, |reply| ReadWork::Persist { action, expected, reply }).await
             }
+            // `Call::parse` reads the verb's own type, so the handler and the
+            // type always agree; a mismatch is a bug, answered as one.
+            (_, _) => Err(ServiceError::Arguments(ArgumentError::Untypable {
+                verb: verb.name.to_string(),
+                why: "its handler takes another verb's arguments".into(),
+            })),
         }
     }
 
     /// The kept cockpit answer for this state, if there is one: the store
     /// file's mark now, compared with the mark the answer was composed at.
-    fn kept(&self, checked: &Checked) -> Option<Answer> {
-        let answer = self.0.answers.get(self.0.probe.mark()?, &call::cockpit_request(checked))?;
+    fn kept(&self, request: &Request) -> Option<Answer> {
+        let answer = self.0.answers.get(self.0.probe.mark()?, request)?;
         self.0.counters.count(&self.0.counters.kept_hits);
         Some(answer)
     }

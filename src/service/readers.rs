@@ -115,8 +115,8 @@ impl Reader {
             })
         };
         match work {
-            ReadWork::Call { read, checked, reply } => {
-                let done = with(&mut |store| call::read(store, answers, probe, read, &checked));
+            ReadWork::Call { read, request, pairs, reply } => {
+                let done = with(&mut |store| call::read(store, answers, probe, read, &request, &pairs));
                 let _ = reply.send(done);
             }
             ReadWork::Persist { action, expected, reply } => {
