@@ -78,6 +78,7 @@ fn cockpit_tokens(c: &Cockpit) -> TokenStream {
     let verbs = list(&c.verbs, verb);
     let arguments = list(&c.arguments, parameter);
     let common = strs(&c.common);
+    let common_required = strs(&c.common_required);
     let deny = deny(&c.deny);
     let cards = list(&c.cards, card);
     let slots = list(&c.slots, slot);
@@ -93,6 +94,7 @@ fn cockpit_tokens(c: &Cockpit) -> TokenStream {
             verbs: #verbs,
             arguments: #arguments,
             common: #common,
+            common_required: #common_required,
             deny: #deny,
             cards: #cards,
             slots: #slots,

@@ -39,6 +39,8 @@ pub struct Cockpit {
     pub arguments: List<Parameter>,
     /// Arguments every verb accepts besides its own, declared once.
     pub common: List<Str>,
+    /// Those of [`Cockpit::common`] that every verb taking them requires.
+    pub common_required: List<Str>,
     pub deny: DenyList,
     pub cards: List<Card>,
     pub slots: List<Slot>,
@@ -299,7 +301,11 @@ impl Cockpit {
             required: set.requires.contains(&p.name),
         });
         let common = self.common.iter().filter(move |_| verb.common);
-        own.chain(common.map(move |name| Takes { name, ty: self.argument_type(verb, name), required: false }))
+        own.chain(common.map(move |name| Takes {
+            name,
+            ty: self.argument_type(verb, name),
+            required: self.common_required.contains(name),
+        }))
     }
 
     /// A card's fixed argument as the JSON a call sends: the text itself for
@@ -319,7 +325,8 @@ impl Cockpit {
     pub fn takes<'a>(&'a self, verb: &'a Verb) -> impl Iterator<Item = Takes<'a>> + 'a {
         let required = verb.requires.iter().map(|n| (n, true));
         let common = self.common.iter().filter(move |_| verb.common);
-        let optional = verb.accepts.iter().chain(common).map(|n| (n, false));
+        let common = common.map(|n| (n, self.common_required.contains(n)));
+        let optional = verb.accepts.iter().map(|n| (n, false)).chain(common);
         required.chain(optional).map(|(name, required)| Takes { name, ty: self.argument_type(verb, name), required })
     }
 }
@@ -375,6 +382,7 @@ impl Cockpit {
         verbs: Cow::Borrowed(&[]),
         arguments: Cow::Borrowed(&[]),
         common: Cow::Borrowed(&[]),
+        common_required: Cow::Borrowed(&[]),
         deny: DenyList { tools: Cow::Borrowed(&[]), status_only: Cow::Borrowed(&[]) },
         cards: Cow::Borrowed(&[]),
         slots: Cow::Borrowed(&[]),

@@ -120,6 +120,7 @@ fn takes(kind: &str) -> &'static [&'static str] {
 
 fn render(schemas: &Value) -> Result<String, Unexpressible> {
     let version = schemas["m1nd_mcp"].as_str().unwrap_or_default();
+    let list = if agent_id_required(schemas)? { "requires" } else { "accepts" };
     let mut out = String::new();
     writeln!(
         out,
@@ -130,7 +131,7 @@ fn render(schemas: &Value) -> Result<String, Unexpressible> {
          # a verb whose tool does not declare it takes none of the [common] arguments (`common = false`).\n\
          \n\
          [common]\n\
-         accepts = [\"agent_id\"]\n\
+         {list} = [\"agent_id\"]\n\
          \n\
          [arguments]\n\
          agent_id = \"text\""
@@ -146,6 +147,40 @@ fn render(schemas: &Value) -> Result<String, Unexpressible> {
         verb.write(&tool["inputSchema"], version, &mut out)?;
     }
     Ok(out)
+}
+
+/// Whether every tool (and top-level `oneOf` branch) that declares `agent_id`
+/// requires it (then `[common]` requires it), or none does (then `[common]`
+/// accepts it). A mix is one [common] list cannot say.
+fn agent_id_required(schemas: &Value) -> Result<bool, Unexpressible> {
+    let mut seen: Option<(bool, &str)> = None;
+    for tool in schemas["tools"].as_array().into_iter().flatten() {
+        let name = tool["name"].as_str().unwrap_or_default();
+        let schema = &tool["inputSchema"];
+        let sets: Vec<&Value> = match schema.get("oneOf").and_then(Value::as_array) {
+            Some(branches) => branches.iter().collect(),
+            None => vec![schema],
+        };
+        for set in sets.into_iter().filter(|s| s["properties"].get("agent_id").is_some()) {
+            let required = set["required"].as_array().is_some_and(|r| r.iter().any(|n| n == "agent_id"));
+            match seen {
+                None => seen = Some((required, name)),
+                Some((first, _)) if first == required => {}
+                Some((first, other)) => {
+                    let (requires, accepts) = if first { (other, name) } else { (name, other) };
+                    return Err(Unexpressible {
+                        tool: name.to_owned(),
+                        path: "#/required".into(),
+                        what: format!(
+                            "`agent_id` required by `{requires}` but optional in `{accepts}` (one [common] list says \
+                             for every tool whether it is required)"
+                        ),
+                    });
+                }
+            }
+        }
+    }
+    Ok(seen.is_some_and(|(required, _)| required))
 }
 
 /// One tool being written: what every error names.
@@ -615,6 +650,22 @@ mod tests {
     }
 
     #[test]
+    fn agent_id_is_required_or_accepted_for_every_tool_alike() {
+        let tool = |name: &str, required: &[&str]| {
+            serde_json::json!({"name": name, "inputSchema": {"type": "object", "required": required,
+                "properties": {"agent_id": {"type": "string"}}}})
+        };
+        let schemas = |tools: Vec<Value>| {
+            serde_json::json!({"m1nd_mcp": "1.6.5", "schema": "m1nd-upstream-schemas-v1", "tools": tools}).to_string()
+        };
+        let optional = tools_toml(&schemas(vec![tool("a", &[]), tool("b", &[])])).unwrap();
+        assert!(optional.contains("[common]\naccepts = [\"agent_id\"]\n"), "{optional}");
+        let mixed = tools_toml(&schemas(vec![tool("a", &["agent_id"]), tool("b", &[])])).unwrap_err();
+        assert_eq!(mixed.tool, "b");
+        assert!(mixed.what.contains("required by `a` but optional in `b`"), "{}", mixed.what);
+    }
+
+    #[test]
     fn plain_arguments_take_the_shorthand_and_constraints_an_inline_table() {
         let schema = serde_json::json!({
             "type": "object",
@@ -637,7 +688,7 @@ mod tests {
             }
         });
         let toml = tools_toml(&one("impact", schema)).unwrap();
-        assert!(toml.contains("[common]\naccepts = [\"agent_id\"]\n\n[arguments]\nagent_id = \"text\"\n"), "{toml}");
+        assert!(toml.contains("[common]\nrequires = [\"agent_id\"]\n\n[arguments]\nagent_id = \"text\"\n"), "{toml}");
         assert_eq!(
             verbs(&toml),
             r#"[verbs.impact]

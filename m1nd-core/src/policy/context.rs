@@ -200,9 +200,15 @@ impl<'p> Context<'p> {
         names
     }
 
-    /// The arguments `[common]` says every verb accepts.
-    pub fn common_arguments(&self) -> &'p [Text] {
-        self.raw.tools.common.as_ref().map_or(&[], |c| c.get_ref().accepts.as_slice())
+    /// The arguments `[common]` names, accepted and required alike.
+    pub fn common_arguments(&self) -> impl Iterator<Item = &'p Text> + use<'p> {
+        let common = self.raw.tools.common.as_ref().map(|c| c.get_ref());
+        common.into_iter().flat_map(|c| c.accepts.iter().chain(&c.requires))
+    }
+
+    /// The arguments `[common]` says every verb (that takes them) requires.
+    pub fn common_required(&self) -> &'p [Text] {
+        self.raw.tools.common.as_ref().map_or(&[], |c| c.get_ref().requires.as_slice())
     }
 
     /// The deny-list entry that denies this verb, if any.

@@ -96,7 +96,13 @@ fn array<'a>(items: impl Iterator<Item = &'a str>) -> String {
 }
 
 fn tools(c: &Cockpit) -> String {
-    let mut out = format!("[common]\naccepts = {}\n[arguments]\n", array(c.common.iter().map(|s| &**s)));
+    let (required, accepted): (Vec<&str>, Vec<&str>) =
+        c.common.iter().map(|s| &**s).partition(|s| c.common_required.iter().any(|r| r == s));
+    let mut out = format!(
+        "[common]\naccepts = {}\nrequires = {}\n[arguments]\n",
+        array(accepted.into_iter()),
+        array(required.into_iter())
+    );
     for p in c.arguments.iter() {
         let _ = writeln!(out, "{} = {}", q(&p.name), toml_type(&p.ty));
     }

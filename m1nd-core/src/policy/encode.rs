@@ -38,6 +38,7 @@ pub fn encode(c: &Cockpit) -> Vec<u8> {
         verbs,
         arguments,
         common,
+        common_required,
         deny,
         cards,
         slots,
@@ -52,6 +53,7 @@ pub fn encode(c: &Cockpit) -> Vec<u8> {
     e.each(verbs, Encoder::verb);
     e.each(arguments, Encoder::parameter);
     e.strs(common);
+    e.strs(common_required);
     e.deny(deny);
     e.each(cards, Encoder::card);
     e.each(slots, Encoder::slot);

@@ -53,7 +53,8 @@ pub fn lower(cx: &Context<'_>) -> Cockpit {
         })
         .collect();
     let arguments = parameters(&raw.tools.arguments);
-    let common = list(cx.common_arguments().iter().map(|a| owned(a.get_ref())));
+    let common = list(cx.common_arguments().map(|a| owned(a.get_ref())));
+    let common_required = list(cx.common_required().iter().map(|a| owned(a.get_ref())));
     let deny = DenyList {
         tools: list(raw.deny.tools.get_ref().iter().map(|t| Cow::Owned(cx.lowered_name(t.get_ref())))),
         status_only: list(in_source_order(&raw.deny.status_only).into_iter().map(|(verb, rule)| {
@@ -84,6 +85,7 @@ pub fn lower(cx: &Context<'_>) -> Cockpit {
         verbs: Cow::Owned(verbs),
         arguments,
         common,
+        common_required,
         deny,
         cards: Cow::Owned(cards),
         slots: Cow::Owned(slots),

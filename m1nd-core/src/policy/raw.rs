@@ -67,6 +67,10 @@ pub struct SurfaceDef {
 pub struct CommonDef {
     #[serde(default)]
     pub accepts: Vec<Text>,
+    /// Arguments every verb that takes the common ones requires (m1nd's
+    /// tools all require `agent_id`).
+    #[serde(default)]
+    pub requires: Vec<Text>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -61,6 +61,7 @@ impl<'t> Walk<'t> {
             verbs,
             arguments,
             common,
+            common_required,
             deny,
             cards,
             slots,
@@ -97,6 +98,7 @@ impl<'t> Walk<'t> {
         });
         self.each("arguments", arguments, Walk::parameter);
         self.texts("common", common);
+        self.texts("common_required", common_required);
         let DenyList { tools, status_only } = deny;
         self.texts("deny.tools", tools);
         self.each("deny.status_only", status_only, |w, at, rule| {

@@ -91,7 +91,11 @@ fn verb(cx: &Context<'_>, file: PolicyFile, written: &Text, what: &str, out: &mu
 fn argument_types(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let types = ArgKind::ALL.iter().map(|k| format!("`{}`", k.key())).collect::<Vec<_>>().join(", ");
     let declared: Vec<&str> = cx.raw.tools.arguments.keys().map(|k| k.get_ref().as_str()).collect();
-    let common = cx.common_arguments().iter().map(|a| ("`[common]` accepts".to_owned(), a));
+    let required = cx.common_required();
+    let common = cx.common_arguments().map(|a| {
+        let list = if required.contains(a) { "requires" } else { "accepts" };
+        (format!("`[common]` {list}"), a)
+    });
     let verbs = cx.verbs_in_order().into_iter().flat_map(|(name, def)| {
         let def = def.get_ref();
         let sets = def.one_of.iter().flat_map(|s| s.get_ref()).flat_map(|s| &s.get_ref().requires);

@@ -60,7 +60,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     }
     first_wins(
         PolicyFile::Tools,
-        cx.common_arguments().iter().map(|a| (a.get_ref().clone(), a)),
+        cx.common_arguments().map(|a| (a.get_ref().clone(), a)),
         |arg, _| format!("`[common]` lists argument `{arg}` twice"),
         "list each common argument once",
         out,
@@ -79,7 +79,7 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             );
         }
         for arg in def.requires.iter().chain(&def.accepts).chain(def.arguments.keys()) {
-            if let Some(common) = cx.common_arguments().iter().find(|c| c.get_ref() == arg.get_ref()) {
+            if let Some(common) = cx.common_arguments().find(|c| c.get_ref() == arg.get_ref()) {
                 out.push(
                     Diagnostic::new(
                         Law::M003,

@@ -27,7 +27,9 @@ pub fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         };
         // What the card fixes, the human never types: only the rest must come from an item.
         let fixed = |r: &str| card.arguments.keys().any(|a| a.get_ref() == r);
-        let required: Vec<&str> = def.requires.iter().map(|r| r.get_ref().as_str()).filter(|r| !fixed(r)).collect();
+        let common = cx.common_required().iter().filter(|_| Context::takes_common(def));
+        let required: Vec<&str> =
+            def.requires.iter().chain(common).map(|r| r.get_ref().as_str()).filter(|r| !fixed(r)).collect();
         match read.role {
             Role::SlotCard | Role::DoorSource => {
                 if !required.is_empty() {
@@ -146,7 +148,11 @@ fn card_arguments(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         let Some(def) = cx.verb(card.tool.get_ref()).and_then(|v| cx.verb_def(v)) else {
             continue;
         };
-        let takes = cx.takes(def);
+        // A card may fix a common argument too (m1nd's cards pass `agent_id`).
+        let mut takes = cx.takes(def);
+        if Context::takes_common(def) {
+            takes.extend(cx.common_arguments().map(|a| a.get_ref().as_str()));
+        }
         for argument in card.arguments.keys() {
             if !takes.contains(&argument.get_ref().as_str()) {
                 out.push(
