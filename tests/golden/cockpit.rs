@@ -16,7 +16,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
             "Serve this cockpit only when the human types ? or explicitly asks for it, never on your own initiative and never at landing.",
         ),
         digest: ::std::borrow::Cow::Borrowed(
-            "9ef1c8e753d6e15c31268d1ebc65ba69e367536b1fd8594d509dbdaa6fc7786c",
+            "97a52bb1fe9c13e8607fa3aa1773ac53964087a2cf7c998cdfed9dc8ffebcf05",
         ),
         budget: ::m1nd_core::Budget {
             root_tokens: 800u32,
@@ -3290,6 +3290,7 @@ pub static COCKPIT: ::m1nd_core::Cockpit = {
         common: ::std::borrow::Cow::Borrowed(
             &[::std::borrow::Cow::Borrowed("agent_id")],
         ),
+        common_required: ::std::borrow::Cow::Borrowed(&[]),
         deny: ::m1nd_core::DenyList {
             tools: ::std::borrow::Cow::Borrowed(
                 &[
