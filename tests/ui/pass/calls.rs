@@ -11,14 +11,18 @@ use calls::Call;
 use serde_json::json;
 
 fn main() {
-    let Some(Ok(Call::Impact(impact))) = Call::parse("impact", json!({ "node_id": "src/lib.rs" })) else {
+    let Some(Ok(Call::Impact(impact))) = Call::parse("impact", json!({ "agent_id": "jimi", "node_id": "src/lib.rs" }))
+    else {
         panic!("impact parses");
     };
     assert_eq!(impact.node_id, "src/lib.rs");
     assert_eq!(impact.direction, calls::ImpactDirection::Forward, "the schema's default");
     assert!(impact.include_causal_chains, "the schema's default");
 
-    let plan = json!({ "actions": [{ "action_type": "modify", "file_path": "src/a.rs" }] });
+    assert_eq!(impact.agent_id, "jimi", "every m1nd tool requires agent_id");
+    assert!(matches!(Call::parse("impact", json!({ "node_id": "x" })), Some(Err(_))), "agent_id is required");
+
+    let plan = json!({ "agent_id": "jimi", "actions": [{ "action_type": "modify", "file_path": "src/a.rs" }] });
     let Some(Ok(Call::ValidatePlan(plan))) = Call::parse("validate_plan", plan) else {
         panic!("validate_plan parses");
     };
@@ -30,7 +34,10 @@ fn main() {
     });
     assert!(matches!(Call::parse("mission_service", land), Some(Ok(Call::MissionService(_)))));
 
-    assert!(matches!(Call::parse("impact", json!({ "node_id": "x", "direction": "sideways" })), Some(Err(_))));
-    assert!(matches!(Call::parse("impact", json!({ "node": "x" })), Some(Err(_))), "unknown argument");
+    assert!(matches!(
+        Call::parse("impact", json!({ "agent_id": "a", "node_id": "x", "direction": "sideways" })),
+        Some(Err(_))
+    ));
+    assert!(matches!(Call::parse("impact", json!({ "agent_id": "a", "node": "x" })), Some(Err(_))), "unknown argument");
     assert!(Call::parse("no_such_verb", json!({})).is_none());
 }
