@@ -23,8 +23,9 @@ enum Departure {
     Addition,
     /// Upstream's argument, taking every value upstream's type takes and more.
     Widening,
-    /// Upstream's argument, taking fewer values than upstream's type.
-    Narrowing,
+    /// Upstream's argument, taking fewer values than upstream's type, and
+    /// optional where upstream requires it.
+    NarrowingOptional,
 }
 
 /// Every departure, once: (verb, or `*` for every served verb; argument; what; why).
@@ -51,9 +52,10 @@ const DEPARTURES: &[(&str, &str, Departure, &str)] = &[
     (
         "*",
         "agent_id",
-        Departure::Narrowing,
+        Departure::NarrowingOptional,
         "the common argument is an id (1 to 64 printable characters), since it is recorded with every write \
-         and shown on the presences list; upstream takes any string",
+         and shown on the presences list; upstream takes any string. Upstream requires it of every tool; \
+         here a call may leave it out",
     ),
 ];
 
@@ -87,7 +89,8 @@ fn compare(table: &Cockpit, upstream: &Cockpit, verb: &Verb, used: &mut BTreeSet
             problems.push(format!("`{name}` does not take upstream's `{argument}`"));
             continue;
         };
-        if our_required != their_required {
+        let optional_here = matches!(departure(name, argument), Some((_, Departure::NarrowingOptional)));
+        if our_required != their_required && !(optional_here && their_required) {
             problems.push(format!(
                 "`{name}`'s `{argument}` is {} here but {} upstream",
                 if our_required { "required" } else { "optional" },
@@ -95,7 +98,7 @@ fn compare(table: &Cockpit, upstream: &Cockpit, verb: &Verb, used: &mut BTreeSet
             ));
         }
         match departure(name, argument) {
-            Some((k, Departure::Widening | Departure::Narrowing)) => {
+            Some((k, Departure::Widening | Departure::NarrowingOptional)) => {
                 used.insert(k);
                 if our_type == their_type {
                     problems.push(format!("`{name}`'s `{argument}` is listed as departing but has upstream's type"));
