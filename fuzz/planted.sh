@@ -10,7 +10,7 @@
 #
 # The planted build is the reference target alone, built like every target but
 # with the feature and without the `server` feature (the reference target does
-# not need the server), in the same target directory: only m1nd-core and the
+# not need the server), in the same target directory: only m1nd-policy and the
 # fuzz crate are compiled again, and the planted binary is copied away before
 # the ordinary build is linked again for the control.
 set -euo pipefail

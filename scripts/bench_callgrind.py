@@ -96,7 +96,7 @@ class Kind:
 
 COCKPIT_ROOT = tool("cockpit", {})
 #: Unknown tool names: a short one, one as long as the guard looks up (256 bytes), and one byte
-#: longer, which the guard refuses on its length alone (m1nd_core::guard::MAX_NAME_BYTES). The
+#: longer, which the guard refuses on its length alone (m1nd_policy::guard::MAX_NAME_BYTES). The
 #: long ones must cost what the short one does: "did you mean" is a search whose input size the
 #: caller controls.
 UNKNOWN_SHORT = tool("no_such_tool", {})

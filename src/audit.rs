@@ -125,7 +125,7 @@ impl<'a, E: Default> Record<'a, E> {
         Record {
             time: crate::store::now_utc(),
             session,
-            name: m1nd_core::sanitize::display(name, m1nd_core::sanitize::cap::VALUE),
+            name: m1nd_policy::sanitize::display(name, m1nd_policy::sanitize::cap::VALUE),
             decision,
             verb: None,
             own: E::default(),

@@ -15,7 +15,7 @@
 //!   mcp         rmcp's ServerHandler over the service     gateway
 //!   service     guard → handle → arguments → store thread; typed errors
 //!   store       SQLite: reads, writes, the tray's acts
-//!   m1nd-core   policy, laws, table, guard, composer, sanitiser
+//!   m1nd-policy   policy, laws, table, guard, composer, sanitiser
 //! ```
 //!
 //! The command line (the binary) is the one adapter above them all; `log`,
@@ -36,7 +36,7 @@ pub mod store;
 pub mod transport;
 pub mod widget;
 
-pub use m1nd_core::Cockpit;
+pub use m1nd_policy::Cockpit;
 
 /// The compiled policy.
 pub static COCKPIT: Cockpit = m1nd_macros::cockpit!("policy");

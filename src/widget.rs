@@ -91,7 +91,7 @@ mod tests {
     /// script; both must be the ones this build serves.
     #[test]
     fn the_template_reads_the_schema_the_composer_writes() {
-        let schema = format!("SCHEMA = \"{}\"", m1nd_core::runtime::json::SCHEMA);
+        let schema = format!("SCHEMA = \"{}\"", m1nd_policy::runtime::json::SCHEMA);
         assert!(TEMPLATE.contains(&schema), "the template does not read {schema}");
         assert!(TEMPLATE.contains(&format!("VERSION = \"{VERSION}\"")));
     }

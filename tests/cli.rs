@@ -178,7 +178,7 @@ fn policy_expand_prints_the_golden_expansion_shape() {
     let out = m1nd(&["policy", "expand"]);
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
-    assert!(text.contains("pub static COCKPIT: ::m1nd_core::Cockpit"), "{text:.500}");
+    assert!(text.contains("pub static COCKPIT: ::m1nd_policy::Cockpit"), "{text:.500}");
     assert!(text.contains("include_bytes!(\"policy/tools.toml\")"), "{text:.2000}");
     let bad = m1nd(&["policy", "expand", "tests/ui/policies/m004_slot_card"]);
     assert_eq!(bad.status.code(), Some(1));

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
-use m1nd_core::gateway::Embedded;
-use m1nd_core::{PolicySources, compile_gateway};
+use m1nd_policy::gateway::Embedded;
+use m1nd_policy::{PolicySources, compile_gateway};
 
 static GIT: Embedded = m1nd_macros::gateway!("tests/gateway/policies/git");
 

@@ -9,10 +9,10 @@ use m1nd::gateway::import_surfaces;
 use m1nd::gateway::plan::{Plan, Table};
 use m1nd::gateway::readable;
 use m1nd::gateway::reviewed::Reviewed;
-use m1nd_core::gateway::surfaces::{Kind, Listed};
-use m1nd_core::gateway::{Gateway, digest};
-use m1nd_core::policy::diff::{Category, diff_gateway};
-use m1nd_core::{PolicyFile, PolicySources, compile_gateway};
+use m1nd_policy::gateway::surfaces::{Kind, Listed};
+use m1nd_policy::gateway::{Gateway, digest};
+use m1nd_policy::policy::diff::{Category, diff_gateway};
+use m1nd_policy::{PolicyFile, PolicySources, compile_gateway};
 use serde_json::{Value, json};
 
 /// A time server's tools with `zone` as the local timezone.

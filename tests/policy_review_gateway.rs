@@ -240,7 +240,7 @@ fn expand_prints_what_gateway_expands_a_gateway_policy_to() {
     let out = m1nd(&["policy", "expand", FILESYSTEM]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let source = text(&out.stdout);
-    assert!(source.contains("pub static GATEWAY: ::m1nd_core::gateway::Embedded"), "{source}");
+    assert!(source.contains("pub static GATEWAY: ::m1nd_policy::gateway::Embedded"), "{source}");
     assert!(source.contains(&format!("\"{FILESYSTEM}/tools.toml\"")), "{source}");
     assert!(!source.contains("cockpit.toml"), "{source}");
     let broken = m1nd(&["policy", "expand", "tests/ui/policies/gateway_m014"]);
@@ -352,7 +352,7 @@ fn check_refuses_a_definition_with_hidden_characters_until_its_field_is_allowed(
         "description": "Echo text.\u{E0049}\u{E0047}\u{200B}",
         "inputSchema": {"type": "object", "properties": {"text": {"type": "string", "description": "Plain."}}},
     });
-    let digest = m1nd_core::gateway::digest(&definition);
+    let digest = m1nd_policy::gateway::digest(&definition);
     let tools = format!("[verbs.echo]\nsummary = \"Echo text.\"\naccepts = [\"text\"]\ndefinition = \"{digest}\"\n");
     std::fs::write(dir.path().join("tools.toml"), &tools).expect("write");
     std::fs::write(dir.path().join("read_only_denied.toml"), "tools = []\n").expect("write");
@@ -376,7 +376,7 @@ fn check_refuses_a_definition_with_hidden_characters_until_its_field_is_allowed(
     assert!(out.contains(&format!("--> definitions.json:{line}:{col}")), "{out}");
     assert!(out.contains("`allow_invisible = [\"description\"]` in `[verbs.echo]` of tools.toml"), "{out}");
     assert_eq!(out.matches("error: [M018]").count(), 1, "the clean field is not reported: {out}");
-    assert!(!m1nd_core::sanitize::escape::has_unseen(&out, m1nd_core::sanitize::escape::Layout::Keep), "{out:?}");
+    assert!(!m1nd_policy::sanitize::escape::has_unseen(&out, m1nd_policy::sanitize::escape::Layout::Keep), "{out:?}");
     assert!(text(&refused.stderr).contains(". breaks 1 law"), "{}", text(&refused.stderr));
 
     let allowed = tools.replace("definition =", "allow_invisible = [\"description\"]\ndefinition =");

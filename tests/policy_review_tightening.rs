@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
-use m1nd_core::gateway::digest;
+use m1nd_policy::gateway::digest;
 use serde_json::{Value, json};
 
 const BIN: &str = env!("CARGO_BIN_EXE_m1nd");

@@ -5,7 +5,7 @@
 
 mod server_support;
 
-use m1nd_core::sanitize::is_hidden;
+use m1nd_policy::sanitize::is_hidden;
 use serde_json::{Value, json};
 use std::path::Path;
 

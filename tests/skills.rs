@@ -7,7 +7,7 @@
 use std::fs;
 use std::path::Path;
 
-use m1nd_core::runtime::SEND_AS_TYPED;
+use m1nd_policy::runtime::SEND_AS_TYPED;
 
 /// The skill files, relative to the package root.
 const SKILLS: [&str; 3] =

@@ -3,8 +3,8 @@
 use std::path::Path;
 
 use m1nd::COCKPIT;
-use m1nd_core::policy::decompile;
-use m1nd_core::{PolicySources, SlotKind, compile};
+use m1nd_policy::policy::decompile;
+use m1nd_policy::{PolicySources, SlotKind, compile};
 
 /// The table is what the compiler makes of policy/ today (so the build
 /// script's tracking did its job), and it survives the laws on its own:

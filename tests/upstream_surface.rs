@@ -11,7 +11,7 @@ use std::path::Path;
 
 use m1nd::COCKPIT;
 use m1nd::service::dispatch::served_verbs;
-use m1nd_core::{ArgType, Cockpit, PolicySources, Verb, compile};
+use m1nd_policy::{ArgType, Cockpit, PolicySources, Verb, compile};
 
 /// m1nd 1.6.5's real surface, as the ui suite compiles it.
 const UPSTREAM: &str = "tests/ui/policies/m1nd_1_6_5";
@@ -168,13 +168,13 @@ fn the_comparison_can_fail() {
     impact.requires = Vec::new().into();
     impact.accepts.to_mut().push("node_id".into());
     let direction = impact.arguments.to_mut().iter_mut().find(|p| p.name == "direction").expect("direction");
-    direction.ty = ArgType::of(m1nd_core::ArgKind::Text);
+    direction.ty = ArgType::of(m1nd_policy::ArgKind::Text);
     let memorize = verbs.iter_mut().find(|v| v.name == "memorize").expect("memorize");
     memorize.accepts.to_mut().push("claim".into());
     memorize
         .arguments
         .to_mut()
-        .push(m1nd_core::Parameter { name: "claim".into(), ty: ArgType::of(m1nd_core::ArgKind::Text) });
+        .push(m1nd_policy::Parameter { name: "claim".into(), ty: ArgType::of(m1nd_policy::ArgKind::Text) });
     let mut used = BTreeSet::new();
     let problems: Vec<String> = ["impact", "memorize"]
         .into_iter()

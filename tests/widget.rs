@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use m1nd::widget;
-use m1nd_core::runtime::parse_reference;
+use m1nd_policy::runtime::parse_reference;
 use serde_json::{Value, json};
 use server_support::{BIN, Mcp, demo_store, edited_demo_store, is_error, text};
 

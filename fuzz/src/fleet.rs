@@ -1,4 +1,4 @@
-//! A fleet directory through `m1nd_core::gateway::fleet::compile_fleet`:
+//! A fleet directory through `m1nd_policy::gateway::fleet::compile_fleet`:
 //! `fleet.toml`'s parser (M001), every member's gateway policy, and M017.
 //!
 //! The input is `fleet.toml`'s text, then each member's policy directory
@@ -26,10 +26,10 @@
 
 use std::collections::HashMap;
 
-use m1nd_core::gateway::fleet::{Endpoint, FleetProblem, FleetSources, compile_fleet};
-use m1nd_core::gateway::uri_template::Template;
-use m1nd_core::names::spec::fold;
-use m1nd_core::policy::{Declared, ReadProblem, gateway_declarations};
+use m1nd_policy::gateway::fleet::{Endpoint, FleetProblem, FleetSources, compile_fleet};
+use m1nd_policy::gateway::uri_template::Template;
+use m1nd_policy::names::spec::fold;
+use m1nd_policy::policy::{Declared, ReadProblem, gateway_declarations};
 
 use crate::is_display_safe;
 
@@ -78,7 +78,7 @@ pub fn sources(data: &[u8]) -> FleetSources {
     let (config, sections) = split(data);
     let config = String::from_utf8(config.to_vec())
         .map_err(|e| ReadProblem::NotUtf8 { valid_up_to: e.utf8_error().valid_up_to() });
-    let members = match config.as_deref().map(m1nd_core::gateway::fleet::config::parse) {
+    let members = match config.as_deref().map(m1nd_policy::gateway::fleet::config::parse) {
         Ok(Ok(entries)) => entries
             .iter()
             .map(|e| {
@@ -157,7 +157,7 @@ fn word(text: &str, dot: bool) -> bool {
         && text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || (dot && b == b'.'))
 }
 
-fn served_apart(prefixes: &[&str], declared: &[Declared], of: fn(&Declared) -> &m1nd_core::policy::Names, noun: &str) {
+fn served_apart(prefixes: &[&str], declared: &[Declared], of: fn(&Declared) -> &m1nd_policy::policy::Names, noun: &str) {
     let mut seen: HashMap<String, String> = HashMap::new();
     for (prefix, declared) in prefixes.iter().zip(declared) {
         for (name, _) in of(declared) {

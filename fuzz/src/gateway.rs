@@ -1,5 +1,5 @@
 //! What an upstream MCP server sends back through the gateway: its tool list
-//! (`m1nd_core::gateway::View::new`) and the calls checked against it
+//! (`m1nd_policy::gateway::View::new`) and the calls checked against it
 //! (`gateway::check`, with the pins of `gateway/pins.rs` and `paths.rs`).
 //!
 //! The input is JSON:
@@ -28,10 +28,10 @@
 use std::collections::HashSet;
 use std::path::{Component, Path};
 
-use m1nd_core::Refusal;
-use m1nd_core::gateway::annotations::{HINTS, READ_ONLY};
-use m1nd_core::gateway::{Forward, Gateway, PinRule, View, check as gateway_check, digest};
-use m1nd_core::guard::{Guard, Refused};
+use m1nd_policy::Refusal;
+use m1nd_policy::gateway::annotations::{HINTS, READ_ONLY};
+use m1nd_policy::gateway::{Forward, Gateway, PinRule, View, check as gateway_check, digest};
+use m1nd_policy::guard::{Guard, Refused};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 

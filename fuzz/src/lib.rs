@@ -5,7 +5,7 @@
 //!
 //! A property is an `assert!`: libFuzzer reports a panic as a crash and keeps
 //! the input that caused it. Every check runs on library entry points of
-//! `m1nd-core`, or of `m1nd` through its hidden `m1nd::fuzzing` module (the
+//! `m1nd-policy`, or of `m1nd` through its hidden `m1nd::fuzzing` module (the
 //! server's own functions, not copies), never on a spawned binary.
 //!
 //! | target      | input                                     | module          |

@@ -1,5 +1,5 @@
 //! A policy directory (see [`crate::policy_dir`]) through the TOML loader,
-//! the laws and lowering: `m1nd_core::compile` and `compile_gateway`.
+//! the laws and lowering: `m1nd_policy::compile` and `compile_gateway`.
 //!
 //! A policy that is refused gets diagnostics that render, whose first line
 //! is one line naming the law, and one GitHub annotation line each.
@@ -22,10 +22,10 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 
-use m1nd_core::guard::Guard;
-use m1nd_core::policy::{decompile, report};
-use m1nd_core::runtime::{Item, Path, ReadError, Reader, Reading, Request, cockpit};
-use m1nd_core::{Cockpit, Diagnostic, PolicySources, ReadVerb, SlotKind, compile, compile_gateway};
+use m1nd_policy::guard::Guard;
+use m1nd_policy::policy::{decompile, report};
+use m1nd_policy::runtime::{Item, Path, ReadError, Reader, Reading, Request, cockpit};
+use m1nd_policy::{Cockpit, Diagnostic, PolicySources, ReadVerb, SlotKind, compile, compile_gateway};
 use serde_json::{Map, Value};
 
 pub fn check(data: &[u8]) {
@@ -50,7 +50,7 @@ pub fn check(data: &[u8]) {
                 assert!(gateway.policy.takes(verb).any(|t| t.name == pin.argument), "a pin on an argument not taken");
             }
             if let Some(definition) = &tool.definition {
-                assert!(m1nd_core::policy::is_digest(definition), "definition pin {definition:?}");
+                assert!(m1nd_policy::policy::is_digest(definition), "definition pin {definition:?}");
             }
         }
     }
@@ -122,7 +122,7 @@ impl Reader for Recording<'_> {
         arguments.extend(bound.iter().map(|(k, v)| ((*k).to_owned(), Value::from(*v))));
         let verdict = Guard::new(self.table, true).check(read.verb(), Some(&arguments));
         assert!(verdict.is_ok(), "the menu asked for `{}`: {verdict:?}", read.verb());
-        let fields = m1nd_core::Facet::ALL.iter().filter_map(|f| f.items()).flat_map(|i| i.fields.iter());
+        let fields = m1nd_policy::Facet::ALL.iter().filter_map(|f| f.items()).flat_map(|i| i.fields.iter());
         let item = Item::new(fields.map(|f| (f.name, "x")));
         Ok(Cow::Owned(Reading::listing([item]).with("count", 1)))
     }

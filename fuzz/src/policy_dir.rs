@@ -6,7 +6,7 @@
 //! named twice keeps its last text. The marker is a TOML comment, so a marker
 //! the fuzzer moves into a file's middle is still a valid line there.
 
-use m1nd_core::{PolicyFile, PolicySources};
+use m1nd_policy::{PolicyFile, PolicySources};
 
 pub const MARKER: &str = "#@ ";
 

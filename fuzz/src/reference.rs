@@ -1,5 +1,5 @@
 //! `select`: the reference a human types, parsed by
-//! `m1nd_core::runtime::reference`.
+//! `m1nd_policy::runtime::reference`.
 //!
 //! For any text:
 //! 1. parsing never panics, and a refusal lists the valid forms and echoes
@@ -11,8 +11,8 @@
 //! 5. it round-trips: displayed and parsed again it is the same reference,
 //!    and the display is already canonical.
 
-use m1nd_core::runtime::reference::{MAX_REFERENCE_CHARS, VALID_FORMS};
-use m1nd_core::runtime::{Path, parse_reference};
+use m1nd_policy::runtime::reference::{MAX_REFERENCE_CHARS, VALID_FORMS};
+use m1nd_policy::runtime::{Path, parse_reference};
 
 pub fn check(data: &[u8]) {
     let input = String::from_utf8_lossy(data);

@@ -1,4 +1,4 @@
-//! `m1nd_core::sanitize::display`: the one sanitiser for every string shown
+//! `m1nd_policy::sanitize::display`: the one sanitiser for every string shown
 //! back that came from state or a caller.
 //!
 //! The first byte chooses the cap (0–129, which covers every cap in
@@ -11,7 +11,7 @@
 //!    subsequence of the input, with folded characters read as a space;
 //! 4. is a fixed point: sanitised again with the same cap it is unchanged.
 
-use m1nd_core::sanitize::display;
+use m1nd_policy::sanitize::display;
 
 pub fn check(data: &[u8]) {
     let Some((&cap, text)) = data.split_first() else { return };

@@ -1,5 +1,5 @@
 //! Store contents written by a hostile writer, composed into the cockpit by
-//! `m1nd_core::runtime::cockpit` over a `MemoryReader`.
+//! `m1nd_policy::runtime::cockpit` over a `MemoryReader`.
 //!
 //! The input is JSON, as a store row holds it:
 //!
@@ -21,8 +21,8 @@
 
 use std::collections::HashMap;
 
-use m1nd_core::Cockpit;
-use m1nd_core::runtime::{Item, MemoryReader, ReadError, Reader, Reading, Request, View, WorstCase, cockpit};
+use m1nd_policy::Cockpit;
+use m1nd_policy::runtime::{Item, MemoryReader, ReadError, Reader, Reading, Request, View, WorstCase, cockpit};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 

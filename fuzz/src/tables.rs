@@ -7,9 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use m1nd_core::gateway::{Gateway, digest};
-use m1nd_core::runtime::{WorstCase, worst_case};
-use m1nd_core::{Cockpit, PolicyFile, PolicySources, compile, compile_gateway};
+use m1nd_policy::gateway::{Gateway, digest};
+use m1nd_policy::runtime::{WorstCase, worst_case};
+use m1nd_policy::{Cockpit, PolicyFile, PolicySources, compile, compile_gateway};
 use serde_json::Value;
 
 /// The repository, found from this crate's manifest.
@@ -141,6 +141,6 @@ pub fn scratch() -> PathBuf {
     .clone()
 }
 
-fn rendered(problems: &[m1nd_core::Diagnostic], sources: &PolicySources) -> String {
+fn rendered(problems: &[m1nd_policy::Diagnostic], sources: &PolicySources) -> String {
     problems.iter().map(|d| d.render(sources)).collect::<Vec<_>>().join("\n")
 }

@@ -31,7 +31,7 @@ use m1nd::fuzzing::{
     CallToolResult, CompleteResult, ESCAPED_META, ElicitRequestParams, ErrorData, GetPromptResult,
     ProgressNotificationParam, ReadResourceResult, upstream_answer, upstream_error, upstream_progress,
 };
-use m1nd_core::sanitize::escape::{Layout, escape};
+use m1nd_policy::sanitize::escape::{Layout, escape};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
@@ -134,7 +134,7 @@ fn escaped_walk(value: &Value) -> Value {
 
 /// How many characters of `value`'s strings and keys the rule escapes.
 fn unseen(value: &Value) -> usize {
-    let count = |text: &str| text.chars().filter(|&c| m1nd_core::sanitize::escape::is_unseen(c, Layout::Keep)).count();
+    let count = |text: &str| text.chars().filter(|&c| m1nd_policy::sanitize::escape::is_unseen(c, Layout::Keep)).count();
     match value {
         Value::String(text) => count(text),
         Value::Array(items) => items.iter().map(unseen).sum(),

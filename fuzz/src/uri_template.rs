@@ -1,4 +1,4 @@
-//! `m1nd_core::gateway::uri_template`: the templates a gateway policy
+//! `m1nd_policy::gateway::uri_template`: the templates a gateway policy
 //! declares (`Template::parse`), the URIs a session may read through them
 //! (`Template::matches`), and `uri_problem`.
 //!
@@ -25,7 +25,7 @@
 
 use std::collections::HashMap;
 
-use m1nd_core::gateway::uri_template::{MAX_URI_BYTES, MAX_VARIABLES, Template, uri_problem};
+use m1nd_policy::gateway::uri_template::{MAX_URI_BYTES, MAX_VARIABLES, Template, uri_problem};
 
 /// The longest URI the oracle judges: its work grows with the square of
 /// the length, the template's does not (longer ones are judged readable only).

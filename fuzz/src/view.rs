@@ -13,12 +13,12 @@
 //!    mark is one of the facet's kinds' static marks (M015);
 //! 6. both skins render, the ASCII card is ASCII, and no entry names a verb.
 
-use m1nd_core::facets::UNAVAILABLE;
-use m1nd_core::runtime::json::{to_pretty, to_value, tokens};
-use m1nd_core::runtime::text::{Charset, render};
-use m1nd_core::runtime::{EntryText, Path, RESULT_LINES, View, WorstCase, parse_reference};
-use m1nd_core::sanitize::cap;
-use m1nd_core::{Cockpit, Slot};
+use m1nd_policy::facets::UNAVAILABLE;
+use m1nd_policy::runtime::json::{to_pretty, to_value, tokens};
+use m1nd_policy::runtime::text::{Charset, render};
+use m1nd_policy::runtime::{EntryText, Path, RESULT_LINES, View, WorstCase, parse_reference};
+use m1nd_policy::sanitize::cap;
+use m1nd_policy::{Cockpit, Slot};
 
 pub fn judge(table: &Cockpit, worst: &WorstCase, view: &View) {
     let size = tokens(&to_pretty(view));
@@ -53,7 +53,7 @@ pub fn judge(table: &Cockpit, worst: &WorstCase, view: &View) {
         (_, None) => unreachable!("every level below the root has a slot"),
     }
     let door = slot.and_then(|s| match &s.kind {
-        m1nd_core::SlotKind::Door { text, .. } if matches!(view.level, Path::Collection { .. }) => Some(&**text),
+        m1nd_policy::SlotKind::Door { text, .. } if matches!(view.level, Path::Collection { .. }) => Some(&**text),
         _ => None,
     });
     assert_eq!(view.door.as_deref(), door, "door text");

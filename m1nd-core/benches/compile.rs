@@ -9,7 +9,7 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
-use m1nd_core::{PolicyFile, PolicySources, compile};
+use m1nd_policy::{PolicyFile, PolicySources, compile};
 
 const BASE: [&str; 4] = [
     include_str!("../../tests/ui/policies/base/tools.toml"),

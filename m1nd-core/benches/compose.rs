@@ -10,9 +10,9 @@ use std::collections::HashSet;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};
-use m1nd_core::runtime::json::to_pretty;
-use m1nd_core::runtime::{Reader, Request, cockpit};
-use m1nd_core::{Cockpit, SlotKind};
+use m1nd_policy::runtime::json::to_pretty;
+use m1nd_policy::runtime::{Reader, Request, cockpit};
+use m1nd_policy::{Cockpit, SlotKind};
 use serde_json::{Value, json};
 
 #[path = "../tests/support/mod.rs"]
@@ -23,7 +23,7 @@ fn state(table: &Cockpit) -> support::MemReader {
     let mut reader = support::MemReader { version: 42, ..Default::default() };
     for slot in table.slots.iter() {
         let Some(read) = slot.kind.source() else { continue };
-        let mut reading = m1nd_core::runtime::Reading::default();
+        let mut reading = m1nd_policy::runtime::Reading::default();
         for c in slot.facet.conditions() {
             for p in c.placeholders {
                 reading = reading.with(p, 3);

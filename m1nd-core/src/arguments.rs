@@ -21,6 +21,7 @@ use crate::primitives::Str;
 
 /// The JSON an argument takes. The policy writes it as [`ArgKind::key`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ArgKind {
     /// A JSON string.
     Text,

@@ -17,20 +17,41 @@ use crate::table::{
 /// They are written as given: relative paths resolve against the calling file.
 pub struct Includes(pub Vec<String>);
 
-/// The table as a block expression of type `::m1nd_core::Cockpit`.
+/// Where the generated code finds this crate: `::m1nd_policy` when the caller
+/// depends on it by that name, or whatever path re-exports it (a renamed
+/// dependency, a facade crate). The expansion reaches every runtime item
+/// through this one alias, so no other crate's `m1nd_policy` is ever named.
+pub struct Runtime(pub TokenStream);
+
+impl Runtime {
+    /// The crate under its own name, as a direct dependency sees it.
+    pub fn direct() -> Runtime {
+        Runtime(quote! { ::m1nd_policy })
+    }
+
+    /// The block-scoped import the rest of the expansion refers to.
+    pub(crate) fn alias(&self) -> TokenStream {
+        let path = &self.0;
+        quote! { use #path as __m1nd_policy; }
+    }
+}
+
+/// The table as a block expression of type `m1nd_policy::Cockpit`.
 ///
 /// The table is built inside a `const` item and the block yields that
 /// constant: its borrowed slices (`&[...]` of `Cow`s, which are not
 /// promotable) then live for `'static`, so the expression works in a `let`
 /// or as an argument as well as in a `static` or `const`. A bare struct
 /// literal would make rustc's first error E0716 in those positions.
-pub fn expand(cockpit: &Cockpit, includes: &Includes) -> TokenStream {
+pub fn expand(cockpit: &Cockpit, includes: &Includes, runtime: &Runtime) -> TokenStream {
+    let alias = runtime.alias();
     let tracked = includes.0.iter().map(|path| quote! { const _: &[u8] = ::core::include_bytes!(#path); });
     let body = cockpit_tokens(cockpit);
     quote! {
         {
+            #alias
             #(#tracked)*
-            const TABLE: ::m1nd_core::Cockpit = #body;
+            const TABLE: __m1nd_policy::Cockpit = #body;
             TABLE
         }
     }
@@ -38,13 +59,15 @@ pub fn expand(cockpit: &Cockpit, includes: &Includes) -> TokenStream {
 
 /// The expression emitted next to compile errors: correctly typed, so the
 /// errors the policy caused are the only ones the developer sees.
-pub fn stub(includes: &Includes, errors: TokenStream) -> TokenStream {
+pub fn stub(includes: &Includes, errors: TokenStream, runtime: &Runtime) -> TokenStream {
+    let alias = runtime.alias();
     let tracked = includes.0.iter().map(|path| quote! { const _: &[u8] = ::core::include_bytes!(#path); });
     quote! {
         {
+            #alias
             #(#tracked)*
             #errors
-            ::m1nd_core::Cockpit::STUB
+            __m1nd_policy::Cockpit::STUB
         }
     }
 }
@@ -85,12 +108,12 @@ fn cockpit_tokens(c: &Cockpit) -> TokenStream {
     let (human_only, acts_at) = (strs(&c.human_only.verbs), s(&c.human_only.acts_at));
     let effects = effects(&c.effects);
     quote! {
-        ::m1nd_core::Cockpit {
+        __m1nd_policy::Cockpit {
             schema: #schema,
             title: #title,
             negative_default: #negative_default,
             digest: #digest,
-            budget: ::m1nd_core::Budget { root_tokens: #root, drill_tokens: #drill, item_tokens: #item },
+            budget: __m1nd_policy::Budget { root_tokens: #root, drill_tokens: #drill, item_tokens: #item },
             verbs: #verbs,
             arguments: #arguments,
             common: #common,
@@ -98,7 +121,7 @@ fn cockpit_tokens(c: &Cockpit) -> TokenStream {
             deny: #deny,
             cards: #cards,
             slots: #slots,
-            human_only: ::m1nd_core::HumanOnly { verbs: #human_only, acts_at: #acts_at },
+            human_only: __m1nd_policy::HumanOnly { verbs: #human_only, acts_at: #acts_at },
             effects: #effects,
         }
     }
@@ -108,22 +131,22 @@ fn effects(x: &Effects) -> TokenStream {
     let catalog_digest = s(&x.catalog_digest);
     let reasoned = |r: &Reasoned| {
         let (name, reason) = (s(&r.name), s(&r.reason));
-        quote! { ::m1nd_core::Reasoned { name: #name, reason: #reason } }
+        quote! { __m1nd_policy::Reasoned { name: #name, reason: #reason } }
     };
     let modes = list(&x.modes, |m: &EffectMode| {
         let (name, effects, floors, also) =
             (s(&m.name), list(&m.effects, reasoned), strs(&m.floors), list(&m.also, reasoned));
-        quote! { ::m1nd_core::EffectMode { name: #name, effects: #effects, floors: #floors, also: #also } }
+        quote! { __m1nd_policy::EffectMode { name: #name, effects: #effects, floors: #floors, also: #also } }
     });
     let actions = list(&x.actions, |a: &CatalogAction| {
         let (name, effects, floor) = (s(&a.name), strs(&a.effects), s(&a.floor));
-        quote! { ::m1nd_core::CatalogAction { name: #name, effects: #effects, floor: #floor } }
+        quote! { __m1nd_policy::CatalogAction { name: #name, effects: #effects, floor: #floor } }
     });
     let routes = list(&x.routes, |r: &Route| {
         let (verb, actions) = (s(&r.verb), strs(&r.actions));
         let by = list(&r.by, |v: &RouteValue| {
             let (argument, value, actions) = (s(&v.argument), s(&v.value), strs(&v.actions));
-            quote! { ::m1nd_core::RouteValue { argument: #argument, value: #value, actions: #actions } }
+            quote! { __m1nd_policy::RouteValue { argument: #argument, value: #value, actions: #actions } }
         });
         let absent = match &r.absent {
             Some(actions) => {
@@ -132,10 +155,10 @@ fn effects(x: &Effects) -> TokenStream {
             }
             None => quote! { ::core::option::Option::None },
         };
-        quote! { ::m1nd_core::Route { verb: #verb, actions: #actions, by: #by, absent: #absent } }
+        quote! { __m1nd_policy::Route { verb: #verb, actions: #actions, by: #by, absent: #absent } }
     });
     quote! {
-        ::m1nd_core::Effects { catalog_digest: #catalog_digest, modes: #modes, actions: #actions, routes: #routes }
+        __m1nd_policy::Effects { catalog_digest: #catalog_digest, modes: #modes, actions: #actions, routes: #routes }
     }
 }
 
@@ -145,10 +168,10 @@ fn verb(v: &Verb) -> TokenStream {
     let (arguments, common) = (list(&v.arguments, parameter), v.common);
     let one_of = list(&v.one_of, |set: &ArgSet| {
         let (requires, arguments) = (strs(&set.requires), list(&set.arguments, parameter));
-        quote! { ::m1nd_core::ArgSet { requires: #requires, arguments: #arguments } }
+        quote! { __m1nd_policy::ArgSet { requires: #requires, arguments: #arguments } }
     });
     quote! {
-        ::m1nd_core::Verb {
+        __m1nd_policy::Verb {
             name: #name, summary: #summary, requires: #requires, accepts: #accepts, arguments: #arguments,
             common: #common, one_of: #one_of, retired: #retired
         }
@@ -157,7 +180,7 @@ fn verb(v: &Verb) -> TokenStream {
 
 fn parameter(p: &Parameter) -> TokenStream {
     let (name, ty) = (s(&p.name), arg_type(&p.ty));
-    quote! { ::m1nd_core::Parameter { name: #name, ty: #ty } }
+    quote! { __m1nd_policy::Parameter { name: #name, ty: #ty } }
 }
 
 /// A plain type as `ArgType::of(kind)`; any other with every field written
@@ -166,7 +189,7 @@ fn parameter(p: &Parameter) -> TokenStream {
 fn arg_type(t: &ArgType) -> TokenStream {
     let kind = proc_macro2::Ident::new(t.kind.variant(), proc_macro2::Span::call_site());
     if t.is_plain() {
-        return quote! { ::m1nd_core::ArgType::of(::m1nd_core::ArgKind::#kind) };
+        return quote! { __m1nd_policy::ArgType::of(__m1nd_policy::ArgKind::#kind) };
     }
     let number = |n: Option<i64>| match n {
         Some(n) => quote! { ::core::option::Option::Some(#n) },
@@ -184,11 +207,11 @@ fn arg_type(t: &ArgType) -> TokenStream {
     let (unique_items, closed, one_of) = (t.unique_items, t.closed, list(&t.one_of, arg_type));
     let properties = list(&t.properties, |p: &Property| {
         let (name, ty, required) = (s(&p.name), arg_type(&p.ty), p.required);
-        quote! { ::m1nd_core::arguments::Property { name: #name, ty: #ty, required: #required } }
+        quote! { __m1nd_policy::arguments::Property { name: #name, ty: #ty, required: #required } }
     });
     quote! {
-        ::m1nd_core::ArgType {
-            kind: ::m1nd_core::ArgKind::#kind, nullable: #nullable, choices: #choices, constant: #constant,
+        __m1nd_policy::ArgType {
+            kind: __m1nd_policy::ArgKind::#kind, nullable: #nullable, choices: #choices, constant: #constant,
             default: #default, minimum: #minimum, maximum: #maximum, min_length: #min_length, pattern: #pattern,
             items: #items, min_items: #min_items, max_items: #max_items, unique_items: #unique_items,
             properties: #properties, closed: #closed, one_of: #one_of,
@@ -200,14 +223,14 @@ fn deny(d: &DenyList) -> TokenStream {
     let tools = strs(&d.tools);
     let status_only = list(&d.status_only, |r: &StatusOnly| {
         let (verb, argument, allowed) = (s(&r.verb), s(&r.argument), strs(&r.allowed));
-        quote! { ::m1nd_core::StatusOnly { verb: #verb, argument: #argument, allowed: #allowed } }
+        quote! { __m1nd_policy::StatusOnly { verb: #verb, argument: #argument, allowed: #allowed } }
     });
-    quote! { ::m1nd_core::DenyList { tools: #tools, status_only: #status_only } }
+    quote! { __m1nd_policy::DenyList { tools: #tools, status_only: #status_only } }
 }
 
 fn argument(a: &Argument) -> TokenStream {
     let (name, value) = (s(&a.name), s(&a.value));
-    quote! { ::m1nd_core::Argument { name: #name, value: #value } }
+    quote! { __m1nd_policy::Argument { name: #name, value: #value } }
 }
 
 fn card(c: &Card) -> TokenStream {
@@ -216,7 +239,7 @@ fn card(c: &Card) -> TokenStream {
     let (reject_tool, reject_reason) = (opt(c.reject_tool.as_ref()), opt(c.reject_reason.as_ref()));
     let overview = c.overview;
     quote! {
-        ::m1nd_core::Card {
+        __m1nd_policy::Card {
             id: #id, title: #title, why: #why, tool: #tool, arguments: #arguments,
             reject_tool: #reject_tool, reject_reason: #reject_reason, overview: #overview,
         }
@@ -227,7 +250,7 @@ fn read(r: &ReadVerb) -> TokenStream {
     let (card, verb) = (s(r.card()), s(r.verb()));
     let verb_id = r.verb_id().index() as u32;
     let arguments = list(r.arguments(), argument);
-    quote! { ::m1nd_core::ReadVerb::__from_checked_policy(#card, #verb, ::m1nd_core::VerbId::__at(#verb_id), #arguments) }
+    quote! { __m1nd_policy::ReadVerb::__from_checked_policy(#card, #verb, __m1nd_policy::VerbId::__at(#verb_id), #arguments) }
 }
 
 fn slot(slot: &Slot) -> TokenStream {
@@ -244,23 +267,23 @@ fn slot(slot: &Slot) -> TokenStream {
                 }
                 None => quote! { ::core::option::Option::None },
             };
-            quote! { ::m1nd_core::SlotKind::Door { text: #text, source: #source } }
+            quote! { __m1nd_policy::SlotKind::Door { text: #text, source: #source } }
         }
         SlotKind::Read { read: r } => {
             let r = read(r);
-            quote! { ::m1nd_core::SlotKind::Read { read: #r } }
+            quote! { __m1nd_policy::SlotKind::Read { read: #r } }
         }
         SlotKind::Help { cards } => {
             let cards = list(cards, |h: &HelpEntry| {
                 let (card, title, why, tool) = (s(&h.card), s(&h.title), s(&h.why), s(&h.tool));
-                quote! { ::m1nd_core::HelpEntry { card: #card, title: #title, why: #why, tool: #tool } }
+                quote! { __m1nd_policy::HelpEntry { card: #card, title: #title, why: #why, tool: #tool } }
             });
-            quote! { ::m1nd_core::SlotKind::Help { cards: #cards } }
+            quote! { __m1nd_policy::SlotKind::Help { cards: #cards } }
         }
     };
     let labels = list(&slot.labels, |l: &Label| {
         let (condition, text) = (s(&l.condition), s(&l.text));
-        quote! { ::m1nd_core::Label { condition: #condition, text: #text } }
+        quote! { __m1nd_policy::Label { condition: #condition, text: #text } }
     });
     let collection = match &slot.collection {
         None => quote! { ::core::option::Option::None },
@@ -271,8 +294,8 @@ fn slot(slot: &Slot) -> TokenStream {
     };
     let link = opt(slot.link.as_ref());
     quote! {
-        ::m1nd_core::Slot {
-            n: #n, facet: ::m1nd_core::Facet::#facet, pinned: #pinned, kind: #kind,
+        __m1nd_policy::Slot {
+            n: #n, facet: __m1nd_policy::Facet::#facet, pinned: #pinned, kind: #kind,
             labels: #labels, collection: #collection, link: #link,
         }
     }
@@ -284,11 +307,11 @@ fn collection(c: &Collection) -> TokenStream {
         let r = read(&a.read);
         let bind = list(&a.bind, |b: &Binding| {
             let (argument, field) = (s(&b.argument), s(&b.field));
-            quote! { ::m1nd_core::Binding { argument: #argument, field: #field } }
+            quote! { __m1nd_policy::Binding { argument: #argument, field: #field } }
         });
-        quote! { ::m1nd_core::Action { read: #r, bind: #bind } }
+        quote! { __m1nd_policy::Action { read: #r, bind: #bind } }
     });
-    quote! { ::m1nd_core::Collection { items: #items, limit: #limit, text_cap: #text_cap, actions: #actions } }
+    quote! { __m1nd_policy::Collection { items: #items, limit: #limit, text_cap: #text_cap, actions: #actions } }
 }
 
 /// A compile error carrying a rendered diagnostic, spanned where the caller says.

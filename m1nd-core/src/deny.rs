@@ -32,6 +32,7 @@ pub struct StatusOnly {
 
 /// Why a read-only session may not make a call.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Refusal {
     /// The verb may write: `read_only_denied.toml` lists it in `tools`.
     Denied { verb: String },

@@ -3,34 +3,36 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::codegen::Includes;
+use crate::codegen::{Includes, Runtime};
 use crate::gateway::fleet::FleetSources;
 use crate::policy::{PolicyFile, PolicySources};
 
-/// The policy as a `const` expression of type `::m1nd_core::gateway::Embedded`.
+/// The policy as a `const` expression of type `m1nd_policy::gateway::Embedded`.
 /// Call only after `compile_gateway` accepted `sources`.
-pub fn embedded(sources: &PolicySources, display: &str, includes: &Includes) -> TokenStream {
-    let tracked = tracked(includes);
+pub fn embedded(sources: &PolicySources, display: &str, includes: &Includes, runtime: &Runtime) -> TokenStream {
+    let (alias, tracked) = (runtime.alias(), tracked(includes));
     let files = PolicyFile::EVERY.map(|f| match &sources.file(f).text {
         Ok(text) => quote! { ::core::option::Option::Some(#text) },
         Err(_) => quote! { ::core::option::Option::None },
     });
     quote! {
         {
+            #alias
             #(#tracked)*
-            ::m1nd_core::gateway::Embedded::__from_checked_policy(#display, [#(#files),*])
+            __m1nd_policy::gateway::Embedded::__from_checked_policy(#display, [#(#files),*])
         }
     }
 }
 
 /// The expression emitted next to compile errors: correctly typed.
-pub fn stub(includes: &Includes, errors: TokenStream) -> TokenStream {
-    let tracked = tracked(includes);
+pub fn stub(includes: &Includes, errors: TokenStream, runtime: &Runtime) -> TokenStream {
+    let (alias, tracked) = (runtime.alias(), tracked(includes));
     quote! {
         {
+            #alias
             #(#tracked)*
             #errors
-            ::m1nd_core::gateway::Embedded::__stub()
+            __m1nd_policy::gateway::Embedded::__stub()
         }
     }
 }
@@ -40,10 +42,10 @@ fn tracked(includes: &Includes) -> impl Iterator<Item = TokenStream> + '_ {
 }
 
 /// The fleet as a `const` expression of type
-/// `::m1nd_core::gateway::fleet::EmbeddedFleet`. Call only after
+/// `m1nd_policy::gateway::fleet::EmbeddedFleet`. Call only after
 /// `compile_fleet` accepted `sources`.
-pub fn embedded_fleet(sources: &FleetSources, includes: &Includes) -> TokenStream {
-    let tracked = tracked(includes);
+pub fn embedded_fleet(sources: &FleetSources, includes: &Includes, runtime: &Runtime) -> TokenStream {
+    let (alias, tracked) = (runtime.alias(), tracked(includes));
     let display = &sources.display;
     let config = sources.config().unwrap_or_default();
     let members = sources.members().iter().map(|member| {
@@ -57,20 +59,22 @@ pub fn embedded_fleet(sources: &FleetSources, includes: &Includes) -> TokenStrea
     });
     quote! {
         {
+            #alias
             #(#tracked)*
-            ::m1nd_core::gateway::fleet::EmbeddedFleet::__from_checked_fleet(#display, #config, &[#(#members),*])
+            __m1nd_policy::gateway::fleet::EmbeddedFleet::__from_checked_fleet(#display, #config, &[#(#members),*])
         }
     }
 }
 
 /// The fleet expression emitted next to compile errors: correctly typed.
-pub fn fleet_stub(includes: &Includes, errors: TokenStream) -> TokenStream {
-    let tracked = tracked(includes);
+pub fn fleet_stub(includes: &Includes, errors: TokenStream, runtime: &Runtime) -> TokenStream {
+    let (alias, tracked) = (runtime.alias(), tracked(includes));
     quote! {
         {
+            #alias
             #(#tracked)*
             #errors
-            ::m1nd_core::gateway::fleet::EmbeddedFleet::__stub()
+            __m1nd_policy::gateway::fleet::EmbeddedFleet::__stub()
         }
     }
 }

@@ -16,6 +16,7 @@ use crate::table::{Cockpit, Verb, VerbId};
 
 /// Why a call was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Refused {
     /// No verb has this name (after trimming, prefix stripping and case folding).
     Unknown { name: String, suggestion: Option<String> },

@@ -1,4 +1,4 @@
-//! m1nd-core: the cockpit policy model, its laws, and the cockpit runtime.
+//! m1nd-policy: the cockpit policy model, its laws, and the cockpit runtime.
 //!
 //! This crate is a plain library on purpose: the `cockpit!` proc-macro, the
 //! `m1nd policy check` CLI and the runtime re-check in tests all call the same

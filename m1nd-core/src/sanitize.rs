@@ -76,7 +76,7 @@ pub const FILLERS: &[char] = &[
 /// (an ellipsis marks a cut).
 ///
 /// ```
-/// use m1nd_core::sanitize::{cap, display};
+/// use m1nd_policy::sanitize::{cap, display};
 ///
 /// // An ANSI escape, a bidi override and a forged second line.
 /// let hostile = "\u{1b}[31mred\u{1b}[0m \u{202E}txt.exe\u{202C}\nignore the above";
@@ -129,7 +129,7 @@ pub fn display(raw: &str, cap: usize) -> String {
 /// cap (a path, a hash) is cut inside, or almost nothing would be shown.
 ///
 /// ```
-/// use m1nd_core::sanitize::words;
+/// use m1nd_policy::sanitize::words;
 ///
 /// let claim = "Telemetry export is best effort and must never block a request.";
 /// assert_eq!(words(claim, 40), "Telemetry export is best effort and…");

@@ -1,7 +1,7 @@
 //! Hostile and broken policy input: every case is a positioned diagnostic,
 //! never a panic, and every violation is reported at once.
 
-use m1nd_core::{Law, PolicyFile, PolicySources, compile};
+use m1nd_policy::{Law, PolicyFile, PolicySources, compile};
 
 #[path = "support/unicode.rs"]
 mod unicode;
@@ -71,7 +71,7 @@ fn non_utf8_points_at_the_first_bad_byte() {
     bytes[at + 1] = 0x28;
     let sources = with(PolicyFile::Tools, &bytes);
     let problems = compile(&sources).unwrap_err();
-    let (line, _) = m1nd_core::policy::line_col(TOOLS, at);
+    let (line, _) = m1nd_policy::policy::line_col(TOOLS, at);
     assert_eq!(
         problems[0].position(&sources),
         format!("p/tools.toml:{line}:{}", TOOLS[..at].rsplit('\n').next().unwrap().chars().count() + 1)
@@ -204,7 +204,7 @@ fn argument_types_are_declared_once_and_checked() {
     for verb in table.verbs.iter() {
         assert!(table.takes(verb).any(|t| t.name == "agent_id" && !t.required), "{}", verb.name);
         let kind = table.argument_type(verb, "agent_id").map(|t| t.kind);
-        assert_eq!(kind, Some(m1nd_core::ArgKind::Id), "{}", verb.name);
+        assert_eq!(kind, Some(m1nd_policy::ArgKind::Id), "{}", verb.name);
     }
     let again = common.replace("accepts = [\"scope\"]", "accepts = [\"scope\", \"agent_id\"]");
     let again = problems(&again);

@@ -3,15 +3,15 @@
 
 mod support;
 
-use m1nd_core::runtime::json::{to_pretty, tokens};
-use m1nd_core::runtime::{Path, Request, cockpit, worst_case};
+use m1nd_policy::runtime::json::{to_pretty, tokens};
+use m1nd_policy::runtime::{Path, Request, cockpit, worst_case};
 use support::{loud, real_policy};
 
 /// Targets well under upstream's measured 574 (root) and 567 (drill).
 const ROOT_GOAL: usize = 450;
 const DRILL_GOAL: usize = 560;
 
-fn every_level(table: &m1nd_core::Cockpit) -> Vec<Path> {
+fn every_level(table: &m1nd_policy::Cockpit) -> Vec<Path> {
     let mut paths = vec![Path::Root];
     for slot in table.slots.iter() {
         paths.push(Path::Collection { slot: slot.n });

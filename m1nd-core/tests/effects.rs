@@ -4,7 +4,7 @@
 
 use std::path::Path;
 
-use m1nd_core::{Law, PolicyFile, PolicySources, compile};
+use m1nd_policy::{Law, PolicyFile, PolicySources, compile};
 
 fn real() -> PolicySources {
     PolicySources::read_dir(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../policy"), "policy")
@@ -179,7 +179,7 @@ fn the_table_keeps_the_effects_and_they_survive_a_round_trip() {
     assert!(table.effects.excess(read_only, "audit").iter().any(|(_, what)| what == "floor POSITIVE_SOVEREIGN"));
     assert!(table.effects.excess(read_only, "doctor").is_empty());
     // Written back as policy files, the table compiles to itself.
-    let sources = m1nd_core::policy::decompile(&table, "generated");
+    let sources = m1nd_policy::policy::decompile(&table, "generated");
     match compile(&sources) {
         Ok(again) => assert_eq!(again, table),
         Err(problems) => panic!("{}", problems.iter().map(|d| d.render(&sources)).collect::<Vec<_>>().join("\n")),
@@ -190,7 +190,7 @@ fn the_table_keeps_the_effects_and_they_survive_a_round_trip() {
 fn sarif_and_github_annotations_carry_the_effect_laws() {
     let sources = edited(PolicyFile::Deny, |t| t.replacen("  \"ghost_edges\",\n", "", 1));
     let problems = compile(&sources).expect_err("a deny list that lags");
-    let sarif = m1nd_core::policy::report::sarif(&problems, &sources);
+    let sarif = m1nd_policy::policy::report::sarif(&problems, &sources);
     let rules: Vec<&str> = sarif["runs"][0]["tool"]["driver"]["rules"]
         .as_array()
         .unwrap()
@@ -203,7 +203,7 @@ fn sarif_and_github_annotations_carry_the_effect_laws() {
     let results = sarif["runs"][0]["results"].as_array().unwrap();
     assert_eq!(results[0]["ruleId"], "M021");
     assert_eq!(results[0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "policy/tools.toml");
-    let github = m1nd_core::policy::report::github(&problems, &sources);
+    let github = m1nd_policy::policy::report::github(&problems, &sources);
     assert!(
         github.lines().any(|l| l.starts_with("::error file=policy/tools.toml,line=") && l.contains("M021")),
         "{github}"

@@ -2,8 +2,8 @@
 //! member's own laws, and M017 across members for tools, prompts,
 //! resources and templates, every problem reported with its place.
 
-use m1nd_core::gateway::fleet::{FleetProblem, FleetSources, compile_fleet};
-use m1nd_core::{Law, PolicyFile, PolicySources};
+use m1nd_policy::gateway::fleet::{FleetProblem, FleetSources, compile_fleet};
+use m1nd_policy::{Law, PolicyFile, PolicySources};
 
 #[path = "support/unicode.rs"]
 mod unicode;
@@ -126,7 +126,7 @@ fn a_served_name_past_128_characters_is_refused_at_the_prefix() {
 
 #[test]
 fn a_missing_fleet_file_is_m001_and_names_what_a_fleet_holds() {
-    let sources = FleetSources::from_parts("fleet", Err(m1nd_core::policy::ReadProblem::Missing), Vec::new());
+    let sources = FleetSources::from_parts("fleet", Err(m1nd_policy::policy::ReadProblem::Missing), Vec::new());
     let problems = compile_fleet(&sources).unwrap_err();
     let text = problems[0].render(&sources);
     assert!(text.starts_with("[M001] fleet.toml cannot be used: the file is missing"), "{text}");

@@ -5,9 +5,9 @@
 #[path = "support/gateway_policy.rs"]
 mod gateway_policy;
 
-use m1nd_core::gateway::{self, Gateway, GatewayRefused, View, Why};
-use m1nd_core::guard::{Guard, Refused};
-use m1nd_core::{Law, PolicyFile, PolicySources, compile, compile_gateway};
+use m1nd_policy::gateway::{self, Gateway, GatewayRefused, View, Why};
+use m1nd_policy::guard::{Guard, Refused};
+use m1nd_policy::{Law, PolicyFile, PolicySources, compile, compile_gateway};
 use serde_json::{Map, Value, json};
 
 #[path = "support/unicode.rs"]

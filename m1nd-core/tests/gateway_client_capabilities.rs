@@ -2,7 +2,7 @@
 //! policy that names some, none, or a wrong one compiles to, and that m1nd's
 //! own (cockpit) policy may not name any.
 
-use m1nd_core::{ClientCapability, Diagnostic, Law, PolicyFile, PolicySources, compile, compile_gateway};
+use m1nd_policy::{ClientCapability, Diagnostic, Law, PolicyFile, PolicySources, compile, compile_gateway};
 
 const VERB: &str = "[verbs.read_it]\nsummary = \"Reads it\"\n";
 const DENY: &str = "tools = []\n";

@@ -2,7 +2,7 @@
 //! that declares one, none, or a wrong one compiles to, and that m1nd's own
 //! (cockpit) policy may not declare one.
 
-use m1nd_core::{Diagnostic, Law, PolicyFile, PolicySources, SessionMode, compile, compile_gateway};
+use m1nd_policy::{Diagnostic, Law, PolicyFile, PolicySources, SessionMode, compile, compile_gateway};
 
 const VERB: &str = "[verbs.read_it]\nsummary = \"Reads it\"\n\n[verbs.write_it]\nsummary = \"Writes it\"\n";
 const DENY: &str = "tools = [\"write_it\"]\n";

@@ -6,9 +6,9 @@
 #[path = "support/gateway_policy.rs"]
 mod gateway_policy;
 
-use m1nd_core::gateway::{self, Gateway, GatewayRefused, View, Why};
-use m1nd_core::guard::{Guard, Refused};
-use m1nd_core::{Law, compile_gateway};
+use m1nd_policy::gateway::{self, Gateway, GatewayRefused, View, Why};
+use m1nd_policy::guard::{Guard, Refused};
+use m1nd_policy::{Law, compile_gateway};
 use serde_json::{Value, json};
 
 const TOOLS: &str = r#"[verbs.get-sum]

@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use m1nd_core::{PolicySources, compile};
+use m1nd_policy::{PolicySources, compile};
 
 fn sources() -> PolicySources {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../policy");

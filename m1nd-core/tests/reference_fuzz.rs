@@ -1,6 +1,6 @@
 //! The reference parser never panics and never accepts more than it should.
 
-use m1nd_core::runtime::{Path, parse_reference};
+use m1nd_policy::runtime::{Path, parse_reference};
 use proptest::prelude::*;
 
 #[path = "support/unicode.rs"]

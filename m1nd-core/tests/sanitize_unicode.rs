@@ -10,7 +10,7 @@
 
 use icu_properties::props::{BidiControl, DefaultIgnorableCodePoint, GeneralCategory};
 use icu_properties::{CodePointMapData, CodePointSetData};
-use m1nd_core::sanitize::{FILLERS, display};
+use m1nd_policy::sanitize::{FILLERS, display};
 
 #[path = "support/unicode.rs"]
 mod unicode;

@@ -9,10 +9,10 @@
 
 mod support;
 
-use m1nd_core::runtime::json::to_value;
-use m1nd_core::runtime::text::{Charset, render};
-use m1nd_core::runtime::{EntryText, Item, Path, ReadError, Reading, Request, View, cockpit};
-use m1nd_core::{Cockpit, Facet};
+use m1nd_policy::runtime::json::to_value;
+use m1nd_policy::runtime::text::{Charset, render};
+use m1nd_policy::runtime::{EntryText, Item, Path, ReadError, Reading, Request, View, cockpit};
+use m1nd_policy::{Cockpit, Facet};
 use proptest::prelude::*;
 use serde_json::Value;
 use support::unicode::is_invisible;
@@ -294,7 +294,7 @@ fn a_door_points_and_executes_nothing() {
     let table = real_policy();
     let states = vec![FacetState { fails: false, numbers: vec![2, 1, 0], items: vec!["a".into()] }; 9];
     let reader = reader(&table, &states, 1);
-    for slot in table.slots.iter().filter(|s| matches!(s.kind, m1nd_core::SlotKind::Door { .. })) {
+    for slot in table.slots.iter().filter(|s| matches!(s.kind, m1nd_policy::SlotKind::Door { .. })) {
         let view =
             cockpit(&table, &reader, &Request { select: Some(slot.n.to_string()), seen_store_version: None }).unwrap();
         let json = to_value(&view);
@@ -317,9 +317,9 @@ fn a_forged_read_fails_closed() {
     use std::borrow::Cow;
     use std::cell::RefCell;
 
-    struct Recording(RefCell<Vec<(String, m1nd_core::VerbId)>>);
-    impl m1nd_core::runtime::Reader for Recording {
-        fn read(&self, read: &m1nd_core::ReadVerb, _: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
+    struct Recording(RefCell<Vec<(String, m1nd_policy::VerbId)>>);
+    impl m1nd_policy::runtime::Reader for Recording {
+        fn read(&self, read: &m1nd_policy::ReadVerb, _: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
             self.0.borrow_mut().push((read.verb().to_owned(), read.verb_id()));
             Ok(Cow::Owned(Reading::default()))
         }
@@ -336,13 +336,13 @@ fn a_forged_read_fails_closed() {
         let mut table = policy.clone();
         let mut slots = table.slots.to_vec();
         let health = slots.iter_mut().find(|s| s.facet == Facet::Health).unwrap();
-        let forged = m1nd_core::ReadVerb::__from_checked_policy(
+        let forged = m1nd_policy::ReadVerb::__from_checked_policy(
             Cow::Borrowed("health"),
             Cow::Owned(verb.to_owned()),
             handle,
             Cow::Borrowed(&[]),
         );
-        health.kind = m1nd_core::SlotKind::Read { read: forged };
+        health.kind = m1nd_policy::SlotKind::Read { read: forged };
         let n = health.n;
         let unavailable = health.label("unavailable").unwrap().to_owned();
         table.slots = Cow::Owned(slots);

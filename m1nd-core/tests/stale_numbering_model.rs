@@ -9,7 +9,7 @@
 
 mod support;
 
-use m1nd_core::runtime::{Item, Path, Reading, Request, View, cockpit, parse_reference};
+use m1nd_policy::runtime::{Item, Path, Reading, Request, View, cockpit, parse_reference};
 use proptest::prelude::*;
 use support::{MemReader, item, real_policy};
 
@@ -48,7 +48,7 @@ fn step() -> impl Strategy<Value = Step> {
     ]
 }
 
-fn seeded(table: &m1nd_core::Cockpit) -> MemReader {
+fn seeded(table: &m1nd_policy::Cockpit) -> MemReader {
     let mut reader = MemReader { version: 1, ..MemReader::default() };
     for slot in table.slots.iter() {
         let Some(read) = slot.kind.source() else { continue };
@@ -65,7 +65,7 @@ fn seeded(table: &m1nd_core::Cockpit) -> MemReader {
     reader
 }
 
-fn named(facet: m1nd_core::Facet, k: u32) -> Item {
+fn named(facet: m1nd_policy::Facet, k: u32) -> Item {
     let mut it = item(facet, &format!("value {k}"));
     for (name, value) in it.fields.iter_mut() {
         if name == "id" {
@@ -75,12 +75,12 @@ fn named(facet: m1nd_core::Facet, k: u32) -> Item {
     it
 }
 
-fn reading_of<'a>(reader: &'a mut MemReader, table: &m1nd_core::Cockpit, slot: usize) -> Option<&'a mut Reading> {
+fn reading_of<'a>(reader: &'a mut MemReader, table: &m1nd_policy::Cockpit, slot: usize) -> Option<&'a mut Reading> {
     let card = table.slots.get(slot)?.kind.source()?.card().to_owned();
     reader.by_card.get_mut(&card)?.as_mut().ok()
 }
 
-fn serve(table: &m1nd_core::Cockpit, reader: &MemReader, select: Option<String>) -> Option<View> {
+fn serve(table: &m1nd_policy::Cockpit, reader: &MemReader, select: Option<String>) -> Option<View> {
     cockpit(table, reader, &Request { select, seen_store_version: None }).ok()
 }
 

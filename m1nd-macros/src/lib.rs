@@ -1,12 +1,12 @@
 //! `cockpit!("policy")`: compile the m1nd policy into a checked, static table.
 //!
 //! This crate is a thin shim. It finds the policy directory, hands the files
-//! to [`m1nd_core::compile`], and turns the outcome into tokens: the table on
+//! to [`m1nd_policy::compile`], and turns the outcome into tokens: the table on
 //! success, or one spanned `compile_error!` per violation plus a correctly
 //! typed stub, so the policy's violations are the only errors rustc shows.
 //!
 //! ```text
-//! pub static COCKPIT: m1nd_core::Cockpit = m1nd_macros::cockpit!("policy");
+//! pub static COCKPIT: m1nd_policy::Cockpit = m1nd_macros::cockpit!("policy");
 //! ```
 //!
 //! The path is a directory relative to the crate root (`CARGO_MANIFEST_DIR`).
@@ -15,13 +15,14 @@
 //! looked up relative to the package that contains the calling file instead.
 
 mod locate;
+mod runtime;
 
 use proc_macro::TokenStream;
 
-const COMPILER_BUG: &str = "the m1nd policy compiler failed unexpectedly; this is a bug in m1nd-core, \
+const COMPILER_BUG: &str = "the m1nd policy compiler failed unexpectedly; this is a bug in m1nd-policy, \
                             please report it with the policy that caused it";
 
-/// Expand to a `const` expression of type `m1nd_core::Cockpit`.
+/// Expand to a `const` expression of type `m1nd_policy::Cockpit`.
 #[proc_macro]
 pub fn cockpit(input: TokenStream) -> TokenStream {
     expand(input, locate::Kind::Cockpit)
@@ -29,10 +30,10 @@ pub fn cockpit(input: TokenStream) -> TokenStream {
 
 /// `gateway!("policy")`: a gateway policy (tools.toml and read_only_denied.toml;
 /// the menu files optional), checked by the laws at compile time and embedded
-/// as a `const` `m1nd_core::gateway::Embedded`. Hand it to `m1nd::gateway::serve`.
+/// as a `const` `m1nd_policy::gateway::Embedded`. Hand it to `m1nd::gateway::serve`.
 ///
 /// ```text
-/// static POLICY: m1nd_core::gateway::Embedded = m1nd_macros::gateway!("policy");
+/// static POLICY: m1nd_policy::gateway::Embedded = m1nd_macros::gateway!("policy");
 /// ```
 #[proc_macro]
 pub fn gateway(input: TokenStream) -> TokenStream {
@@ -42,10 +43,10 @@ pub fn gateway(input: TokenStream) -> TokenStream {
 /// `fleet!("fleet")`: a fleet (`fleet.toml`, naming several upstreams, each
 /// with its own gateway policy directory and name prefix), checked at compile
 /// time by every law of each policy and by M017 across them, and embedded as
-/// a `const` `m1nd_core::gateway::fleet::EmbeddedFleet`.
+/// a `const` `m1nd_policy::gateway::fleet::EmbeddedFleet`.
 ///
 /// ```text
-/// static FLEET: m1nd_core::gateway::fleet::EmbeddedFleet = m1nd_macros::fleet!("fleet");
+/// static FLEET: m1nd_policy::gateway::fleet::EmbeddedFleet = m1nd_macros::fleet!("fleet");
 /// ```
 #[proc_macro]
 pub fn fleet(input: TokenStream) -> TokenStream {
@@ -74,8 +75,8 @@ fn expand(input: TokenStream, kind: locate::Kind) -> TokenStream {
     let call_file = proc_macro::Span::call_site().local_file();
     let manifest = std::env::var_os("CARGO_MANIFEST_DIR").map(std::path::PathBuf::from);
     let expanded = std::panic::catch_unwind(|| locate::expand(input, manifest, call_file, kind)).unwrap_or_else(|_| {
-        let bug = m1nd_core::codegen::compile_error(COMPILER_BUG, proc_macro2::Span::call_site());
-        kind.stub(&m1nd_core::codegen::Includes(Vec::new()), bug)
+        let bug = m1nd_policy::codegen::compile_error(COMPILER_BUG, proc_macro2::Span::call_site());
+        kind.stub(&m1nd_policy::codegen::Includes(Vec::new()), bug, runtime::resolve().as_ref())
     });
     expanded.into()
 }

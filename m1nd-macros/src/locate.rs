@@ -2,12 +2,15 @@
 
 use std::path::{Component, Path, PathBuf};
 
-use m1nd_core::codegen::{Includes, compile_error, expand as emit, stub};
-use m1nd_core::gateway::fleet::{self, FLEET_FILE, FleetSources, compile_fleet};
-use m1nd_core::names::did_you_mean;
-use m1nd_core::{PolicyFile, PolicySources, compile, compile_gateway, gateway_codegen};
+use m1nd_policy::codegen::{Includes, Runtime, compile_error, expand as emit, stub};
+use m1nd_policy::gateway::fleet::{self, FLEET_FILE, FleetSources, compile_fleet};
+use m1nd_policy::names::did_you_mean;
+use m1nd_policy::{PolicyFile, PolicySources, compile, compile_gateway, gateway_codegen};
 use proc_macro2::TokenStream;
 use syn::LitStr;
+use syn::parse::{Parse, ParseStream};
+
+use crate::runtime;
 
 const LITERAL_HELP: &str = "write `cockpit!(\"policy\")`";
 
@@ -31,26 +34,76 @@ pub enum Kind {
 }
 
 impl Kind {
-    pub fn stub(self, includes: &Includes, errors: TokenStream) -> TokenStream {
-        match self {
-            Kind::Cockpit => stub(includes, errors),
-            Kind::Calls => m1nd_core::calls_codegen::stub(includes, errors),
-            Kind::Gateway => gateway_codegen::stub(includes, errors),
-            Kind::Fleet => gateway_codegen::fleet_stub(includes, errors),
+    /// The expression or items emitted next to `errors`: correctly typed when
+    /// the runtime is known, so the policy's errors are the only ones shown.
+    pub fn stub(self, includes: &Includes, errors: TokenStream, runtime: Option<&Runtime>) -> TokenStream {
+        match (self, runtime) {
+            (Kind::Calls, _) => m1nd_policy::calls_codegen::stub(includes, errors),
+            (_, None) => errors,
+            (Kind::Cockpit, Some(runtime)) => stub(includes, errors, runtime),
+            (Kind::Gateway, Some(runtime)) => gateway_codegen::stub(includes, errors, runtime),
+            (Kind::Fleet, Some(runtime)) => gateway_codegen::fleet_stub(includes, errors, runtime),
         }
     }
 }
 
+/// What a macro call holds: the policy directory, and optionally the path
+/// the runtime is reached through (`crate = path`).
+struct Input {
+    directory: LitStr,
+    runtime: Option<syn::Path>,
+}
+
+impl Parse for Input {
+    fn parse(input: ParseStream) -> syn::Result<Input> {
+        let directory = input.parse()?;
+        let mut runtime = None;
+        if input.parse::<Option<syn::Token![,]>>()?.is_some() && !input.is_empty() {
+            input.parse::<syn::Token![crate]>()?;
+            input.parse::<syn::Token![=]>()?;
+            runtime = Some(input.parse()?);
+            input.parse::<Option<syn::Token![,]>>()?;
+        }
+        Ok(Input { directory, runtime })
+    }
+}
+
 pub fn expand(input: TokenStream, manifest: Option<PathBuf>, call_file: Option<PathBuf>, kind: Kind) -> TokenStream {
-    let stub = |includes: &Includes, errors| kind.stub(includes, errors);
-    let lit: LitStr = match syn::parse2(input) {
-        Ok(lit) => lit,
+    let parsed = syn::parse2::<Input>(input);
+    let explicit =
+        parsed.as_ref().ok().and_then(|input| input.runtime.as_ref()).map(|path| Runtime(quote::quote! { #path }));
+    let runtime = explicit.or_else(runtime::resolve);
+    let stub = |includes: &Includes, errors| kind.stub(includes, errors, runtime.as_ref());
+    let lit = match parsed {
+        Ok(input) => input.directory,
         Err(e) => {
             let message =
                 format!("[M001] cockpit! takes one string literal, the policy directory: {e}\nhelp: {LITERAL_HELP}");
             return stub(&Includes(Vec::new()), compile_error(&message, e.span()));
         }
     };
+    let span = lit.span();
+    let runtime = match (runtime, kind) {
+        (Some(runtime), _) => runtime,
+        // calls! emits plain Rust types and names nothing of the runtime.
+        (None, Kind::Calls) => Runtime::direct(),
+        (None, _) => {
+            let message = "[M001] the generated code needs the runtime crate, and Cargo.toml names none";
+            return compile_error(&format!("{message}\nhelp: {}", runtime::MISSING_HELP), span);
+        }
+    };
+    expand_found(lit, manifest, call_file, kind, &runtime)
+}
+
+/// The expansion once the runtime's path is known.
+fn expand_found(
+    lit: LitStr,
+    manifest: Option<PathBuf>,
+    call_file: Option<PathBuf>,
+    kind: Kind,
+    runtime: &Runtime,
+) -> TokenStream {
+    let stub = |includes: &Includes, errors| kind.stub(includes, errors, Some(runtime));
     let span = lit.span();
     let written = lit.value();
     let fail = |message: String| stub(&Includes(Vec::new()), compile_error(&message, span));
@@ -72,11 +125,13 @@ pub fn expand(input: TokenStream, manifest: Option<PathBuf>, call_file: Option<P
     let sources = PolicySources::read_dir(&dir, display);
     let includes = includes(&dir, call_file.as_deref());
     let compiled = match kind {
-        Kind::Cockpit => compile(&sources).map(|cockpit| emit(&cockpit, &includes)),
-        Kind::Calls => compile(&sources).map(|cockpit| m1nd_core::calls_codegen::items(&cockpit, &includes)),
-        Kind::Gateway => compile_gateway(&sources).map(|_| gateway_codegen::embedded(&sources, display, &includes)),
+        Kind::Cockpit => compile(&sources).map(|cockpit| emit(&cockpit, &includes, runtime)),
+        Kind::Calls => compile(&sources).map(|cockpit| m1nd_policy::calls_codegen::items(&cockpit, &includes)),
+        Kind::Gateway => {
+            compile_gateway(&sources).map(|_| gateway_codegen::embedded(&sources, display, &includes, runtime))
+        }
         // A fleet is read as a fleet, not as one policy.
-        Kind::Fleet => return expand_fleet(&dir, display, call_file.as_deref(), span),
+        Kind::Fleet => return expand_fleet(&dir, display, call_file.as_deref(), span, runtime),
     };
     match compiled {
         Ok(tokens) => tokens,
@@ -89,7 +144,13 @@ pub fn expand(input: TokenStream, manifest: Option<PathBuf>, call_file: Option<P
 
 /// `fleet!`: compile the fleet in `dir` (M001 on `fleet.toml`, every law on
 /// each member, M017 across them) and embed it, or emit every problem.
-fn expand_fleet(dir: &Path, display: &str, call_file: Option<&Path>, span: proc_macro2::Span) -> TokenStream {
+fn expand_fleet(
+    dir: &Path,
+    display: &str,
+    call_file: Option<&Path>,
+    span: proc_macro2::Span,
+    runtime: &Runtime,
+) -> TokenStream {
     let sources = FleetSources::read_dir(dir, display);
     let mut files = vec![dir.join(FLEET_FILE)];
     if let Ok(Ok(entries)) = sources.config().map(fleet::config::parse) {
@@ -99,10 +160,10 @@ fn expand_fleet(dir: &Path, display: &str, call_file: Option<&Path>, span: proc_
     }
     let includes = tracked(files, call_file);
     match compile_fleet(&sources) {
-        Ok(_) => gateway_codegen::embedded_fleet(&sources, &includes),
+        Ok(_) => gateway_codegen::embedded_fleet(&sources, &includes, runtime),
         Err(problems) => {
             let errors: TokenStream = problems.iter().map(|p| compile_error(&p.render(&sources), span)).collect();
-            gateway_codegen::fleet_stub(&includes, errors)
+            gateway_codegen::fleet_stub(&includes, errors, runtime)
         }
     }
 }
@@ -129,7 +190,7 @@ fn nearest_directory(written: &str, manifest: Option<&Path>, call_file: Option<&
         .filter(|e| e.path().is_dir())
         .filter_map(|e| e.file_name().to_str().map(str::to_owned))
         .collect();
-    let best = m1nd_core::names::suggest(name, siblings.iter().map(String::as_str))?;
+    let best = m1nd_policy::names::suggest(name, siblings.iter().map(String::as_str))?;
     Some(parent.join(best).to_string_lossy().into_owned())
 }
 

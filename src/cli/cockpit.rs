@@ -11,7 +11,7 @@ use m1nd::invocation;
 use m1nd::service::{Options, Service, ServiceError};
 use m1nd::store::Location;
 use m1nd::widget;
-use m1nd_core::runtime::{Charset, Request, json, text};
+use m1nd_policy::runtime::{Charset, Request, json, text};
 
 use super::{Failure, StoreArg, emit};
 

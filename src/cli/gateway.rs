@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::Args;
 use m1nd::gateway::{self, ImportOptions, Options};
 use m1nd::mcp::attestation::{self, PinError, Pinned};
-use m1nd_core::gateway::Gateway;
+use m1nd_policy::gateway::Gateway;
 
 mod fleet;
 mod upstream;
@@ -147,7 +147,7 @@ fn load(dir: &Path, role: Role) -> Result<(Gateway, String), Failure> {
     let display = super::policy::display(dir)?;
     super::policy::kind::expect_gateway(
         &display,
-        &m1nd_core::PolicySources::read_dir(dir, &display),
+        &m1nd_policy::PolicySources::read_dir(dir, &display),
         match role {
             Role::Enforced => {
                 "m1nd's own policy is compiled into `m1nd serve`; give --policy a gateway policy directory"
@@ -183,7 +183,7 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
     let shadow = args.shadow.as_deref().map(|dir| load(dir, Role::Shadow)).transpose()?;
     if let Some(pin) = &args.expect_digest {
         let pinned = Pinned::Gateway { display: display.clone() };
-        attestation::check_digest(pin, &m1nd_core::policy::gateway_digest(&policy), pinned).map_err(|e| match e {
+        attestation::check_digest(pin, &m1nd_policy::policy::gateway_digest(&policy), pinned).map_err(|e| match e {
             PinError::Malformed(_) => Failure::usage(e.to_string()),
             PinError::Mismatch { .. } => Failure::refused(e.to_string()),
         })?;
@@ -198,7 +198,7 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
             "shadow policy {dir} ({}): checked beside the enforced policy; every call it would decide \
              differently is recorded in the audit trail, and nothing it allows is forwarded unless the enforced \
              policy allows it",
-            m1nd_core::policy::gateway_digest(&shadow)
+            m1nd_policy::policy::gateway_digest(&shadow)
         );
         &*Box::leak(Box::new(shadow))
     });

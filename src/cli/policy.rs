@@ -13,10 +13,10 @@ pub mod kind;
 use std::path::{Path, PathBuf};
 
 use clap::{Args, ValueEnum};
-use m1nd_core::gateway_table::Gateway;
-use m1nd_core::policy::diff::{Category, PolicyDiff, diff as compare, diff_gateway, render};
-use m1nd_core::policy::{gateway_declarations, gateway_digest, report};
-use m1nd_core::{Cockpit, Diagnostic, PolicySources, compile, compile_gateway};
+use m1nd_policy::gateway_table::Gateway;
+use m1nd_policy::policy::diff::{Category, PolicyDiff, diff as compare, diff_gateway, render};
+use m1nd_policy::policy::{gateway_declarations, gateway_digest, report};
+use m1nd_policy::{Cockpit, Diagnostic, PolicySources, compile, compile_gateway};
 use serde_json::{Value, json};
 
 use self::kind::{Kind, recognise};
@@ -370,7 +370,7 @@ pub fn diff(args: DiffArgs) -> Result<(), Failure> {
 
 /// How a sound policy's summary names its effects: ", judged by catalog
 /// fc1ca39db27b (150 routes)", or nothing for a policy without effect files.
-fn effects(effects: &m1nd_core::Effects) -> String {
+fn effects(effects: &m1nd_policy::Effects) -> String {
     if effects.routes.is_empty() {
         return String::new();
     }

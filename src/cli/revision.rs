@@ -10,7 +10,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use m1nd_core::{PolicyFile, PolicySources};
+use m1nd_policy::{PolicyFile, PolicySources};
 
 use super::Failure;
 

@@ -286,7 +286,7 @@ pub fn read_only_from_env(value: Option<std::ffi::OsString>) -> Result<bool, Fai
         "" | "0" | "false" | "no" | "off" => Ok(false),
         _ => Err(Failure::usage(format!(
             "{READ_ONLY_ENV}={:?} is not understood; use 1 or true for read-only, 0 or false for read-write",
-            m1nd_core::sanitize::display(&value.to_string_lossy(), m1nd_core::sanitize::cap::VALUE)
+            m1nd_policy::sanitize::display(&value.to_string_lossy(), m1nd_policy::sanitize::cap::VALUE)
         ))),
     }
 }

@@ -19,10 +19,10 @@
 
 use std::path::Path;
 
-use m1nd_core::gateway::Gateway;
-use m1nd_core::guard::printable;
-use m1nd_core::policy::diff::{Category, diff_gateway};
-use m1nd_core::{PolicyFile, PolicySources, compile_gateway};
+use m1nd_policy::gateway::Gateway;
+use m1nd_policy::guard::printable;
+use m1nd_policy::policy::diff::{Category, diff_gateway};
+use m1nd_policy::{PolicyFile, PolicySources, compile_gateway};
 use toml_edit::{DocumentMut, Item};
 
 use super::error::GatewayError;

@@ -13,7 +13,7 @@
 //! gets a `shadow` line first, naming both decisions (see shadow.rs); the
 //! enforced decision's own lines follow as always.
 
-use m1nd_core::gateway::{Forward, GatewayRefused};
+use m1nd_policy::gateway::{Forward, GatewayRefused};
 use serde::Serialize;
 
 /// The shared items `session.rs` reaches through this module.

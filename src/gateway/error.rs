@@ -1,5 +1,5 @@
 //! What can keep the gateway from serving, as types. A refused *call* is not
-//! here: that is [`m1nd_core::gateway::GatewayRefused`], answered to the
+//! here: that is [`m1nd_policy::gateway::GatewayRefused`], answered to the
 //! client as a tool error while the session goes on.
 
 use std::path::PathBuf;

@@ -27,13 +27,13 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use m1nd_core::gateway::digest;
-use m1nd_core::gateway::surfaces::Listed;
-use m1nd_core::guard::printable;
-use m1nd_core::names::spec::{self, toml_key};
-use m1nd_core::policy::Declared as PolicyDeclared;
-use m1nd_core::sanitize::escape::{Layout, escape};
-use m1nd_core::{ClientCapability, SessionMode};
+use m1nd_policy::gateway::digest;
+use m1nd_policy::gateway::surfaces::Listed;
+use m1nd_policy::guard::printable;
+use m1nd_policy::names::spec::{self, toml_key};
+use m1nd_policy::policy::Declared as PolicyDeclared;
+use m1nd_policy::sanitize::escape::{Layout, escape};
+use m1nd_policy::{ClientCapability, SessionMode};
 use rmcp::model::{ClientConfig, Implementation};
 use serde_json::Value;
 
@@ -275,8 +275,8 @@ fn array(items: &[&str]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use m1nd_core::names::spec::SPEC_RULE;
-    use m1nd_core::{PolicyFile, PolicySources, compile_gateway};
+    use m1nd_policy::names::spec::SPEC_RULE;
+    use m1nd_policy::{PolicyFile, PolicySources, compile_gateway};
     use serde_json::json;
 
     fn listed() -> Vec<Value> {
@@ -291,7 +291,7 @@ mod tests {
         names.iter().map(|n| json!({"name": n, "inputSchema": {"type": "object"}})).collect()
     }
 
-    fn compiles(imported: &Imported) -> m1nd_core::gateway::Gateway {
+    fn compiles(imported: &Imported) -> m1nd_policy::gateway::Gateway {
         let sources = PolicySources::from_bytes("imported", |f| match f {
             PolicyFile::Tools => Some(imported.tools_toml.as_bytes()),
             PolicyFile::Deny => Some(imported.deny_toml.as_bytes()),

@@ -12,7 +12,7 @@
 
 use std::fmt::Write as _;
 
-use m1nd_core::ClientCapability;
+use m1nd_policy::ClientCapability;
 use serde_json::Value;
 
 use super::error::GatewayError;

@@ -11,12 +11,12 @@
 
 use std::fmt::Write as _;
 
-use m1nd_core::gateway::digest;
-use m1nd_core::gateway::surfaces::{Kind, Listed};
-use m1nd_core::gateway::uri_template::{Template, uri_problem};
-use m1nd_core::names::spec::{self, toml_key};
-use m1nd_core::sanitize::cap;
-use m1nd_core::sanitize::escape::value;
+use m1nd_policy::gateway::digest;
+use m1nd_policy::gateway::surfaces::{Kind, Listed};
+use m1nd_policy::gateway::uri_template::{Template, uri_problem};
+use m1nd_policy::names::spec::{self, toml_key};
+use m1nd_policy::sanitize::cap;
+use m1nd_policy::sanitize::escape::value;
 use serde_json::Value;
 
 /// The tables for `listed`, or nothing when the upstream lists none.
@@ -101,7 +101,7 @@ fn printable_comment(s: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use m1nd_core::{PolicyFile, PolicySources, compile_gateway};
+    use m1nd_policy::{PolicyFile, PolicySources, compile_gateway};
     use serde_json::json;
 
     use super::*;

@@ -11,7 +11,7 @@
 //!    re-list, the same `resultType`, cache hints and (no) `nextCursor`.
 //! 2. A `tools/list` answer then lists each served tool as the view's JSON
 //!    ([`ListsReviewedTools`]; a fleet's under their served names)
-//!    (m1nd-core's `definition::served`: only the reviewed keys, the
+//!    (m1nd-policy's `definition::served`: only the reviewed keys, the
 //!    policy's name, the annotations of `gateway::annotations`), so `execution` reaches the client
 //!    exactly when the policy pinned it; every other key of the answer is
 //!    rmcp's.
@@ -24,7 +24,7 @@
 
 use std::borrow::Cow;
 
-use m1nd_core::gateway::Gateway;
+use m1nd_policy::gateway::Gateway;
 use rmcp::model::{ClientNotification, ClientRequest, CustomResult, ProtocolVersion, ServerConfig, ServerResult};
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::transport::IntoTransport;

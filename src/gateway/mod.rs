@@ -3,13 +3,13 @@
 //! # The invariant
 //!
 //! Nothing reaches the upstream that the policy did not let through. Every
-//! downstream `tools/call` goes through [`m1nd_core::gateway::check`] — the
+//! downstream `tools/call` goes through [`m1nd_policy::gateway::check`] — the
 //! guard every m1nd transport uses, the policy's view of the upstream's
 //! tools, the declared arguments and the argument pins — before a request is
 //! written to the upstream. `tools/list` is that view: undeclared tools,
 //! tools whose definition no longer has its pinned digest, and (read-only)
 //! denied tools are absent, and the annotations are the upstream's, never
-//! made less cautious (`m1nd_core::gateway::annotations`).
+//! made less cautious (`m1nd_policy::gateway::annotations`).
 //!
 //! # When the upstream misbehaves
 //!
@@ -47,7 +47,8 @@ pub mod import_capabilities;
 pub mod import_surfaces;
 mod listing;
 mod name_problem;
-pub(crate) mod neutralise;
+/// One rule for every string a guarded server sends, shared with the in-process guard.
+pub(crate) use m1nd_guard::neutralise;
 pub mod plan;
 pub(crate) mod progress;
 pub mod readable;
@@ -64,8 +65,8 @@ pub mod visible_review;
 
 use std::path::Path;
 
-use m1nd_core::gateway::Gateway;
-use m1nd_core::{PolicySources, compile_gateway};
+use m1nd_policy::gateway::Gateway;
+use m1nd_policy::{PolicySources, compile_gateway};
 
 pub use credential::{Credential, CredentialError};
 pub use error::GatewayError;

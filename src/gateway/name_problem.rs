@@ -5,7 +5,7 @@
 //! the law code) it breaks. A file of its own, so that the import and the
 //! gateway's error type both name it without importing each other.
 
-use m1nd_core::names::spec::SPEC_RULE;
+use m1nd_policy::names::spec::SPEC_RULE;
 
 /// Why an upstream's tool cannot be declared in a gateway policy.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]

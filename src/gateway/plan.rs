@@ -22,10 +22,10 @@
 
 use std::fmt::Write as _;
 
-use m1nd_core::gateway::surfaces::{Kind, Listed, SurfaceView, SurfaceWhy};
-use m1nd_core::gateway::{Gateway, View, Why, digest};
-use m1nd_core::guard::{Guard, printable};
-use m1nd_core::names::spec::toml_key;
+use m1nd_policy::gateway::surfaces::{Kind, Listed, SurfaceView, SurfaceWhy};
+use m1nd_policy::gateway::{Gateway, View, Why, digest};
+use m1nd_policy::guard::{Guard, printable};
+use m1nd_policy::names::spec::toml_key;
 use serde_json::Value;
 
 use super::import::verb_block;

@@ -13,7 +13,7 @@
 //!    nothing is removed, so an instruction hidden in a description is
 //!    visible in the diff, and nothing can redraw the terminal.
 
-use m1nd_core::sanitize::is_hidden;
+use m1nd_policy::sanitize::is_hidden;
 use serde_json::Value;
 
 /// The keys shown first, in this order (a prompt or tool is named by

@@ -30,12 +30,12 @@
 
 use std::path::{Path, PathBuf};
 
-use m1nd_core::gateway::surfaces::{Kind, Listed};
-use m1nd_core::gateway::{Gateway, digest};
-use m1nd_core::guard::printable;
-use m1nd_core::names::spec::toml_key;
-use m1nd_core::policy::{MAX_FILE_BYTES, PolicyFile};
-use m1nd_core::sanitize::escape::{Layout, is_unseen};
+use m1nd_policy::gateway::surfaces::{Kind, Listed};
+use m1nd_policy::gateway::{Gateway, digest};
+use m1nd_policy::guard::printable;
+use m1nd_policy::names::spec::toml_key;
+use m1nd_policy::policy::{MAX_FILE_BYTES, PolicyFile};
+use m1nd_policy::sanitize::escape::{Layout, is_unseen};
 use serde_json::ser::{Formatter, PrettyFormatter};
 use serde_json::{Map, Value};
 
@@ -375,7 +375,7 @@ fn surface_mismatches(kind: Kind, stored: &[Value], gateway: &Gateway, found: &m
 #[cfg(test)]
 mod tests {
     use super::*;
-    use m1nd_core::sanitize::escape::has_unseen;
+    use m1nd_policy::sanitize::escape::has_unseen;
     use serde_json::json;
 
     #[test]

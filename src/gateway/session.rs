@@ -5,8 +5,8 @@
 
 use std::sync::Arc;
 
-use m1nd_core::SessionMode;
-use m1nd_core::gateway::{self, Gateway};
+use m1nd_policy::SessionMode;
+use m1nd_policy::gateway::{self, Gateway};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CompleteRequestParams, CompleteResult, GetPromptRequestParams,
     GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
@@ -26,20 +26,10 @@ use super::surfaces as served_surfaces;
 use super::upstream::{Listener, Upstream};
 use crate::mcp::attestation;
 
-/// What a client is told about its session's mode, and where it came from.
+/// The mode's announcement, in the words the in-process guard uses too.
 fn announce(mode: SessionMode, declared: SessionMode, asked_read_only: bool) -> String {
-    let why = match (declared, asked_read_only) {
-        (SessionMode::ReadOnly, _) => "the policy's mode",
-        (SessionMode::ReadWrite, true) => "asked for on the command line; the policy allows read-write",
-        (SessionMode::ReadWrite, false) => "the policy's mode",
-    };
-    let what = match mode {
-        SessionMode::ReadOnly => "tools that write are neither listed nor callable",
-        SessionMode::ReadWrite => {
-            "every tool the policy declares may be called, each call checked before it is forwarded"
-        }
-    };
-    format!("Mode: {mode} ({why}): {what}.")
+    use m1nd_guard::attestation::{AskedBy, announce};
+    announce(mode, declared, asked_read_only.then_some(AskedBy::CommandLine))
 }
 
 /// The rmcp server downstream clients talk to: one per gateway, shared by

@@ -19,8 +19,8 @@
 //! with the same command line: no mode lets a write through that the
 //! enforced policy refuses.
 
-use m1nd_core::gateway::{self, Forward, Gateway, GatewayRefused, View};
-use m1nd_core::guard::Guard;
+use m1nd_policy::gateway::{self, Forward, Gateway, GatewayRefused, View};
+use m1nd_policy::guard::Guard;
 use serde_json::{Map, Value};
 
 use super::audit::{Audit, Decision, Record, Upstream, Verdict};
@@ -40,7 +40,7 @@ impl Shadow {
         Self {
             gateway,
             guard: Guard::for_gateway(gateway, mode.is_read_only()),
-            digest: m1nd_core::policy::gateway_digest(gateway),
+            digest: m1nd_policy::policy::gateway_digest(gateway),
         }
     }
 
@@ -118,7 +118,7 @@ impl Shadow {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use m1nd_core::{PolicyFile, PolicySources, compile_gateway};
+    use m1nd_policy::{PolicyFile, PolicySources, compile_gateway};
     use serde_json::json;
 
     /// A gateway policy of `mode` declaring `echo` (taking `text`, and

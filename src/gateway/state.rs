@@ -18,10 +18,10 @@
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use m1nd_core::SessionMode;
-use m1nd_core::gateway::surfaces::{Kind, Listed, SurfaceView};
-use m1nd_core::gateway::{self, Gateway, View};
-use m1nd_core::guard::Guard;
+use m1nd_policy::SessionMode;
+use m1nd_policy::gateway::surfaces::{Kind, Listed, SurfaceView};
+use m1nd_policy::gateway::{self, Gateway, View};
+use m1nd_policy::guard::Guard;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ProgressToken, ResultType, Tool};
 use rmcp::{Peer, RoleClient, RoleServer};
 
@@ -142,7 +142,7 @@ impl State {
             gateway,
             guard: Guard::for_gateway(gateway, mode.is_read_only()),
             mode,
-            digest: m1nd_core::policy::gateway_digest(gateway),
+            digest: m1nd_policy::policy::gateway_digest(gateway),
             shadow: options.shadow.map(|shadow| Shadow::new(shadow, options.read_only)),
             options,
             view: RwLock::new(Arc::new(Served::default())),

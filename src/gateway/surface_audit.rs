@@ -8,7 +8,7 @@
 //! gets an `answered` line with the upstream's latency, and one that cannot
 //! be recorded is withheld.
 
-use m1nd_core::gateway::surfaces::SurfaceRefused;
+use m1nd_policy::gateway::surfaces::SurfaceRefused;
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 

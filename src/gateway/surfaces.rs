@@ -1,6 +1,6 @@
 //! The downstream side of prompts, resources, resource templates and
 //! completion: each request is checked against the policy's view
-//! ([`m1nd_core::gateway::surfaces`]) before anything is sent upstream.
+//! ([`m1nd_policy::gateway::surfaces`]) before anything is sent upstream.
 //!
 //! - A kind the policy does not declare is not announced in the gateway's
 //!   capabilities, and its requests are refused.
@@ -23,8 +23,8 @@
 
 use std::sync::Arc;
 
-use m1nd_core::gateway::Gateway;
-use m1nd_core::gateway::surfaces::Kind;
+use m1nd_policy::gateway::Gateway;
+use m1nd_policy::gateway::surfaces::Kind;
 use rmcp::model::{
     CompleteRequestParams, CompleteResult, ErrorCode, GetPromptRequestParams, GetPromptResponse, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ReadResourceRequestParams, ReadResourceResponse,

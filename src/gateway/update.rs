@@ -13,8 +13,8 @@
 //!    upstream cannot be started or listed, nothing is compared and nothing
 //!    is written ([`GatewayError::UpstreamUnreachable`]).
 
-use m1nd_core::PolicyFile;
-use m1nd_core::gateway::surfaces::Kind;
+use m1nd_policy::PolicyFile;
+use m1nd_policy::gateway::surfaces::Kind;
 
 use super::apply::applied;
 use super::error::GatewayError;

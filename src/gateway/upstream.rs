@@ -7,9 +7,9 @@ use std::ffi::OsString;
 use std::sync::Arc;
 use std::time::Duration;
 
-use m1nd_core::ClientCapability;
-use m1nd_core::gateway::Gateway;
-use m1nd_core::gateway::surfaces::Listed;
+use m1nd_policy::ClientCapability;
+use m1nd_policy::gateway::Gateway;
+use m1nd_policy::gateway::surfaces::Listed;
 use rmcp::model::{
     ClientCapabilities, ClientConfig, ClientResult, ElicitRequest, ElicitRequestParams, ElicitResult,
     ElicitationCapability, FormElicitationCapability, Implementation, PaginatedRequestParams,

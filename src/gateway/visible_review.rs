@@ -19,11 +19,13 @@
 use std::ops::Range;
 use std::path::Path;
 
-use m1nd_core::gateway::surfaces::Kind;
-use m1nd_core::names::spec::toml_key;
-use m1nd_core::policy::{ALLOW_INVISIBLE, Declared, Law, Place, PolicyFile, VERBS, Where, join_display, render_report};
-use m1nd_core::sanitize::escape::{Layout, escape, has_unseen, value};
-use m1nd_core::sanitize::json::{Unseen, unseen};
+use m1nd_policy::gateway::surfaces::Kind;
+use m1nd_policy::names::spec::toml_key;
+use m1nd_policy::policy::{
+    ALLOW_INVISIBLE, Declared, Law, Place, PolicyFile, VERBS, Where, join_display, render_report,
+};
+use m1nd_policy::sanitize::escape::{Layout, escape, has_unseen, value};
+use m1nd_policy::sanitize::json::{Unseen, unseen};
 use serde_json::Value;
 
 use super::reviewed::{DEFINITIONS_FILE, Reviewed, ReviewedError};
@@ -134,7 +136,7 @@ fn locate(tokens: &[(Range<usize>, String)], found: &Unseen, cursor: &mut usize)
 #[cfg(test)]
 mod tests {
     use super::*;
-    use m1nd_core::policy::line_col;
+    use m1nd_policy::policy::line_col;
     use serde_json::json;
 
     fn reviewed() -> Reviewed {

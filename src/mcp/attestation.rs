@@ -12,12 +12,12 @@
 //! beside them without changing the shape a pinning client already reads.
 
 use crate::{COCKPIT, widget};
-use m1nd_core::SessionMode;
+use m1nd_policy::SessionMode;
 use rmcp::model::MetaObject;
 use serde_json::{Map, json};
 
 /// The project-prefixed `_meta` key the attestation is served under.
-pub const META_KEY: &str = "io.m1nd/attestation";
+pub use m1nd_guard::attestation::META_KEY;
 
 /// `{ "io.m1nd/attestation": { "policy": "<64 hex>", "widget": "<64 hex>", "mode": "read-only" } }`.
 pub fn meta(mode: SessionMode) -> MetaObject {
@@ -25,10 +25,10 @@ pub fn meta(mode: SessionMode) -> MetaObject {
 }
 
 /// What `m1nd gateway` attests: `policy` is the gateway policy's digest
-/// (`m1nd_core::policy::gateway_digest`, what `m1nd policy digest DIR`
+/// (`m1nd_policy::policy::gateway_digest`, what `m1nd policy digest DIR`
 /// prints), `mode` the session's mode (read-only on the command line wins
 /// over the policy's), and `definitions` the digest of the upstream
-/// definitions the session is served (`m1nd_core::gateway::definitions_digest`).
+/// definitions the session is served (`m1nd_policy::gateway::definitions_digest`).
 /// With `--shadow DIR`, `shadow_policy` is the shadow policy's digest: a
 /// policy evaluated beside `policy` and recorded, never enforced. The key is
 /// absent without one, so a client pinning `policy` alone sees no change.
@@ -41,7 +41,7 @@ pub fn gateway_meta(policy: &str, mode: SessionMode, definitions: &str, shadow: 
 }
 
 /// What `m1nd gateway --fleet` attests: `policy` is the fleet's digest
-/// (`m1nd_core::gateway::fleet::Fleet::digest`, what `m1nd policy digest DIR`
+/// (`m1nd_policy::gateway::fleet::Fleet::digest`, what `m1nd policy digest DIR`
 /// prints for a fleet), `mode` read-write when any member's session may
 /// write, `definitions` the digest of every definition served under its
 /// served name, and `upstreams` each member's name, prefix, policy digest
@@ -138,7 +138,7 @@ mod tests {
         for mode in SessionMode::ALL {
             assert_eq!(meta(mode).0[META_KEY]["mode"], mode.key());
         }
-        assert_eq!(COCKPIT.digest, m1nd_core::policy::digest(&COCKPIT));
+        assert_eq!(COCKPIT.digest, m1nd_policy::policy::digest(&COCKPIT));
     }
 
     #[test]

@@ -2,10 +2,10 @@
 //! widget's resources/list and resources/read. Every `tools/call` goes to
 //! the [`Service`]; nothing here touches the store.
 
-use m1nd_core::SessionMode;
-use m1nd_core::guard::Guard;
-use m1nd_core::runtime::SEND_AS_TYPED;
-use m1nd_core::sanitize::{cap, display};
+use m1nd_policy::SessionMode;
+use m1nd_policy::guard::Guard;
+use m1nd_policy::runtime::SEND_AS_TYPED;
+use m1nd_policy::sanitize::{cap, display};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, ErrorCode, Implementation,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,

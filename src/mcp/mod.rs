@@ -7,8 +7,8 @@
 //!
 //! # What a `tools/call` goes through, in order
 //!
-//! 1. **The guard** ([`m1nd_core::guard::Guard`], built from [`crate::COCKPIT`]).
-//!    A name longer than [`MAX_NAME_BYTES`](m1nd_core::guard::MAX_NAME_BYTES) is refused as unknown before
+//! 1. **The guard** ([`m1nd_policy::guard::Guard`], built from [`crate::COCKPIT`]).
+//!    A name longer than [`MAX_NAME_BYTES`](m1nd_policy::guard::MAX_NAME_BYTES) is refused as unknown before
 //!    anything else looks at it (no verb is that long, and "did you mean"
 //!    over megabytes would stall the server). Otherwise the guard normalises
 //!    the name (trim, strip one `m1nd.` / `m1nd_`, fold case) and refuses
@@ -44,7 +44,7 @@
 //!
 //! The tools are the verbs this server implements ([`dispatch::registry`](crate::service::dispatch::registry): the
 //! cockpit, help, and the store's reads and writes, each named once) intersected
-//! with the table's verbs, minus what [`Guard::shows`](m1nd_core::guard::Guard::shows)
+//! with the table's verbs, minus what [`Guard::shows`](m1nd_policy::guard::Guard::shows)
 //! hides from the session. Descriptions are the table's summaries; input
 //! schemas come from each verb's `requires` and `accepts`, the `[common]`
 //! arguments and the types tools.toml declares for them.

@@ -3,9 +3,9 @@
 
 use std::sync::Arc;
 
-use m1nd_core::arguments::Takes;
-use m1nd_core::guard::Guard;
-use m1nd_core::{ArgType, StatusOnly, Verb};
+use m1nd_policy::arguments::Takes;
+use m1nd_policy::guard::Guard;
+use m1nd_policy::{ArgType, StatusOnly, Verb};
 use rmcp::model::{JsonObject, Tool, ToolAnnotations};
 use serde_json::{Value, json};
 
@@ -180,7 +180,7 @@ mod tests {
         assert_eq!(schema["type"], "object");
         let select = &schema["properties"]["select"];
         assert_eq!(select["oneOf"], json!([{ "type": "string" }, { "type": "integer", "minimum": 0 }]));
-        assert_eq!(select["description"], m1nd_core::runtime::SEND_AS_TYPED);
+        assert_eq!(select["description"], m1nd_policy::runtime::SEND_AS_TYPED);
         assert_eq!(schema["properties"]["seen_store_version"], json!({ "type": "integer" }));
     }
 
@@ -205,10 +205,10 @@ mod tests {
     /// suite, are the inverse of what `m1nd-upstream` read from upstream.
     #[test]
     fn typed_arguments_list_their_constraints() {
-        let ty = m1nd_core::ArgType {
+        let ty = m1nd_policy::ArgType {
             choices: std::borrow::Cow::Owned(vec!["forward".into(), "reverse".into()]),
             default: Some("\"forward\"".into()),
-            ..m1nd_core::ArgType::of(m1nd_core::ArgKind::Text)
+            ..m1nd_policy::ArgType::of(m1nd_policy::ArgKind::Text)
         };
         assert_eq!(
             property(Some(&ty)),

@@ -15,8 +15,8 @@ use std::fmt;
 use std::sync::{Arc, OnceLock};
 
 use bytes::Bytes;
-use m1nd_core::runtime::{View, json as runtime_json};
-use m1nd_core::sanitize::{cap, display};
+use m1nd_policy::runtime::{View, json as runtime_json};
+use m1nd_policy::sanitize::{cap, display};
 use rmcp::model::{CallToolResult, ContentBlock, ServerResult};
 use serde_json::Value;
 
@@ -183,12 +183,12 @@ mod tests {
     #[test]
     fn a_cockpit_answer_is_serialised_as_rmcp_would() {
         let table = &crate::COCKPIT;
-        let reader = m1nd_core::runtime::MemoryReader { version: 3, ..Default::default() };
+        let reader = m1nd_policy::runtime::MemoryReader { version: 3, ..Default::default() };
         for select in [None, Some("2"), Some("9.9")] {
             let request =
-                m1nd_core::runtime::Request { select: select.map(str::to_owned), seen_store_version: Some(1) };
-            let Ok(view) = m1nd_core::runtime::cockpit(table, &reader, &request) else { continue };
-            let text = m1nd_core::runtime::text::render(&view, m1nd_core::runtime::Charset::Unicode);
+                m1nd_policy::runtime::Request { select: select.map(str::to_owned), seen_store_version: Some(1) };
+            let Ok(view) = m1nd_policy::runtime::cockpit(table, &reader, &request) else { continue };
+            let text = m1nd_policy::runtime::text::render(&view, m1nd_policy::runtime::Charset::Unicode);
             let answer = Answer::cockpit(text, view);
             let mut rmcp = ServerResult::CallToolResult(answer.result().clone());
             rmcp.strip_result_type_for_legacy_peer();

@@ -18,7 +18,7 @@
 use std::collections::VecDeque;
 use std::sync::{Mutex, MutexGuard};
 
-use m1nd_core::runtime::Request;
+use m1nd_policy::runtime::Request;
 
 use super::answer::Answer;
 use crate::store::Mark;

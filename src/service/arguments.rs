@@ -10,10 +10,10 @@
 //! value it got. A wrong value is echoed only as its JSON type plus a short,
 //! sanitised preview, so an error stays one bounded line whatever was sent.
 
-use m1nd_core::arguments::{IdProblem, MAX_ID_CHARS, Mismatch, Takes, check_id, received};
-use m1nd_core::runtime::SEND_AS_TYPED;
-use m1nd_core::sanitize::{cap, display};
-use m1nd_core::{ArgKind, ArgType, Cockpit, Verb};
+use m1nd_policy::arguments::{IdProblem, MAX_ID_CHARS, Mismatch, Takes, check_id, received};
+use m1nd_policy::runtime::SEND_AS_TYPED;
+use m1nd_policy::sanitize::{cap, display};
+use m1nd_policy::{ArgKind, ArgType, Cockpit, Verb};
 use rmcp::model::JsonObject;
 use serde_json::Value;
 
@@ -469,8 +469,8 @@ one_of = [
 ]
 "#
         );
-        let files = |f: m1nd_core::PolicyFile| -> Option<&[u8]> {
-            use m1nd_core::PolicyFile::*;
+        let files = |f: m1nd_policy::PolicyFile| -> Option<&[u8]> {
+            use m1nd_policy::PolicyFile::*;
             match f {
                 Tools => Some(tools.as_bytes()),
                 Deny => Some(include_bytes!("../../tests/ui/policies/base/read_only_denied.toml")),
@@ -479,8 +479,8 @@ one_of = [
                 _ => None,
             }
         };
-        let sources = m1nd_core::PolicySources::from_bytes("typed", files);
-        m1nd_core::compile(&sources)
+        let sources = m1nd_policy::PolicySources::from_bytes("typed", files);
+        m1nd_policy::compile(&sources)
             .unwrap_or_else(|d| panic!("{}", d.iter().map(|d| d.render(&sources)).collect::<String>()))
     }
 

@@ -7,7 +7,7 @@
 //! optimistic concurrency (`expected_store_version`): a stale write is
 //! refused and changes nothing, and the others in its commit go on.
 
-use m1nd_core::runtime::{self, Charset, Reading, Request, text};
+use m1nd_policy::runtime::{self, Charset, Reading, Request, text};
 use serde_json::{Map, Value, json};
 
 use super::answer::Answer;
@@ -139,7 +139,7 @@ pub fn written(verb: &'static str, result: Result<Done, Refusal>) -> Result<Answ
 /// (no field the store accepts is longer than a claim).
 fn reading_json(verb: &str, store_version: u64, reading: &Reading) -> Value {
     let numbers: Map<String, Value> = reading.numbers.iter().map(|(n, v)| (n.clone(), Value::from(*v))).collect();
-    let shown = |v: &str| Value::from(m1nd_core::sanitize::display(v, crate::store::MAX_CLAIM_CHARS));
+    let shown = |v: &str| Value::from(m1nd_policy::sanitize::display(v, crate::store::MAX_CLAIM_CHARS));
     let items: Vec<Value> = reading
         .items
         .iter()

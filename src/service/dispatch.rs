@@ -13,7 +13,7 @@
 
 use std::sync::LazyLock;
 
-use m1nd_core::{Verb, VerbId};
+use m1nd_policy::{Verb, VerbId};
 
 use crate::COCKPIT;
 use crate::store::{self, Op};
@@ -67,7 +67,7 @@ pub fn served(verb: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use m1nd_core::guard::{Guard, Refused};
+    use m1nd_policy::guard::{Guard, Refused};
     use rmcp::model::JsonObject;
     use serde_json::Value;
 

@@ -7,9 +7,9 @@
 //! act, a stale version) is a 4xx wherever it arrives, and only the store's
 //! own trouble is a 5xx.
 
-use m1nd_core::Verb;
-use m1nd_core::guard::{Guard, Refused};
-use m1nd_core::runtime::CockpitError;
+use m1nd_policy::Verb;
+use m1nd_policy::guard::{Guard, Refused};
+use m1nd_policy::runtime::CockpitError;
 
 use super::arguments::ArgumentError;
 use super::dispatch;
@@ -219,14 +219,14 @@ fn act_kind(refused: &ActRefused) -> ErrorKind {
 mod tests {
     use std::path::PathBuf;
 
-    use m1nd_core::runtime::{self, Request};
+    use m1nd_policy::runtime::{self, Request};
 
     use super::*;
     use crate::store::tray::Act;
 
     #[test]
     fn a_callers_mistake_is_never_a_server_error() {
-        let table = m1nd_core::runtime::MemoryReader::default();
+        let table = m1nd_policy::runtime::MemoryReader::default();
         let bad_select = runtime::cockpit(
             &crate::COCKPIT,
             &table,

@@ -3,7 +3,7 @@
 //! Two lists of overview cards exist, both derived, neither written by hand:
 //!
 //! - **The cockpit's help slot** is derived from the policy at compile time
-//!   (`m1nd_core::policy`, when the table is lowered): the `overview = true`
+//!   (`m1nd_policy::policy`, when the table is lowered): the `overview = true`
 //!   cards a *read-only* session may call in the *full* m1nd surface. It knows
 //!   nothing of this server, so it may name tools this server does not serve.
 //! - **The `help` tool** (here) is derived at run time, per session: the
@@ -18,8 +18,8 @@
 //! In a read-only session the `help` tool's cards are therefore exactly the
 //! help slot's cards whose tool this server serves (a test holds them to it).
 
-use m1nd_core::Card;
-use m1nd_core::guard::Guard;
+use m1nd_policy::Card;
+use m1nd_policy::guard::Guard;
 use rmcp::model::JsonObject;
 use serde_json::{Value, json};
 
@@ -158,7 +158,7 @@ mod tests {
             .slots
             .iter()
             .find_map(|s| match &s.kind {
-                m1nd_core::SlotKind::Help { cards } => Some(cards),
+                m1nd_policy::SlotKind::Help { cards } => Some(cards),
                 _ => None,
             })
             .expect("the policy has a help slot");

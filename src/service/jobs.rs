@@ -5,7 +5,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
-use m1nd_core::runtime::Request;
+use m1nd_policy::runtime::Request;
 use tokio::sync::oneshot;
 
 use super::answer::Answer;

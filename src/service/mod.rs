@@ -73,8 +73,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use m1nd_core::guard::{Guard, Resolved};
-use m1nd_core::runtime::{Request, View};
+use m1nd_policy::guard::{Guard, Resolved};
+use m1nd_policy::runtime::{Request, View};
 use rmcp::model::JsonObject;
 use tokio::sync::{oneshot, watch};
 
@@ -183,7 +183,7 @@ impl Drop for Shared {
 /// through: its verb, what answers it, and its arguments read into their
 /// type (boxed: the enum of every verb's arguments is large).
 struct Decided {
-    verb: &'static m1nd_core::Verb,
+    verb: &'static m1nd_policy::Verb,
     handler: Handler,
     call: Box<crate::calls::Call>,
 }
@@ -291,8 +291,8 @@ impl Service {
         if handler == Handler::Cockpit
             && let Some(select) = checked.text("select")
         {
-            m1nd_core::runtime::parse_reference(select)
-                .map_err(|e| refused(named, m1nd_core::runtime::CockpitError::Reference(e).into()))?;
+            m1nd_policy::runtime::parse_reference(select)
+                .map_err(|e| refused(named, m1nd_policy::runtime::CockpitError::Reference(e).into()))?;
         }
         let untypable =
             |why: String| refused(named, ArgumentError::Untypable { verb: verb.name.to_string(), why }.into());

@@ -3,7 +3,7 @@
 //! can check what it gets.
 //!
 //! Each schema sits with the code that writes the shape: the cockpit's beside
-//! the JSON skin in the core ([`m1nd_core::runtime::json_schema`]), help's in
+//! the JSON skin in the core ([`m1nd_policy::runtime::json_schema`]), help's in
 //! `help.rs`, and the store verbs' here, beside `call.rs`, which writes them.
 //! `mcp/tools.rs` tests that every listed tool declares one, and the e2e
 //! suite validates live answers against them with a real validator.
@@ -17,7 +17,7 @@ use crate::store::{Op, Write};
 /// The schema of `verb`'s structured content, served by `handler`.
 pub fn output_schema(handler: Handler, verb: &str) -> Value {
     match handler {
-        Handler::Cockpit => m1nd_core::runtime::json_schema::cockpit(),
+        Handler::Cockpit => m1nd_policy::runtime::json_schema::cockpit(),
         Handler::Help => help::output_schema(),
         Handler::Store(Op::Read(_)) => reading(verb),
         Handler::Store(Op::Write(Write::Memorize)) => memorized(),

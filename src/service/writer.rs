@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
-use m1nd_core::runtime::Request;
+use m1nd_policy::runtime::Request;
 
 use super::answers::Answers;
 use super::call;

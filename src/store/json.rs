@@ -64,7 +64,7 @@ fn parse_error(path: &Path, e: &serde_json::Error) -> StoreError {
 /// value as written), with every invisible or control character escaped:
 /// the file is anyone's, and the reason is printed to a terminal.
 fn shown(reason: &str) -> String {
-    m1nd_core::sanitize::escape::escape(reason, m1nd_core::sanitize::escape::Layout::Escape).into_owned()
+    m1nd_policy::sanitize::escape::escape(reason, m1nd_policy::sanitize::escape::Layout::Escape).into_owned()
 }
 
 #[cfg(test)]

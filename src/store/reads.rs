@@ -3,7 +3,7 @@
 //!
 //! A [`Snapshot`] holds a read transaction (SQLite's shared lock), so every
 //! reading taken from it sees the same state, and it writes nothing. Item
-//! field names match the facet registry (`m1nd_core::facets`), so the
+//! field names match the facet registry (`m1nd_policy::facets`), so the
 //! composer can render them without a mapping. Values are untrusted text;
 //! the composer sanitises and caps them.
 //!
@@ -18,8 +18,8 @@ use std::borrow::Cow;
 use std::cell::{Cell, OnceCell};
 use std::path::Path;
 
-use m1nd_core::ReadVerb;
-use m1nd_core::runtime::{Item, ReadError, Reader, Reading};
+use m1nd_policy::ReadVerb;
+use m1nd_policy::runtime::{Item, ReadError, Reader, Reading};
 
 use super::db::{Db, DbError, args};
 use super::error::StoreError;
@@ -272,7 +272,7 @@ impl Reader for Snapshot<'_> {
     fn read(&self, read: &ReadVerb, bound: &[(&str, &str)]) -> Result<Cow<'_, Reading>, ReadError> {
         let op = verbs::read_of(read);
         let Some(op) = op else {
-            let shown = m1nd_core::sanitize::display(read.verb(), m1nd_core::sanitize::cap::NAME);
+            let shown = m1nd_policy::sanitize::display(read.verb(), m1nd_policy::sanitize::cap::NAME);
             return Err(ReadError(format!("not a read this store serves: {shown}")));
         };
         let answered = if bound.is_empty() && read.arguments().is_empty() {

@@ -394,7 +394,7 @@ fn prefixed<'a>(
 
 /// Untrusted text quoted in an error: through the one sanitiser, kept short.
 fn shown(text: &str) -> String {
-    m1nd_core::sanitize::display(text, m1nd_core::sanitize::cap::NAME)
+    m1nd_policy::sanitize::display(text, m1nd_policy::sanitize::cap::NAME)
 }
 
 #[cfg(test)]

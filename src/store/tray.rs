@@ -19,7 +19,7 @@
 //! nothing can come between the judgement and the commit. So two people
 //! acting at once get one act and one "already".
 
-use m1nd_core::sanitize::{cap, display};
+use m1nd_policy::sanitize::{cap, display};
 
 use super::db::{Db, DbError, args};
 use super::error::StoreError;

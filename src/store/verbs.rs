@@ -10,7 +10,7 @@
 
 use std::sync::LazyLock;
 
-use m1nd_core::{Facet, ReadVerb, VerbId};
+use m1nd_policy::{Facet, ReadVerb, VerbId};
 
 /// What the store does for a verb.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

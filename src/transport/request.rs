@@ -26,7 +26,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use m1nd_core::sanitize::{cap, display};
+use m1nd_policy::sanitize::{cap, display};
 use rmcp::RoleServer;
 use rmcp::model::{CallToolRequest, ClientRequest, ErrorData, JsonRpcMessage, JsonRpcRequest, RequestId};
 use rmcp::service::RxJsonRpcMessage;
@@ -509,7 +509,7 @@ mod tests {
         let (_, _, message) =
             answer("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\\r\\nforged\\u001b[2J\\u202e\",\"params\":5}");
         assert!(message.contains("`x forged`"), "{message}");
-        assert!(!message.chars().any(|c| c.is_control() || m1nd_core::sanitize::is_hidden(c)), "{message:?}");
+        assert!(!message.chars().any(|c| c.is_control() || m1nd_policy::sanitize::is_hidden(c)), "{message:?}");
     }
 
     #[test]

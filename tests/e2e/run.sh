@@ -55,6 +55,13 @@ if [[ -z "${M1ND_BIN:-}" ]]; then
   [[ "$target_dir" == /* ]] || target_dir="$root/$target_dir"
   export M1ND_BIN="$target_dir/$profile/m1nd"
 fi
+if [[ "$mode" == test && -z "${M1ND_RMCP_GUARDED_BIN:-}" ]]; then
+  # test_rmcp_guarded.py drives the in-process guard's example; cargo rebuilds it only when stale.
+  cargo build -p m1nd-example-rmcp-guarded
+  target_dir="${CARGO_TARGET_DIR:-target}"
+  [[ "$target_dir" == /* ]] || target_dir="$root/$target_dir"
+  export M1ND_RMCP_GUARDED_BIN="$target_dir/debug/m1nd-example-rmcp-guarded"
+fi
 
 if [[ "$mode" == bench ]]; then
   exec "$venv/bin/python" "$here/bench_stdio.py" "$@"

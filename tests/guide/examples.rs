@@ -10,7 +10,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use m1nd_core::{Law, PolicyFile};
+use m1nd_policy::{Law, PolicyFile};
 use similar::TextDiff;
 
 use super::support::{files_under, guide_src, includes, read, root};

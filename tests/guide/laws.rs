@@ -5,8 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use m1nd_core::Law;
-use m1nd_core::policy::Scope;
+use m1nd_policy::Law;
+use m1nd_policy::policy::Scope;
 
 use super::support::{files_under, guide_src, read};
 

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use m1nd_core::{Facet, PolicyFile};
+use m1nd_policy::{Facet, PolicyFile};
 use syn::{Expr, GenericArgument, Item, Lit, Meta, PathArguments, Type};
 
 use super::support::read;

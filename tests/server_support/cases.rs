@@ -4,7 +4,7 @@
 //! the transport parity matrix attack with the same inputs.
 
 use m1nd::COCKPIT;
-use m1nd_core::ArgKind;
+use m1nd_policy::ArgKind;
 use serde_json::{Map, Value, json};
 
 use super::Mcp;

@@ -12,7 +12,7 @@
 use std::process::ExitCode;
 
 use m1nd::gateway::{Options, Upstream, serve};
-use m1nd_core::gateway::Embedded;
+use m1nd_policy::gateway::Embedded;
 
 /// The policy `tests/gateway` reviewed for mcp-server-git, one source for both.
 static POLICY: Embedded = m1nd_macros::gateway!("../../tests/gateway/policies/git");

@@ -57,10 +57,10 @@ mod tray;
 
 use std::path::{Path, PathBuf};
 
-use m1nd_core::PolicyFile;
-use m1nd_core::facets::Facet;
-use m1nd_core::gateway::uri_template::{MAX_URI_BYTES, MAX_VARIABLES};
-use m1nd_core::sanitize::cap;
+use m1nd_policy::PolicyFile;
+use m1nd_policy::facets::Facet;
+use m1nd_policy::gateway::uri_template::{MAX_URI_BYTES, MAX_VARIABLES};
+use m1nd_policy::sanitize::cap;
 use m1nd_fuzz::tables::{WEATHER, cockpits};
 use m1nd_fuzz::{fleet, policy_dir};
 use serde_json::{Map, Value, json};
@@ -179,7 +179,7 @@ fn fleets(repo: &Path, seeds: &mut Seeds) {
     // The suites' fleets, with each member directory they name.
     for dir in [repo.join("tests/ui/policies/fleet_m017"), repo.join("tests/gateway/fleets/git-and-files")] {
         let config = std::fs::read_to_string(dir.join("fleet.toml")).expect("fleet.toml");
-        let entries = m1nd_core::gateway::fleet::config::parse(&config).expect("the suites' fleet.toml parses");
+        let entries = m1nd_policy::gateway::fleet::config::parse(&config).expect("the suites' fleet.toml parses");
         let members = entries.iter().map(|e| (e.policy.as_str(), policy_input(&dir.join(&e.policy))));
         seeds.put("fleet", &fleet::join(&config, members.collect::<Vec<_>>()));
     }
@@ -537,7 +537,7 @@ fn uri_templates(repo: &Path, seeds: &mut Seeds) {
     let gateway = repo.join("tests/gateway/policies");
     for dir in std::fs::read_dir(&gateway).expect("tests/gateway/policies").flatten() {
         let sources = policy_dir::sources(&policy_input(&dir.path()));
-        if let Some(declared) = m1nd_core::policy::gateway_declarations(&sources) {
+        if let Some(declared) = m1nd_policy::policy::gateway_declarations(&sources) {
             templates.extend(declared.templates.into_iter().map(|(t, _)| t));
             uris.extend(declared.resources.into_iter().map(|(r, _)| r));
         }

@@ -35,6 +35,12 @@ impl Embedded {
         Self::__from_checked_policy("", [None; FILES])
     }
 
+    /// The policy directory as the macro call wrote it (`"policy"` for
+    /// `gateway!("policy")`), for messages that name the policy's files.
+    pub fn display(&self) -> &'static str {
+        self.display
+    }
+
     /// The compiled table. An error only if the embedded text no longer
     /// compiles, which the build ruled out; it is reported, never panicked on.
     pub fn gateway(&self) -> Result<&Gateway, &str> {

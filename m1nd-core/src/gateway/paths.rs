@@ -43,6 +43,7 @@ use std::path::{Component, Path, PathBuf};
 
 /// Why a path was not accepted.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PathProblem {
     Relative,
     Parent,

@@ -13,6 +13,7 @@ use crate::guard::printable;
 
 /// Why a pinned argument was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum PinRefused {
     Missing { argument: String },
     WrongType { argument: String, expected: &'static str },

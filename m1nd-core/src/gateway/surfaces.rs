@@ -145,6 +145,7 @@ impl std::fmt::Display for HiddenSurface {
 
 /// Why a request about a prompt or resource was not forwarded.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum SurfaceRefused {
     /// The upstream offers it, but the policy's view hides it.
     Hidden(HiddenSurface),

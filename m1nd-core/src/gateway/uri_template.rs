@@ -39,6 +39,7 @@ enum Part {
 
 /// Why a template cannot be declared.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TemplateProblem {
     #[error("it is empty")]
     Empty,

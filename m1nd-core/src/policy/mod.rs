@@ -43,7 +43,7 @@ use crate::table::Cockpit;
 ///
 /// ```
 /// use std::path::Path;
-/// use m1nd_core::{PolicySources, compile};
+/// use m1nd_policy::{PolicySources, compile};
 ///
 /// let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../policy");
 /// let cockpit = compile(&PolicySources::read_dir(&dir, "policy")).expect("the repository's policy keeps every law");

@@ -93,6 +93,7 @@ impl PolicyFile {
 
 /// Why a policy file has no text to parse.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum ReadProblem {
     Missing,
     /// Something other than a regular file: what it is, e.g. "a FIFO".
@@ -145,7 +146,7 @@ pub struct SourceFile {
 ///
 /// ```
 /// use std::path::Path;
-/// use m1nd_core::{Law, PolicyFile, PolicySources, compile};
+/// use m1nd_policy::{Law, PolicyFile, PolicySources, compile};
 ///
 /// let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../policy");
 /// let real = PolicySources::read_dir(&dir, "policy");

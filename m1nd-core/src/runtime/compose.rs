@@ -26,6 +26,7 @@ pub struct Request {
 
 /// Why a request could not be answered.
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum CockpitError {
     Reference(reference::ReferenceError),
     /// The reference parsed, but names nothing on this menu.
@@ -60,8 +61,8 @@ const NOTE_READ_FAILED: &str = "this read failed; nothing was changed";
 ///
 /// ```
 /// use std::path::Path;
-/// use m1nd_core::runtime::{Charset, MemoryReader, Reading, Request, cockpit, text};
-/// use m1nd_core::{PolicySources, compile};
+/// use m1nd_policy::runtime::{Charset, MemoryReader, Reading, Request, cockpit, text};
+/// use m1nd_policy::{PolicySources, compile};
 ///
 /// let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../policy");
 /// let table = compile(&PolicySources::read_dir(&dir, "policy")).expect("the policy keeps every law");

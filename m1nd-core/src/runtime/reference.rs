@@ -94,7 +94,7 @@ fn fail(reason: impl Into<String>) -> ReferenceError {
 /// Parse what a human typed.
 ///
 /// ```
-/// use m1nd_core::runtime::{Path, parse_reference};
+/// use m1nd_policy::runtime::{Path, parse_reference};
 ///
 /// let item = parse_reference(" 2.1@mc_1a2b3c4d ").unwrap();
 /// assert_eq!(item.path, Path::Item { slot: 2, item: 1 });

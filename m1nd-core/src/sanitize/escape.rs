@@ -51,7 +51,7 @@ pub fn has_unseen(text: &str, layout: Layout) -> bool {
 /// at least four digits); borrowed when there is none.
 ///
 /// ```
-/// use m1nd_core::sanitize::escape::{Layout, escape};
+/// use m1nd_policy::sanitize::escape::{Layout, escape};
 ///
 /// assert_eq!(escape("status\u{200B}", Layout::Escape), "status\\u{200B}");
 /// assert_eq!(escape("a\tb\n", Layout::Keep), "a\tb\n");
@@ -76,7 +76,7 @@ pub fn escape(text: &str, layout: Layout) -> Cow<'_, str> {
 /// ellipsis that never splits an escape.
 ///
 /// ```
-/// use m1nd_core::sanitize::escape::value;
+/// use m1nd_policy::sanitize::escape::value;
 ///
 /// assert_eq!(value("\u{A0}status\n", 48), "\\u{00A0}status\\u{000A}");
 /// assert_eq!(value(&"x".repeat(100), 5), "xxxx…");

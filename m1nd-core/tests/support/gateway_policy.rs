@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use m1nd_core::{Diagnostic, PolicyFile, PolicySources};
+use m1nd_policy::{Diagnostic, PolicyFile, PolicySources};
 
 /// The sources of a gateway policy: `tools.toml` and `read_only_denied.toml`.
 pub fn sources(tools: &str, deny: &str) -> PolicySources {

@@ -7,8 +7,8 @@ pub mod unicode;
 
 use std::path::Path;
 
-use m1nd_core::runtime::{Item, Reading};
-use m1nd_core::{Cockpit, Facet, PolicySources, compile};
+use m1nd_policy::runtime::{Item, Reading};
+use m1nd_policy::{Cockpit, Facet, PolicySources, compile};
 
 pub fn real_policy() -> Cockpit {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../policy");
@@ -18,7 +18,7 @@ pub fn real_policy() -> Cockpit {
 }
 
 /// State held in memory, keyed by the card a read comes from.
-pub use m1nd_core::runtime::MemoryReader as MemReader;
+pub use m1nd_policy::runtime::MemoryReader as MemReader;
 
 /// Strings that try to escape their field.
 pub const HOSTILE: &[&str] = &[

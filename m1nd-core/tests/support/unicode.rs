@@ -8,7 +8,7 @@
 
 use icu_properties::props::{BidiControl, DefaultIgnorableCodePoint, GeneralCategory};
 use icu_properties::{CodePointMapData, CodePointSetData};
-use m1nd_core::sanitize::FILLERS;
+use m1nd_policy::sanitize::FILLERS;
 
 /// A character that draws nothing: a format character (General_Category Cf:
 /// bidi controls, zero-width characters, the TAG block's characters), a

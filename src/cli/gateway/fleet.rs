@@ -8,7 +8,7 @@ use m1nd::gateway::GatewayService;
 use m1nd::gateway::fleet::{self as served, ConnectedFleet};
 use m1nd::mcp::attestation::{self, PinError, Pinned};
 use m1nd::transport::http;
-use m1nd_core::gateway::fleet::{Fleet, FleetSources, compile_fleet};
+use m1nd_policy::gateway::fleet::{Fleet, FleetSources, compile_fleet};
 use rmcp::ServiceExt;
 
 use super::{GatewayArgs, http_runtime, options, runtime};

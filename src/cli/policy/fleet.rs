@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use m1nd_core::gateway::fleet::{FLEET_FILE, Fleet, FleetProblem, FleetSources, compile_fleet};
+use m1nd_policy::gateway::fleet::{FLEET_FILE, Fleet, FleetProblem, FleetSources, compile_fleet};
 use serde_json::{Value, json};
 
 use crate::cli::{Failure, Format, emit};

@@ -9,8 +9,8 @@
 //! neither menu file nor `tools.toml` is read as m1nd's own, so the compiler
 //! lists every file it lacks.
 
-use m1nd_core::PolicyFile;
-use m1nd_core::policy::{PolicySources, ReadProblem};
+use m1nd_policy::PolicyFile;
+use m1nd_policy::policy::{PolicySources, ReadProblem};
 
 use crate::cli::Failure;
 

@@ -1,6 +1,6 @@
 //! `m1nd gateway --fleet DIR`: one endpoint in front of several upstreams,
 //! each behind its own reviewed policy (`fleet.toml`; the laws and the
-//! routing rules are in [`m1nd_core::gateway::fleet`]).
+//! routing rules are in [`m1nd_policy::gateway::fleet`]).
 //!
 //! # The invariant
 //!
@@ -17,8 +17,8 @@ mod server;
 
 use std::sync::Arc;
 
-use m1nd_core::gateway::fleet::served_name;
-use m1nd_core::gateway::fleet::{Command, Endpoint, Fleet, Http};
+use m1nd_policy::gateway::fleet::served_name;
+use m1nd_policy::gateway::fleet::{Command, Endpoint, Fleet, Http};
 
 pub use server::FleetServer;
 

@@ -9,11 +9,11 @@
 
 use std::collections::HashMap;
 
-use m1nd_core::gateway::fleet::{Fleet, served_name};
-use m1nd_core::gateway::uri_template::Template;
-use m1nd_core::guard::printable;
-use m1nd_core::names::spec::fold;
-use m1nd_core::names::{did_you_mean, suggest};
+use m1nd_policy::gateway::fleet::{Fleet, served_name};
+use m1nd_policy::gateway::uri_template::Template;
+use m1nd_policy::guard::printable;
+use m1nd_policy::names::spec::fold;
+use m1nd_policy::names::{did_you_mean, suggest};
 
 /// One kind of prefixed name: folded served name → (member, declared name).
 #[derive(Default)]
@@ -135,8 +135,8 @@ impl Routes {
 
 #[cfg(test)]
 mod tests {
-    use m1nd_core::gateway::fleet::{FleetSources, compile_fleet};
-    use m1nd_core::{PolicyFile, PolicySources};
+    use m1nd_policy::gateway::fleet::{FleetSources, compile_fleet};
+    use m1nd_policy::{PolicyFile, PolicySources};
 
     use super::*;
 

@@ -9,9 +9,9 @@
 use std::sync::Arc;
 
 use futures_util::future::join_all;
-use m1nd_core::SessionMode;
-use m1nd_core::gateway::fleet::{Fleet, served_name};
-use m1nd_core::gateway::{self};
+use m1nd_policy::SessionMode;
+use m1nd_policy::gateway::fleet::{Fleet, served_name};
+use m1nd_policy::gateway::{self};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult, ContentBlock,
     GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult, ListResourceTemplatesResult,

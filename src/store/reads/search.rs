@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use m1nd_core::runtime::{Item, Reading};
+use m1nd_policy::runtime::{Item, Reading};
 
 use super::super::db::{Db, DbError, args};
 use super::super::sql;

@@ -3,7 +3,7 @@
 
 use std::borrow::Cow;
 
-use m1nd_core::Argument;
+use m1nd_policy::Argument;
 
 use super::super::test_dir::test_dir;
 use super::*;
@@ -115,13 +115,13 @@ fn items_carry_the_facet_fields_in_order() {
     let read = |name| Reader::read(&snapshot, &verb(name), &[]).expect(name);
     let names = |reading: &Reading| -> Vec<String> { reading.items[0].fields.iter().map(|(n, _)| n.clone()).collect() };
     for (read_name, facet) in [
-        ("system_blocks_snapshot", m1nd_core::Facet::Map),
-        ("orient", m1nd_core::Facet::Missions),
-        ("doctor", m1nd_core::Facet::Health),
-        ("trust", m1nd_core::Facet::Trust),
-        ("boot_memory", m1nd_core::Facet::Memories),
-        ("drift", m1nd_core::Facet::Drift),
-        ("panoramic", m1nd_core::Facet::Presences),
+        ("system_blocks_snapshot", m1nd_policy::Facet::Map),
+        ("orient", m1nd_policy::Facet::Missions),
+        ("doctor", m1nd_policy::Facet::Health),
+        ("trust", m1nd_policy::Facet::Trust),
+        ("boot_memory", m1nd_policy::Facet::Memories),
+        ("drift", m1nd_policy::Facet::Drift),
+        ("panoramic", m1nd_policy::Facet::Presences),
     ] {
         let items = facet.items().expect("facet lists items");
         let expected: Vec<String> = items.field_names().map(str::to_owned).collect();
@@ -190,8 +190,8 @@ fn the_root_reads_counts_and_a_drill_reads_one_listing() {
     };
     let compose = |select: Option<&str>| {
         let snapshot = store.snapshot().expect("snapshot");
-        let request = m1nd_core::runtime::Request { select: select.map(str::to_owned), seen_store_version: None };
-        m1nd_core::runtime::cockpit(&crate::COCKPIT, &snapshot, &request).expect("composes")
+        let request = m1nd_policy::runtime::Request { select: select.map(str::to_owned), seen_store_version: None };
+        m1nd_policy::runtime::cockpit(&crate::COCKPIT, &snapshot, &request).expect("composes")
     };
     let root = compose(None);
     assert_eq!(runs(&store), vec![0; sql::LISTINGS.len()], "the root ran a listing");
@@ -375,7 +375,7 @@ fn the_cockpits_own_reads_are_found_by_the_slots_facet_only() {
     let snapshot = store.snapshot().expect("snapshot");
     let cockpit = crate::COCKPIT.verb_id(verbs::COCKPIT_VERB).expect("the cockpit verb");
     let own = |select: &'static str| {
-        let select = [m1nd_core::Argument { name: Cow::Borrowed("select"), value: Cow::Borrowed(select) }];
+        let select = [m1nd_policy::Argument { name: Cow::Borrowed("select"), value: Cow::Borrowed(select) }];
         let read = ReadVerb::__from_checked_policy(
             Cow::Borrowed("t"),
             Cow::Borrowed("cockpit"),
@@ -395,8 +395,8 @@ fn the_cockpits_own_reads_are_found_by_the_slots_facet_only() {
 fn the_cockpit_composes_over_the_demo_store() {
     let (_dir, store) = demo();
     let snapshot = store.snapshot().expect("snapshot");
-    let request = m1nd_core::runtime::Request::default();
-    let view = m1nd_core::runtime::cockpit(&crate::COCKPIT, &snapshot, &request).expect("root");
+    let request = m1nd_policy::runtime::Request::default();
+    let view = m1nd_policy::runtime::cockpit(&crate::COCKPIT, &snapshot, &request).expect("root");
     let text = format!("{view:?}");
     assert!(text.contains("2 waiting for your stamp"), "{text}");
     assert!(text.contains("map: 11 ratified (2 stale), 1 to ratify"), "{text}");
@@ -408,7 +408,7 @@ fn the_cockpit_composes_over_the_demo_store() {
 /// A new order phrase in the registry fails here until its SQL is named.
 #[test]
 fn each_listing_is_in_the_order_its_facet_says() {
-    use m1nd_core::Facet;
+    use m1nd_policy::Facet;
     let sql_order = |phrase: &str| match phrase {
         "most urgent first" => "ORDER BY urgency, seq",
         "waiting first" => "ORDER BY board, seq",
@@ -446,9 +446,9 @@ fn each_listing_is_in_the_order_its_facet_says() {
 fn the_map_counts_and_marks_the_candidate_it_lists() {
     let (_dir, store) = demo();
     let snapshot = store.snapshot().expect("snapshot");
-    let slot = crate::COCKPIT.slots.iter().find(|s| s.facet == m1nd_core::Facet::Map).expect("a map slot");
-    let request = m1nd_core::runtime::Request { select: Some(slot.n.to_string()), ..Default::default() };
-    let view = m1nd_core::runtime::cockpit(&crate::COCKPIT, &snapshot, &request).expect("the map's list");
+    let slot = crate::COCKPIT.slots.iter().find(|s| s.facet == m1nd_policy::Facet::Map).expect("a map slot");
+    let request = m1nd_policy::runtime::Request { select: Some(slot.n.to_string()), ..Default::default() };
+    let view = m1nd_policy::runtime::cockpit(&crate::COCKPIT, &snapshot, &request).expect("the map's list");
     let listing = view.listing.expect("a list says what it shows");
     assert_eq!((listing.shown, listing.total), (8, 12), "8 of 11 ratified + 1 candidate");
     let marked: Vec<_> = view.entries.iter().filter(|e| e.mark == Some("candidate")).collect();
@@ -461,8 +461,8 @@ fn a_reference_past_the_end_names_the_references_there_are() {
     let (_dir, store) = demo();
     let snapshot = store.snapshot().expect("snapshot");
     let refused = |select: &str| {
-        let request = m1nd_core::runtime::Request { select: Some(select.to_owned()), seen_store_version: None };
-        m1nd_core::runtime::cockpit(&crate::COCKPIT, &snapshot, &request).expect_err("past the end").to_string()
+        let request = m1nd_policy::runtime::Request { select: Some(select.to_owned()), seen_store_version: None };
+        m1nd_policy::runtime::cockpit(&crate::COCKPIT, &snapshot, &request).expect_err("past the end").to_string()
     };
     let map = crate::COCKPIT.slots.iter().find(|s| s.facet.key() == "map").expect("a map slot").n;
     let action = refused(&format!("{map}.1.9"));

@@ -26,7 +26,7 @@ use axum::http::{StatusCode, header};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
-use m1nd_core::SessionMode;
+use m1nd_policy::SessionMode;
 use serde_json::json;
 
 use super::HttpOptions;

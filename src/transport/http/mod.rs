@@ -5,7 +5,7 @@
 //! HTTP adds a way in, never a way around. Every MCP message that arrives
 //! here is handed to rmcp's [`StreamableHttpService`], which calls the one
 //! [`Server`] value this process built — the same type, the same table, the
-//! same [`Guard`](m1nd_core::guard::Guard) the stdio transport calls — so a
+//! same [`Guard`](m1nd_policy::guard::Guard) the stdio transport calls — so a
 //! `tools/call` meets the guard in [`Service::call`]
 //! before anything touches the store, whichever transport carried it. Nothing
 //! in this module reads a tool name or an argument: what sits in front of

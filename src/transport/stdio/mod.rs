@@ -55,7 +55,7 @@ use tokio::io::{AsyncBufReadExt, AsyncRead, AsyncWrite, BufReader};
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
-use m1nd_core::sanitize::{cap, display};
+use m1nd_policy::sanitize::{cap, display};
 
 use super::ServeError;
 use super::request::{self, Parsed};

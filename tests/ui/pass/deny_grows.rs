@@ -2,7 +2,7 @@
 //! `deny_grows` is `base` with `audit` added to read_only_denied.toml, and
 //! nothing else. It still compiles, and its overview has lost exactly that card.
 
-use m1nd_core::{Cockpit, SlotKind};
+use m1nd_policy::{Cockpit, SlotKind};
 
 static BASE: Cockpit = m1nd_macros::cockpit!("tests/ui/policies/base");
 static GROWN: Cockpit = m1nd_macros::cockpit!("tests/ui/policies/deny_grows");

@@ -1,7 +1,7 @@
 //! The gateway suite's fleet compiles with `fleet!`, and what it embeds is
 //! the fleet on disk: each member in `fleet.toml` order with its prefix.
 
-static FLEET: m1nd_core::gateway::fleet::EmbeddedFleet = m1nd_macros::fleet!("tests/gateway/fleets/git-and-files");
+static FLEET: m1nd_policy::gateway::fleet::EmbeddedFleet = m1nd_macros::fleet!("tests/gateway/fleets/git-and-files");
 
 fn main() {
     let fleet = FLEET.fleet().expect("the embedded fleet compiles as it did at build time");

@@ -1,10 +1,10 @@
 //! `cockpit!` passed straight as a function argument, by value and by reference.
 
-fn digest_of(cockpit: &m1nd_core::Cockpit) -> String {
-    m1nd_core::policy::digest(cockpit)
+fn digest_of(cockpit: &m1nd_policy::Cockpit) -> String {
+    m1nd_policy::policy::digest(cockpit)
 }
 
-fn owned_digest(cockpit: m1nd_core::Cockpit) -> String {
+fn owned_digest(cockpit: m1nd_policy::Cockpit) -> String {
     cockpit.digest.into_owned()
 }
 

@@ -3,6 +3,6 @@
 
 fn main() {
     let cockpit = m1nd_macros::cockpit!("policy");
-    assert_eq!(cockpit.digest, m1nd_core::policy::digest(&cockpit));
+    assert_eq!(cockpit.digest, m1nd_policy::policy::digest(&cockpit));
     assert!(!cockpit.verbs.is_empty());
 }

@@ -1,9 +1,9 @@
 //! The repository's policy compiles. Its derived help overview has silently
 //! dropped the overview card whose verb is deny-listed.
 
-use m1nd_core::SlotKind;
+use m1nd_policy::SlotKind;
 
-static COCKPIT: m1nd_core::Cockpit = m1nd_macros::cockpit!("policy");
+static COCKPIT: m1nd_policy::Cockpit = m1nd_macros::cockpit!("policy");
 
 fn main() {
     let help = COCKPIT

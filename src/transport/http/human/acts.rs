@@ -12,7 +12,7 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use m1nd_core::sanitize::{cap, display};
+use m1nd_policy::sanitize::{cap, display};
 use serde_json::json;
 
 use super::checks::check_write;

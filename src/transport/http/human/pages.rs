@@ -8,7 +8,7 @@ use std::sync::Arc;
 use axum::extract::{Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use m1nd_core::runtime::{Request as CockpitRequest, json as view_json};
+use m1nd_policy::runtime::{Request as CockpitRequest, json as view_json};
 use serde_json::{Value, json};
 
 use super::checks::{check_write, cookie, session};
