@@ -15,11 +15,16 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 
 use crate::arguments::{ArgKind, ArgType};
-use crate::codegen::Includes;
+use crate::codegen::{Includes, Runtime};
 use crate::table::{Cockpit, Verb};
 
 /// The items `calls!` emits for a lawful table.
-pub fn items(cockpit: &Cockpit, includes: &Includes) -> TokenStream {
+///
+/// Every path they name goes through the runtime (`runtime`, imported once
+/// as `__m1nd_policy`), serde and serde_json included, so the caller needs no
+/// dependency of its own for them.
+pub fn items(cockpit: &Cockpit, includes: &Includes, runtime: &Runtime) -> TokenStream {
+    let alias = runtime.alias();
     let tracked = tracked(includes);
     let mut out = Items::default();
     let mut variants = Vec::new();
@@ -29,10 +34,11 @@ pub fn items(cockpit: &Cockpit, includes: &Includes) -> TokenStream {
         out.verb(cockpit, verb, &name);
         let (wire, ident) = (&*verb.name, format_ident!("{name}"));
         variants.push(quote! { #ident(#ident) });
-        arms.push(quote! { #wire => ::serde_json::from_value(args).map(Call::#ident) });
+        arms.push(quote! { #wire => __m1nd_policy::__private::serde_json::from_value(args).map(Call::#ident) });
     }
     let types = out.tokens;
     quote! {
+        #alias
         #(#tracked)*
         #(#types)*
 
@@ -45,7 +51,7 @@ pub fn items(cockpit: &Cockpit, includes: &Includes) -> TokenStream {
         impl Call {
             /// Read the arguments of a call of `verb` (a canonical verb name)
             /// into its type. `None` for a verb the policy does not declare.
-            pub fn parse(verb: &str, args: ::serde_json::Value) -> ::core::option::Option<::core::result::Result<Call, ::serde_json::Error>> {
+            pub fn parse(verb: &str, args: __m1nd_policy::__private::serde_json::Value) -> ::core::option::Option<::core::result::Result<Call, __m1nd_policy::__private::serde_json::Error>> {
                 ::core::option::Option::Some(match verb {
                     #(#arms,)*
                     _ => return ::core::option::Option::None,
@@ -106,7 +112,8 @@ impl Items {
         let doc = format!("The arguments of `{}`: exactly one of its argument sets.", verb.name);
         self.tokens.push(quote! {
             #[doc = #doc]
-            #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+            #[derive(Clone, Debug, PartialEq, __m1nd_policy::__private::serde::Deserialize)]
+            #[serde(crate = "__m1nd_policy::__private::serde")]
             #[serde(untagged)]
             pub enum #ident { #(#sets),* }
         });
@@ -127,7 +134,7 @@ impl Items {
             let hint = format!("{prefix}{}", pascal(wire));
             let (rust, defaulted) = match ty {
                 Some(ty) => (self.rust_type(ty, &hint), ty.default.is_some()),
-                None => (quote! { ::serde_json::Value }, false),
+                None => (quote! { __m1nd_policy::__private::serde_json::Value }, false),
             };
             let member = if *required {
                 quote! { #[serde(rename = #wire)] pub #field: #rust }
@@ -144,7 +151,8 @@ impl Items {
         let deny = closed.then(|| quote! { #[serde(deny_unknown_fields)] });
         self.tokens.push(quote! {
             #[doc = #doc]
-            #[derive(Clone, Debug, PartialEq, ::serde::Deserialize)]
+            #[derive(Clone, Debug, PartialEq, __m1nd_policy::__private::serde::Deserialize)]
+            #[serde(crate = "__m1nd_policy::__private::serde")]
             #deny
             pub struct #ident { #(#members),* }
         });
@@ -153,16 +161,17 @@ impl Items {
     /// The Rust type of `ty`, emitting the enums and structs it needs.
     fn rust_type(&mut self, ty: &ArgType, hint: &str) -> TokenStream {
         let inner = match ty.kind {
-            _ if !ty.one_of.is_empty() => quote! { ::serde_json::Value },
+            _ if !ty.one_of.is_empty() => quote! { __m1nd_policy::__private::serde_json::Value },
             ArgKind::Text if !ty.choices.is_empty() => {
                 let ident = self.name(hint.to_owned());
                 let variants = variants(&ty.choices);
                 let doc = format!("The values of `{hint}`.");
                 self.tokens.push(quote! {
-                    #[doc = #doc]
-                    #[derive(Clone, Copy, Debug, PartialEq, Eq, ::serde::Deserialize)]
-                    pub enum #ident { #(#variants),* }
-                });
+                        #[doc = #doc]
+                        #[derive(Clone, Copy, Debug, PartialEq, Eq, __m1nd_policy::__private::serde::Deserialize)]
+                #[serde(crate = "__m1nd_policy::__private::serde")]
+                        pub enum #ident { #(#variants),* }
+                    });
                 quote! { #ident }
             }
             ArgKind::Text | ArgKind::Reference | ArgKind::Id => quote! { ::std::string::String },
@@ -173,7 +182,7 @@ impl Items {
             ArgKind::Array => {
                 let item = match ty.item() {
                     Some(item) => self.rust_type(item, &format!("{hint}Item")),
-                    None => quote! { ::serde_json::Value },
+                    None => quote! { __m1nd_policy::__private::serde_json::Value },
                 };
                 quote! { ::std::vec::Vec<#item> }
             }
@@ -184,8 +193,10 @@ impl Items {
                 self.record(&ident, hint, &fields, ty.closed, &doc);
                 quote! { #ident }
             }
-            ArgKind::Object => quote! { ::serde_json::Map<::std::string::String, ::serde_json::Value> },
-            ArgKind::Any | ArgKind::Null => quote! { ::serde_json::Value },
+            ArgKind::Object => {
+                quote! { __m1nd_policy::__private::serde_json::Map<::std::string::String, __m1nd_policy::__private::serde_json::Value> }
+            }
+            ArgKind::Any | ArgKind::Null => quote! { __m1nd_policy::__private::serde_json::Value },
         };
         if ty.nullable && !matches!(ty.kind, ArgKind::Any | ArgKind::Null) {
             quote! { ::core::option::Option<#inner> }

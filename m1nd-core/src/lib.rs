@@ -27,6 +27,14 @@ pub mod runtime;
 pub mod sanitize;
 pub mod table;
 
+/// What `calls!` expansions reach through this crate, so that a crate using
+/// them needs no serde dependency of its own. Not API.
+#[doc(hidden)]
+pub mod __private {
+    pub use serde;
+    pub use serde_json;
+}
+
 pub use arguments::{ArgKind, ArgType, Parameter};
 pub use client_capability::ClientCapability;
 pub use deny::{DenyList, Refusal, StatusOnly};

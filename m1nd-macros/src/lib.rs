@@ -57,7 +57,8 @@ pub fn fleet(input: TokenStream) -> TokenStream {
 /// type (a struct per verb, an enum per text enum, a struct per object with
 /// declared members) and `Call`, the enum of them all, with `Call::parse`.
 /// The server parses a checked call into its `Call` once, at its edge, and
-/// handlers take that value. Needs `serde` and `serde_json` in the caller.
+/// handlers take that value. serde and serde_json are reached through the
+/// runtime crate, so the caller needs neither.
 ///
 /// ```text
 /// pub mod calls { m1nd_macros::calls!("policy"); }

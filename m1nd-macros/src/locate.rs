@@ -83,11 +83,9 @@ pub fn expand(input: TokenStream, manifest: Option<PathBuf>, call_file: Option<P
         }
     };
     let span = lit.span();
-    let runtime = match (runtime, kind) {
-        (Some(runtime), _) => runtime,
-        // calls! emits plain Rust types and names nothing of the runtime.
-        (None, Kind::Calls) => Runtime::direct(),
-        (None, _) => {
+    let runtime = match runtime {
+        Some(runtime) => runtime,
+        None => {
             let message = "[M001] the generated code needs the runtime crate, and Cargo.toml names none";
             return compile_error(&format!("{message}\nhelp: {}", runtime::MISSING_HELP), span);
         }
@@ -126,7 +124,7 @@ fn expand_found(
     let includes = includes(&dir, call_file.as_deref());
     let compiled = match kind {
         Kind::Cockpit => compile(&sources).map(|cockpit| emit(&cockpit, &includes, runtime)),
-        Kind::Calls => compile(&sources).map(|cockpit| m1nd_policy::calls_codegen::items(&cockpit, &includes)),
+        Kind::Calls => compile(&sources).map(|cockpit| m1nd_policy::calls_codegen::items(&cockpit, &includes, runtime)),
         Kind::Gateway => {
             compile_gateway(&sources).map(|_| gateway_codegen::embedded(&sources, display, &includes, runtime))
         }

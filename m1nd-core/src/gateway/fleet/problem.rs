@@ -60,7 +60,6 @@ impl FleetDiagnostic {
 
 /// One problem of a fleet.
 #[derive(Clone, Debug, PartialEq, Eq)]
-#[non_exhaustive]
 pub enum FleetProblem {
     /// A member's policy breaks a law on its own.
     Member { member: usize, diagnostic: Diagnostic },
