@@ -157,7 +157,12 @@ fn word(text: &str, dot: bool) -> bool {
         && text.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-' || (dot && b == b'.'))
 }
 
-fn served_apart(prefixes: &[&str], declared: &[Declared], of: fn(&Declared) -> &m1nd_policy::policy::Names, noun: &str) {
+fn served_apart(
+    prefixes: &[&str],
+    declared: &[Declared],
+    of: fn(&Declared) -> &m1nd_policy::policy::Names,
+    noun: &str,
+) {
     let mut seen: HashMap<String, String> = HashMap::new();
     for (prefix, declared) in prefixes.iter().zip(declared) {
         for (name, _) in of(declared) {

@@ -134,7 +134,8 @@ fn escaped_walk(value: &Value) -> Value {
 
 /// How many characters of `value`'s strings and keys the rule escapes.
 fn unseen(value: &Value) -> usize {
-    let count = |text: &str| text.chars().filter(|&c| m1nd_policy::sanitize::escape::is_unseen(c, Layout::Keep)).count();
+    let count =
+        |text: &str| text.chars().filter(|&c| m1nd_policy::sanitize::escape::is_unseen(c, Layout::Keep)).count();
     match value {
         Value::String(text) => count(text),
         Value::Array(items) => items.iter().map(unseen).sum(),

@@ -57,12 +57,12 @@ mod tray;
 
 use std::path::{Path, PathBuf};
 
+use m1nd_fuzz::tables::{WEATHER, cockpits};
+use m1nd_fuzz::{fleet, policy_dir};
 use m1nd_policy::PolicyFile;
 use m1nd_policy::facets::Facet;
 use m1nd_policy::gateway::uri_template::{MAX_URI_BYTES, MAX_VARIABLES};
 use m1nd_policy::sanitize::cap;
-use m1nd_fuzz::tables::{WEATHER, cockpits};
-use m1nd_fuzz::{fleet, policy_dir};
 use serde_json::{Map, Value, json};
 use support::{HOSTILE, long};
 
