@@ -55,7 +55,7 @@ fn every_skill_says_how_to_send_a_reference_verbatim() {
     let drifted = drifted(SEND_AS_TYPED);
     assert!(
         drifted.is_empty(),
-        "skill files drifted from SEND_AS_TYPED in m1nd-core/src/runtime/reference.rs:\n{}\nexpected this line, verbatim:\n  {SEND_AS_TYPED}",
+        "skill files drifted from SEND_AS_TYPED in m1nd-core/src/arguments.rs:\n{}\nexpected this line, verbatim:\n  {SEND_AS_TYPED}",
         drifted.join("\n")
     );
 }

@@ -19,6 +19,11 @@ pub use types::{ArgType, Property};
 
 use crate::primitives::Str;
 
+/// How a client sends a reference, said once: the server's instructions, the
+/// `select` schema, its refusals and the skill files all carry this sentence.
+/// (It lives with the argument kinds: it describes the `reference` kind.)
+pub const SEND_AS_TYPED: &str = "Pass the human's reference as `select` exactly as they typed it, as a JSON string: \"2.10\" and \"2.1\" are different items, and a JSON number cannot tell them apart.";
+
 /// The JSON an argument takes. The policy writes it as [`ArgKind::key`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]

@@ -114,3 +114,62 @@ impl Gateway {
         self.tools.get(id.index()).filter(|t| t.verb == verb.name)
     }
 }
+
+/// The three kinds of surface, each with its table in tools.toml.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SurfaceKind {
+    Prompt,
+    Resource,
+    Template,
+}
+
+impl SurfaceKind {
+    /// Every kind, in the order tools.toml declares and a report lists them.
+    pub const ALL: [SurfaceKind; 3] = [SurfaceKind::Prompt, SurfaceKind::Resource, SurfaceKind::Template];
+
+    /// The key a definition is named by in the upstream's listing.
+    pub fn key(self) -> &'static str {
+        match self {
+            SurfaceKind::Prompt => "name",
+            SurfaceKind::Resource => "uri",
+            SurfaceKind::Template => "uriTemplate",
+        }
+    }
+
+    /// The table of tools.toml that declares this kind.
+    pub fn table(self) -> &'static str {
+        match self {
+            SurfaceKind::Prompt => "prompts",
+            SurfaceKind::Resource => "resources",
+            SurfaceKind::Template => "templates",
+        }
+    }
+
+    /// One of them, in words.
+    pub fn noun(self) -> &'static str {
+        match self {
+            SurfaceKind::Prompt => "prompt",
+            SurfaceKind::Resource => "resource",
+            SurfaceKind::Template => "resource template",
+        }
+    }
+
+    /// The keys served whatever the pin: what a client needs to use it.
+    pub(crate) fn structural(self) -> &'static [&'static str] {
+        match self {
+            SurfaceKind::Prompt => &["name", "arguments"],
+            SurfaceKind::Resource => &["uri", "name", "mimeType"],
+            SurfaceKind::Template => &["uriTemplate", "name", "mimeType"],
+        }
+    }
+
+    /// The surfaces of this kind `gateway` declares, in tools.toml order.
+    pub fn declared(self, gateway: &Gateway) -> &[Surface] {
+        let s = &gateway.surfaces;
+        match self {
+            SurfaceKind::Prompt => &s.prompts,
+            SurfaceKind::Resource => &s.resources,
+            SurfaceKind::Template => &s.templates,
+        }
+    }
+}

@@ -26,6 +26,7 @@ pub mod primitives;
 pub mod runtime;
 pub mod sanitize;
 pub mod table;
+pub mod uri_template;
 
 /// What `calls!` expansions reach through this crate, so that a crate using
 /// them needs no serde dependency of its own. Not API.

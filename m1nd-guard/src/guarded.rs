@@ -43,6 +43,7 @@ use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use crate::attestation;
 use crate::neutralise;
+use crate::passed_on::{INPUT, not_passed_on};
 use crate::state::{self, State};
 use crate::surfaces;
 use crate::tools::{GuardError, ListsTools, mismatches, table};
@@ -289,16 +290,4 @@ impl<S: ServerHandler> ServerHandler for Guarded<S> {
     async fn on_custom_notification(&self, notification: CustomNotification, context: NotificationContext<RoleServer>) {
         self.inner.on_custom_notification(notification, context).await
     }
-}
-
-/// What an answer that asks the client for input did.
-pub(crate) const INPUT: &str = "asked the client for input (`input_required`)";
-
-/// A handler answer the guard does not pass on, as the gateway refuses an
-/// upstream's: its content could not be checked as a result is.
-pub(crate) fn not_passed_on(verb: &str, what: &str) -> McpError {
-    McpError::invalid_request(
-        format!("`{verb}`: the server's handler {what}, which the guard does not pass on to a client"),
-        None,
-    )
 }

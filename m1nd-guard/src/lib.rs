@@ -68,6 +68,7 @@ pub use m1nd_policy::gateway::Embedded;
 pub mod attestation;
 mod guarded;
 pub mod neutralise;
+mod passed_on;
 mod state;
 mod surfaces;
 mod tools;

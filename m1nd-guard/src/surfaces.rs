@@ -26,8 +26,8 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
-use crate::guarded::{INPUT, not_passed_on};
 use crate::neutralise;
+use crate::passed_on::{INPUT, not_passed_on};
 use crate::state::{State, json, pages};
 
 pub async fn list_prompts<S: ServerHandler>(

@@ -24,40 +24,23 @@
 //! break; no tool is ever left out silently.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
-use std::sync::Arc;
 
+use m1nd_policy::SessionMode;
 use m1nd_policy::gateway::digest;
-use m1nd_policy::gateway::surfaces::Listed;
 use m1nd_policy::guard::printable;
 use m1nd_policy::names::spec::{self, toml_key};
 use m1nd_policy::policy::Declared as PolicyDeclared;
 use m1nd_policy::sanitize::escape::{Layout, escape};
-use m1nd_policy::{ClientCapability, SessionMode};
-use rmcp::model::{ClientConfig, Implementation};
 use serde_json::Value;
 
-use super::declared::Declared;
 use super::error::GatewayError;
 use super::free_text;
 use super::import_capabilities;
+pub use super::import_listing::{ImportOptions, Listing, listing};
 use super::import_surfaces;
 use super::name_problem::NameProblem;
 use super::reviewed::{DEFINITIONS_FILE, Reviewed};
-use super::upstream::{LIST_BOUNDS, Upstream, Wanted, client_capabilities, list, list_surfaces};
 use super::visible_review;
-
-/// What `policy import` was asked to do.
-#[derive(Clone, Debug)]
-pub struct ImportOptions {
-    pub upstream: Upstream,
-    /// Where the policy is written.
-    pub dir: PathBuf,
-    /// Trust `readOnlyHint: true` as a starting point for the deny list.
-    pub read_only_from_hints: bool,
-    /// Compare with the policy already in `dir` instead of writing one.
-    pub update: bool,
-}
 
 /// What an import produced.
 pub struct Imported {
@@ -73,30 +56,6 @@ pub struct Report {
     /// Why the command fails, with what to do, when work is left pending
     /// (`--update` found changed definitions and did not apply them).
     pub pending: Option<String>,
-}
-
-/// What the upstream lists, as JSON.
-pub struct Listing {
-    pub tools: Vec<Value>,
-    /// Its prompts, resources and resource templates.
-    pub surfaces: Listed,
-}
-
-/// Everything the upstream lists to a client that offers `offered`, as the
-/// gateway would under a policy that offers it.
-pub async fn listing(options: &ImportOptions, offered: &[ClientCapability]) -> Result<Listing, GatewayError> {
-    let handler = ClientConfig::new(
-        client_capabilities(offered),
-        Implementation::new("m1nd-policy-import", env!("CARGO_PKG_VERSION")),
-    );
-    let declared = Arc::new(Declared::new(LIST_BOUNDS.tools));
-    let client = options.upstream.connect(handler, &declared).await?;
-    let timeout = options.upstream.start_timeout;
-    let listed = list(client.peer(), &declared, timeout).await;
-    let everything = Wanted { prompts: true, resources: true };
-    let surfaces = list_surfaces(client.peer(), everything, timeout).await;
-    let _ = client.cancel().await;
-    Ok(Listing { tools: listed?, surfaces: surfaces? })
 }
 
 /// Run `policy import` without `--update`: write a new policy (see

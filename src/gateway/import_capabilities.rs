@@ -16,7 +16,7 @@ use m1nd_policy::ClientCapability;
 use serde_json::Value;
 
 use super::error::GatewayError;
-use super::import::{ImportOptions, listing};
+use super::import_listing::{ImportOptions, listing};
 use super::readable::visible;
 
 /// An upstream tool listed only to a client that offers more.

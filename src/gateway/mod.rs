@@ -44,6 +44,7 @@ mod http_tap;
 mod https;
 mod import;
 pub mod import_capabilities;
+mod import_listing;
 pub mod import_surfaces;
 mod listing;
 mod name_problem;

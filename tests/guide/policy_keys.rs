@@ -14,8 +14,14 @@ use syn::{Expr, GenericArgument, Item, Lit, Meta, PathArguments, Type};
 use super::support::read;
 
 const RAW: &str = "m1nd-core/src/policy/raw.rs";
-/// Every file of the parser's shapes: the TOML files, the effect files, upstream's catalog.
-const SHAPES: [&str; 3] = [RAW, "m1nd-core/src/policy/effects/raw.rs", "m1nd-core/src/policy/effects/catalog.rs"];
+/// Every file of the parser's shapes: the spanned table every file is read into, the TOML files,
+/// the effect files, upstream's catalog.
+const SHAPES: [&str; 4] = [
+    "m1nd-core/src/policy/spanned.rs",
+    RAW,
+    "m1nd-core/src/policy/effects/raw.rs",
+    "m1nd-core/src/policy/effects/catalog.rs",
+];
 const PAGE: &str = "docs/guide/src/writing-a-policy.md";
 
 /// The parser's structs and type aliases.

@@ -6,7 +6,7 @@ use serde_json::{Map, Value, json};
 
 use super::types::ArgType;
 use super::{ArgKind, MAX_ID_CHARS};
-use crate::runtime::SEND_AS_TYPED;
+use crate::arguments::SEND_AS_TYPED;
 
 impl ArgType {
     /// The JSON Schema of this type.

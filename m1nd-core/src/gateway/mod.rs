@@ -25,7 +25,8 @@ pub mod fleet;
 pub mod paths;
 pub mod pins;
 pub mod surfaces;
-pub mod uri_template;
+/// URI templates: the compiler checks them as the view matches them, so they live below both.
+pub use crate::uri_template;
 mod view;
 
 pub use crate::gateway_table::{Gateway, GatewayTool, Pin, PinRule, Surface, Surfaces};

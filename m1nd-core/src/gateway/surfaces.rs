@@ -19,69 +19,14 @@
 use serde_json::{Map, Value};
 
 use super::definition::digest;
-use super::uri_template::{Template, uri_problem};
-use crate::gateway_table::{Gateway, Surface};
+use crate::gateway_table::Gateway;
 use crate::guard::printable;
 use crate::names::{spec, suggest};
+use crate::uri_template::{Template, uri_problem};
 
-/// The three kinds of surface, each with its table in tools.toml.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Kind {
-    Prompt,
-    Resource,
-    Template,
-}
-
-impl Kind {
-    /// Every kind, in the order tools.toml declares and a report lists them.
-    pub const ALL: [Kind; 3] = [Kind::Prompt, Kind::Resource, Kind::Template];
-
-    /// The key a definition is named by in the upstream's listing.
-    pub fn key(self) -> &'static str {
-        match self {
-            Kind::Prompt => "name",
-            Kind::Resource => "uri",
-            Kind::Template => "uriTemplate",
-        }
-    }
-
-    /// The table of tools.toml that declares this kind.
-    pub fn table(self) -> &'static str {
-        match self {
-            Kind::Prompt => "prompts",
-            Kind::Resource => "resources",
-            Kind::Template => "templates",
-        }
-    }
-
-    /// One of them, in words.
-    pub fn noun(self) -> &'static str {
-        match self {
-            Kind::Prompt => "prompt",
-            Kind::Resource => "resource",
-            Kind::Template => "resource template",
-        }
-    }
-
-    /// The keys served whatever the pin: what a client needs to use it.
-    fn structural(self) -> &'static [&'static str] {
-        match self {
-            Kind::Prompt => &["name", "arguments"],
-            Kind::Resource => &["uri", "name", "mimeType"],
-            Kind::Template => &["uriTemplate", "name", "mimeType"],
-        }
-    }
-
-    /// The surfaces of this kind `gateway` declares, in tools.toml order.
-    pub fn declared(self, gateway: &Gateway) -> &[Surface] {
-        let s = &gateway.surfaces;
-        match self {
-            Kind::Prompt => &s.prompts,
-            Kind::Resource => &s.resources,
-            Kind::Template => &s.templates,
-        }
-    }
-}
+/// The kinds of surface: the compiler's vocabulary as much as the view's, so
+/// they live with the table, below both.
+pub use crate::gateway_table::SurfaceKind as Kind;
 
 /// The upstream's own words, served only once a person reviewed them.
 pub const REVIEWED_SURFACE_KEYS: [&str; 6] = ["title", "description", "icons", "annotations", "size", "_meta"];

@@ -9,11 +9,11 @@
 
 use toml::Spanned;
 
-use super::context::loc;
 use super::diagnostic::{Diagnostic, Law};
-use super::laws::near_name;
+use super::help::near_name;
 use super::raw::in_source_order;
 use super::raw_type::{RawType, TypeDef};
+use super::source::loc;
 use super::source::{Loc, PolicyFile};
 use crate::arguments::{ArgKind, ArgType, Property};
 use crate::primitives::{List, Str};

@@ -11,7 +11,7 @@ use toml::Spanned;
 use super::profile::Profile;
 use super::raw::{CardDef, RawPolicy, SlotDef, StatusOnlyDef, Text, in_source_order};
 use super::raw_type::RawType;
-use super::source::{Loc, PolicyFile};
+pub use super::source::loc;
 use crate::arguments::ArgType;
 use crate::facets::Facet;
 use crate::names::{Folding, NameIndex, Resolution};
@@ -273,9 +273,4 @@ impl<'p> Context<'p> {
     pub fn verbs_in_order(&self) -> Vec<(&'p Text, &'p Spanned<super::raw::VerbDef>)> {
         in_source_order(self.raw.tools.verbs.get_ref())
     }
-}
-
-/// The location of a spanned value in a file.
-pub fn loc<T>(file: PolicyFile, value: &Spanned<T>) -> Loc {
-    Loc::new(file, value.span())
 }

@@ -8,7 +8,7 @@ use super::load::load;
 use super::profile::Profile;
 use super::raw::{Table, in_source_order};
 use super::source::PolicySources;
-use crate::gateway::surfaces::Kind;
+use crate::gateway_table::SurfaceKind as Kind;
 
 /// The table of tools.toml that declares tools; the other tables are [`Kind::table`]'s.
 pub const VERBS: &str = "verbs";

@@ -12,6 +12,7 @@ pub mod diff;
 mod effects;
 mod encode;
 mod gateway;
+mod help;
 mod laws;
 pub(crate) mod load;
 mod lower;
@@ -20,6 +21,7 @@ mod raw;
 mod raw_type;
 pub mod report;
 mod source;
+mod spanned;
 
 pub use crate::primitives::{DIGEST_PREFIX, is_digest};
 pub use crate::runtime::{WorstCase, worst_case};

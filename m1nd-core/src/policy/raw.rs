@@ -5,8 +5,6 @@
 //! `collection`) so that the law that forbids them can say why, instead of a
 //! bare "unknown field".
 
-use std::collections::BTreeMap;
-
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 use toml::Spanned;
@@ -14,8 +12,7 @@ use toml::Spanned;
 use super::profile::Profile;
 use super::raw_type::RawType;
 
-pub type Text = Spanned<String>;
-pub type Table<V> = BTreeMap<Text, Spanned<V>>;
+pub use super::spanned::{Table, Text, in_source_order};
 
 /// `tools.toml`
 #[derive(Debug, Deserialize)]
@@ -293,11 +290,4 @@ impl CockpitFile {
             slot: Vec::new(),
         }
     }
-}
-
-/// Entries of a spanned table in the order they were written.
-pub fn in_source_order<V>(table: &Table<V>) -> Vec<(&Text, &Spanned<V>)> {
-    let mut entries: Vec<_> = table.iter().collect();
-    entries.sort_by_key(|(k, _)| k.span().start);
-    entries
 }

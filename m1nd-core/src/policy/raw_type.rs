@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer, MapAccess, Visitor};
 use toml::Spanned;
 
-use super::raw::{Table, Text};
+use super::spanned::{Table, Text};
 
 /// One argument type as written.
 #[derive(Debug)]

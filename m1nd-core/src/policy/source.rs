@@ -347,6 +347,11 @@ pub fn floor_char_boundary(text: &str, mut i: usize) -> usize {
     i
 }
 
+/// The location of a spanned value in a file.
+pub fn loc<T>(file: PolicyFile, value: &toml::Spanned<T>) -> Loc {
+    Loc::new(file, value.span())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

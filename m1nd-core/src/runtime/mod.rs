@@ -12,9 +12,10 @@ mod sig;
 pub mod text;
 pub mod view;
 
+pub use crate::arguments::SEND_AS_TYPED;
 pub use budget::{WorstCase, worst_case};
 pub use compose::{CockpitError, RESULT_LINES, Request, cockpit};
 pub use reader::{Item, MemoryReader, ReadError, Reader, Reading};
-pub use reference::{Path, Reference, ReferenceError, SEND_AS_TYPED, parse as parse_reference};
+pub use reference::{Path, Reference, ReferenceError, parse as parse_reference};
 pub use text::Charset;
 pub use view::{Entry, EntryText, Listing, View};

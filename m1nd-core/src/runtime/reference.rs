@@ -77,10 +77,6 @@ impl fmt::Display for ReferenceError {
 
 impl std::error::Error for ReferenceError {}
 
-/// How a client sends a reference, said once: the server's instructions, the
-/// `select` schema, its refusals and the skill files all carry this sentence.
-pub const SEND_AS_TYPED: &str = "Pass the human's reference as `select` exactly as they typed it, as a JSON string: \"2.10\" and \"2.1\" are different items, and a JSON number cannot tell them apart.";
-
 /// The longest reference accepted, once surrounding whitespace is trimmed.
 pub const MAX_REFERENCE_CHARS: usize = 64;
 

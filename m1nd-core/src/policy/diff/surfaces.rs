@@ -7,7 +7,7 @@
 //! digest is a change a reviewer reads, filed with the verbs.
 
 use super::{Category, Changes};
-use crate::gateway::surfaces::Kind;
+use crate::gateway_table::SurfaceKind as Kind;
 use crate::gateway_table::{Surface, Surfaces};
 
 /// Every change between two policies' surfaces, kind by kind.

@@ -3,7 +3,7 @@
 use serde::Deserialize;
 use toml::Spanned;
 
-use crate::policy::raw::{Table, Text};
+use crate::policy::spanned::{Table, Text};
 
 /// `effects.toml`: what people decided about the catalog.
 #[derive(Debug, Deserialize)]

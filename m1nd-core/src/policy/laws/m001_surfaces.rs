@@ -6,7 +6,7 @@
 //! rule of the MCP specification (the gateway folds its spellings as it does
 //! a tool's). A resource is declared by its exact URI, and a template by its
 //! exact URI template, which must be one the gateway can confine (see
-//! [`crate::gateway::uri_template`]): a template whose values could carry
+//! [`crate::uri_template`]): a template whose values could carry
 //! `/` is refused here rather than served as if it were narrow.
 
 use super::super::context::{Context, loc};
@@ -14,8 +14,8 @@ use super::super::diagnostic::{Diagnostic, Law};
 use super::super::profile::Profile;
 use super::super::raw::{SurfaceDef, Table, in_source_order};
 use super::super::source::PolicyFile;
-use crate::gateway::uri_template::{Template, uri_problem};
 use crate::names::spec;
+use crate::uri_template::{Template, uri_problem};
 
 /// The three kinds, as tools.toml names their tables.
 const KINDS: [&str; 3] = ["prompts", "resources", "templates"];

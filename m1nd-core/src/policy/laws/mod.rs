@@ -34,8 +34,8 @@ mod m022_menu_effects;
 
 use super::context::Context;
 use super::diagnostic::{Diagnostic, Law};
+use super::help::{list, near_name};
 use super::profile::Profile;
-use crate::names::{did_you_mean, suggest};
 
 /// Which policies a law governs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -128,21 +128,6 @@ pub fn check(cx: &Context<'_>) -> Vec<Diagnostic> {
         }
     }
     out
-}
-
-/// Names as a message lists them: `a`, `b`, `c`.
-fn list(names: &[&str]) -> String {
-    names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
-}
-
-/// A `help:` for a name that is not one of `candidates`, in the one
-/// did-you-mean wording: the nearest one if it is close enough to be a typo,
-/// and always the whole list.
-pub(in crate::policy) fn near_name(name: &str, candidates: &[&str], what: &str) -> String {
-    let listed = format!("the {what} here are {}", list(candidates));
-    did_you_mean(suggest(name, candidates.iter().copied()), &listed, || {
-        if candidates.is_empty() { format!("there are no {what} here") } else { listed.clone() }
-    })
 }
 
 #[cfg(test)]
