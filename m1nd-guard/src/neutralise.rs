@@ -45,6 +45,19 @@ pub fn listed(what: &str, listing: &mut Value) {
     }
 }
 
+/// What a session lists of one kind of surface (`noun`: "prompt", ...):
+/// each served definition escaped, as rmcp's type for it. Both guards list
+/// prompts, resources and templates through here.
+pub fn surfaces<T: DeserializeOwned>(noun: &str, served: Vec<Value>) -> Vec<T> {
+    served
+        .into_iter()
+        .filter_map(|mut value| {
+            listed(noun, &mut value);
+            serde_json::from_value(value).ok()
+        })
+        .collect()
+}
+
 /// `answer` with every string escaped and, when any was, flagged in its
 /// `_meta`. `what` names the request for the log (`tools/call`, ...).
 pub fn answer<T: Serialize + DeserializeOwned>(what: &str, answer: T) -> Result<T, McpError> {

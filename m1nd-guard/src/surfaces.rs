@@ -155,14 +155,7 @@ fn declared(state: &State, kind: Kind) -> Result<(), McpError> {
 
 /// What a session lists of one kind, escaped.
 fn items<T: serde::de::DeserializeOwned>(view: &Arc<(Listed, SurfaceView)>, kind: Kind) -> Vec<T> {
-    view.1
-        .served(kind)
-        .into_iter()
-        .filter_map(|mut v| {
-            neutralise::listed(kind.noun(), &mut v);
-            serde_json::from_value(v).ok()
-        })
-        .collect()
+    neutralise::surfaces(kind.noun(), view.1.served(kind))
 }
 
 /// The view of a fresh listing of the kinds the policy declares and the

@@ -226,16 +226,7 @@ fn declared(state: &State, kind: Kind) -> Result<(), McpError> {
 /// for tools: never older than the request).
 async fn items<T: serde::de::DeserializeOwned>(state: &State, kind: Kind) -> Vec<T> {
     state.relist().await;
-    state
-        .served()
-        .surfaces
-        .served(kind)
-        .into_iter()
-        .filter_map(|mut v| {
-            neutralise::listed(kind.noun(), &mut v);
-            serde_json::from_value(v).ok()
-        })
-        .collect()
+    neutralise::surfaces(kind.noun(), state.served().surfaces.served(kind))
 }
 
 fn upstream(state: &State) -> Result<Peer<RoleClient>, McpError> {

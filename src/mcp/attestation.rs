@@ -33,11 +33,12 @@ pub fn meta(mode: SessionMode) -> MetaObject {
 /// policy evaluated beside `policy` and recorded, never enforced. The key is
 /// absent without one, so a client pinning `policy` alone sees no change.
 pub fn gateway_meta(policy: &str, mode: SessionMode, definitions: &str, shadow: Option<&str>) -> MetaObject {
-    let mut value = json!({ "policy": policy, "mode": mode.key(), "definitions": definitions });
-    if let Some(shadow) = shadow {
+    // The object the in-process guard attests, with the shadow beside it.
+    let mut meta = m1nd_guard::attestation::attest(None, policy, mode, definitions);
+    if let (Some(shadow), Some(value)) = (shadow, meta.0.get_mut(META_KEY)) {
         value["shadow_policy"] = shadow.into();
     }
-    attested(value)
+    meta
 }
 
 /// What `m1nd gateway --fleet` attests: `policy` is the fleet's digest
