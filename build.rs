@@ -9,6 +9,7 @@ use std::process::Command;
 const BLESSED_RUSTC: &str = "1.95";
 
 fn main() {
+    #[cfg(feature = "store")]
     compile_checksum_shim();
     println!("cargo::rerun-if-changed=policy");
     println!("cargo::rerun-if-changed=build.rs");
@@ -32,6 +33,8 @@ fn main() {
 /// "sqlite3"`) exports its include directory to the build scripts of crates
 /// that depend on it directly, as `DEP_SQLITE3_INCLUDE`. It is linked in
 /// statically and exports `m1nd_checksum_vfs_register` (src/store/checksum.rs).
+/// Without the `store` feature there is no SQLite to build it against, and nothing calls it.
+#[cfg(feature = "store")]
 fn compile_checksum_shim() {
     const SHIM: &str = "src/store/checksum_vfs.c";
     println!("cargo::rerun-if-changed={SHIM}");

@@ -9,15 +9,20 @@
 //! refused, with an error that says so (fail closed). A refused call gets a
 //! `refused` line; a call let through gets an `answered` line once it is
 //! answered, with its latency. Each front end keeps that order where it
-//! decides (`service/trail.rs` for `serve`, the gateway's `session.rs`); this
-//! module holds what they share: the file, the line's shape, the session's
-//! digest and what is written of the arguments.
+//! decides (`service/trail.rs` for `serve`, the gateway's `state.rs`,
+//! `surface_audit.rs` and `shadow.rs`); this module holds what they share:
+//! the file, the line's shape, the session's digest, what is written of the
+//! arguments, and what a line that cannot be written means ([`Unrecorded`]).
 //!
 //! Argument values are never written unless `--audit-arguments` asks: then
 //! `hashed` (blake3 of the arguments object as JSON) or `plain`.
 //!
 //! The file is opened once, for appending (`O_APPEND`), and each line is one
 //! `write` of the whole line under a lock, so lines never interleave.
+
+mod unrecorded;
+
+pub use unrecorded::{Gate, Unrecorded};
 
 use std::fs::{File, OpenOptions};
 use std::io::Write;
@@ -123,7 +128,7 @@ impl<'a, E: Default> Record<'a, E> {
     /// A line with what every decision carries (the caller fills in the rest).
     pub fn new(session: &'a str, name: &str, decision: Decision, policy: &'a str) -> Self {
         Record {
-            time: crate::store::now_utc(),
+            time: crate::clock::now_utc(),
             session,
             name: m1nd_policy::sanitize::display(name, m1nd_policy::sanitize::cap::VALUE),
             decision,

@@ -19,32 +19,48 @@
 //! ```
 //!
 //! The command line (the binary) is the one adapter above them all; `log`,
-//! `widget` and `invocation` (how a suggested command is spelled) serve every
-//! floor.
+//! `clock`, `widget` and `invocation` (how a suggested command is spelled)
+//! serve every floor.
+//!
+//! # Features
+//!
+//! `store` (on by default) is m1nd's own server: the store, the service, the
+//! cockpit, the tray and the widget, with SQLite and PostgreSQL. Without it
+//! the crate is the gateway alone (`gateway`, the transports' generic parts,
+//! `audit`, the attestation), and builds neither database.
 
 pub mod audit;
+pub mod clock;
+pub mod error_kind;
 #[cfg(feature = "expand")]
 pub mod expand;
+#[cfg(feature = "store")]
 #[doc(hidden)]
 pub mod fuzzing;
 pub mod gateway;
 pub mod invocation;
+pub mod lane;
 pub mod log;
 pub mod mcp;
+#[cfg(feature = "store")]
 pub mod service;
+#[cfg(feature = "store")]
 pub mod store;
 pub mod transport;
+#[cfg(feature = "store")]
 pub mod widget;
 
 pub use m1nd_policy::Cockpit;
 
 /// The compiled policy.
+#[cfg(feature = "store")]
 pub static COCKPIT: Cockpit = m1nd_macros::cockpit!("policy");
 
 /// Each verb's arguments as Rust types, generated from the same policy by
 /// `calls!`: a call is checked against the table's types (with messages that
 /// name the argument), then read once into its [`calls::Call`], which is
 /// what the handlers take.
+#[cfg(feature = "store")]
 pub mod calls {
     m1nd_macros::calls!("policy");
 }

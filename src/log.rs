@@ -9,7 +9,7 @@
 //! - **json** is for a collector: one JSON object per line, with the time,
 //!   the level, the module and the message as fields. The lines that carry
 //!   the tray's live login link (target
-//!   [`LOGIN_LINK_TARGET`](crate::transport::http::human::authority::LOGIN_LINK_TARGET))
+//!   [`LOGIN_LINK_TARGET`])
 //!   are for the person at the terminal: they are never a JSON object, but
 //!   one text line each, as in the text format, so a collector that keeps
 //!   only the JSON objects never stores a link that logs in.
@@ -83,9 +83,14 @@ pub fn init(format: LogFormat, filter: Option<&str>) -> Result<(), LogError> {
     Ok(())
 }
 
+/// The `tracing` target of the lines that carry a live login link. It is
+/// defined here, below the tray's login that logs it, so that the logger
+/// needs nothing above it.
+pub const LOGIN_LINK_TARGET: &str = "m1nd::tray::login_link";
+
 /// Whether an event carries a live login link, which only a person reads.
 fn for_the_person(meta: &tracing::Metadata<'_>) -> bool {
-    meta.target() == crate::transport::http::human::authority::LOGIN_LINK_TARGET
+    meta.target() == LOGIN_LINK_TARGET
 }
 
 /// `m1nd: message key=value …`, as a person reads it.

@@ -204,7 +204,7 @@ fn the_edit_keeps_a_comment_on_the_pin_line_and_refuses_a_verb_without_a_pin() {
     let text = "mode = \"read-only\"\n\n[verbs.\"files.read\"]\nsummary = \"x\"\ndefinition = \"blake3:old\" # pinned on review\n";
     let edited = edit_pins(text, [("verbs", "files.read", "blake3:new")]).expect("edits");
     assert_eq!(edited, text.replace("blake3:old", "blake3:new"));
-    let refused = edit_pins(text, [("verbs", "files.write", "blake3:new")]).expect_err("no such pin");
+    let refused = edit_pins(text, [("verbs", "files.write", "blake3:new")]).expect_err("no such pin").to_string();
     assert!(refused.contains("`files.write`"), "{refused}");
 }
 
@@ -339,7 +339,7 @@ fn apply_refuses_to_move_a_surface_pin_that_is_no_longer_there() {
     let plan = Plan::new(&gateway, &tools, &surfaces(LURE), Some(&reviewed));
     // A reviewer's edit since: the prompt's pin is gone, so the edit cannot find it.
     let unpinned = text.replacen(&format!("definition = \"{}\"", digest(&surfaces("").prompts[0])), "", 1);
-    let refused = applied("weather", &unpinned, &deny, &gateway, &plan).expect_err("no pin to move");
+    let refused = applied("weather", &unpinned, &deny, &gateway, &plan).expect_err("no pin to move").to_string();
     assert!(refused.contains("no `definition` for `forecast` under `[prompts]`"), "{refused}");
 }
 
@@ -361,8 +361,8 @@ fn a_stored_surface_that_is_not_its_pin_is_named_with_its_entry_and_table() {
     assert_eq!(reparsed, reviewed);
     let tools_only = Reviewed { definitions: tools, ..Reviewed::default() };
     assert!(tools_only.render().starts_with('['), "tools alone stay a plain array");
-    let unknown = Reviewed::parse("{\"tools\": [], \"widgets\": []}").expect_err("unknown key");
+    let unknown = Reviewed::parse("{\"tools\": [], \"widgets\": []}").expect_err("unknown key").to_string();
     assert!(unknown.contains("`widgets` is not one of `tools`, `prompts`, `resources`, `templates`"), "{unknown}");
-    let not_object = Reviewed::parse("{\"tools\": [], \"prompts\": [1]}").expect_err("not an object");
+    let not_object = Reviewed::parse("{\"tools\": [], \"prompts\": [1]}").expect_err("not an object").to_string();
     assert!(not_object.contains("entry 1 of `prompts` is not an object"), "{not_object}");
 }

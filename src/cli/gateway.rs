@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use clap::Args;
 use m1nd::gateway::{self, ImportOptions, Options};
-use m1nd::mcp::attestation::{self, PinError, Pinned};
+use m1nd::mcp::attestation::{self, Pinned};
 use m1nd_policy::gateway::Gateway;
 
 mod fleet;
@@ -16,7 +16,9 @@ mod upstream;
 use upstream::{ChildArgs, RemoteArgs, upstream};
 
 use super::audit::AuditArgs;
-use super::serve::{HttpArgs, READ_ONLY_ENV, read_only_from_env};
+use super::flags::positive_seconds;
+use super::http::HttpArgs;
+use super::read_only::{READ_ONLY_ENV, read_only_from_env};
 use super::{Failure, emit};
 use m1nd::transport::http;
 
@@ -115,10 +117,7 @@ fn http_runtime() -> Result<tokio::runtime::Runtime, Failure> {
 /// it: the mode, the timeouts, the recheck interval (no audit or shadow yet).
 fn options(args: &GatewayArgs) -> Result<Options, Failure> {
     let read_only = args.read_only || read_only_from_env(std::env::var_os(READ_ONLY_ENV))?;
-    let call_timeout = Duration::try_from_secs_f64(args.call_timeout)
-        .ok()
-        .filter(|t| !t.is_zero())
-        .ok_or_else(|| Failure::usage("--call-timeout must be a positive number of seconds"))?;
+    let call_timeout = positive_seconds(args.call_timeout, "--call-timeout")?;
     let recheck = Duration::try_from_secs_f64(args.recheck)
         .map_err(|_| Failure::usage("--recheck must be a number of seconds, 0 or more"))?;
     let recheck = (!recheck.is_zero()).then_some(recheck);
@@ -183,10 +182,7 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
     let shadow = args.shadow.as_deref().map(|dir| load(dir, Role::Shadow)).transpose()?;
     if let Some(pin) = &args.expect_digest {
         let pinned = Pinned::Gateway { display: display.clone() };
-        attestation::check_digest(pin, &m1nd_policy::policy::gateway_digest(&policy), pinned).map_err(|e| match e {
-            PinError::Malformed(_) => Failure::usage(e.to_string()),
-            PinError::Mismatch { .. } => Failure::refused(e.to_string()),
-        })?;
+        attestation::check_digest(pin, &m1nd_policy::policy::gateway_digest(&policy), pinned)?;
     }
     let options = options(&args)?;
     let upstream = upstream(args.upstream, args.command, args.remote, args.child)?;
@@ -212,16 +208,21 @@ pub fn run(args: GatewayArgs) -> Result<(), Failure> {
     };
     http_runtime()?.block_on(async move {
         let connected = gateway::connect(policy, options, upstream).await.map_err(|e| Failure::usage(e.to_string()))?;
-        let served = http::serve(
-            connected.server.clone(),
-            http,
-            http::reviewed_tools::keep_definitions(connected.server.clone()),
-        )
-        .await
-        .map_err(|e| Failure::usage(e.to_string()));
+        let served = serve_http(connected.server.clone(), http).await;
         connected.close().await;
         served
     })
+}
+
+/// Serve a gateway's or a fleet's server over Streamable HTTP, behind the
+/// same checks and limits as `m1nd serve --http`, with `tools/list` answered
+/// from the reviewed definitions (`reviewed_tools`), until the process stops.
+async fn serve_http<S>(server: S, options: http::HttpOptions) -> Result<(), Failure>
+where
+    S: rmcp::ServerHandler + gateway::ListsReviewedTools + Clone + Send + Sync + 'static,
+{
+    let around_mcp = http::reviewed_tools::keep_definitions(server.clone());
+    http::serve(server, options, around_mcp).await.map_err(|e| Failure::usage(e.to_string()))
 }
 
 pub fn import(args: ImportArgs) -> Result<(), Failure> {

@@ -5,17 +5,26 @@
 //! references and I/O errors.
 
 mod audit;
+#[cfg(feature = "store")]
 mod cockpit;
+mod flags;
 mod gateway;
+mod http;
+#[cfg(feature = "store")]
 mod init;
 mod policy;
+mod read_only;
 mod revision;
+#[cfg(feature = "store")]
 mod serve;
+#[cfg(feature = "store")]
 mod store;
 
 use std::process::ExitCode;
 
-use clap::{Args, Parser, Subcommand, ValueEnum};
+#[cfg(feature = "store")]
+use clap::Args;
+use clap::{Parser, Subcommand, ValueEnum};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -42,21 +51,26 @@ enum LogFormatArg {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Print the cockpit card (root, or the level a reference selects).
+    #[cfg(feature = "store")]
     Cockpit(cockpit::CockpitArgs),
     /// Check, expand, digest, diff or import a policy directory.
     #[command(subcommand)]
     Policy(PolicyCommand),
     /// Create a store (empty, or seeded with a demo state).
+    #[cfg(feature = "store")]
     Init(init::InitArgs),
     /// Serve MCP over stdio (or Streamable HTTP with --http).
+    #[cfg(feature = "store")]
     Serve(serve::ServeArgs),
     /// Put the compiled guard in front of another MCP server, served on stdio or (--http) Streamable HTTP.
-    Gateway(gateway::GatewayArgs),
+    Gateway(Box<gateway::GatewayArgs>),
     /// Manage the store.
+    #[cfg(feature = "store")]
     #[command(subcommand)]
     Store(StoreCommand),
 }
 
+#[cfg(feature = "store")]
 #[derive(Debug, Subcommand)]
 enum StoreCommand {
     /// Create a store from the JSON store's `state.json` (the file is only read).
@@ -86,6 +100,7 @@ enum PolicyCommand {
 }
 
 /// The store option shared by several commands.
+#[cfg(feature = "store")]
 #[derive(Debug, Args)]
 struct StoreArg {
     /// Where the store is: a directory, or a PostgreSQL database (a `postgres://` URL or a libpq
@@ -106,6 +121,7 @@ struct StoreArg {
 /// A `--store` that names a file, not a directory, refused with what to
 /// give instead; a store directory that does not exist yet is for the
 /// store's own open to report, with the command that creates it.
+#[cfg(feature = "store")]
 fn check_store_dir(dir: &std::path::Path) -> Result<(), Failure> {
     let Ok(meta) = std::fs::metadata(dir) else { return Ok(()) };
     if meta.is_dir() {
@@ -122,8 +138,10 @@ fn check_store_dir(dir: &std::path::Path) -> Result<(), Failure> {
 }
 
 /// The variable that names the store when `--store` is not given.
+#[cfg(feature = "store")]
 pub const STORE_ENV: &str = "M1ND_STORE";
 
+#[cfg(feature = "store")]
 impl StoreArg {
     /// The store directory, or a usage error (exit 2) for a location this
     /// command cannot use, shown without its password.
@@ -138,6 +156,7 @@ impl StoreArg {
 }
 
 /// The size limit a new store declares.
+#[cfg(feature = "store")]
 #[derive(Debug, Args)]
 struct MaxBytesArg {
     /// The largest the store may grow, in bytes; a write past it is refused.
@@ -147,6 +166,7 @@ struct MaxBytesArg {
 
 /// How a store failure ends a command: an existing store is a refusal (1),
 /// anything else an I/O or usage error (2).
+#[cfg(feature = "store")]
 fn store_failure(e: m1nd::store::StoreError) -> Failure {
     match e {
         m1nd::store::StoreError::AlreadyExists { .. } => Failure::refused(e.to_string()),
@@ -186,6 +206,18 @@ impl Failure {
     }
 }
 
+/// A pin that is not a digest is a usage error (2); a digest of another
+/// policy is a refusal (1).
+impl From<m1nd::mcp::attestation::PinError> for Failure {
+    fn from(e: m1nd::mcp::attestation::PinError) -> Self {
+        use m1nd::mcp::attestation::PinError;
+        match e {
+            PinError::Malformed(_) => Failure::usage(e.to_string()),
+            PinError::Mismatch { .. } => Failure::refused(e.to_string()),
+        }
+    }
+}
+
 /// A write past `RLIMIT_FSIZE` raises SIGXFSZ, whose default action kills
 /// the process. Ignored, the write fails with `EFBIG` instead, which the
 /// store reports as a refused write (and rolls back), so a server under a
@@ -219,8 +251,16 @@ pub fn emit(text: &str) -> Result<(), Failure> {
 /// digest of the policy compiled into this binary (the one `m1nd policy
 /// digest` prints for `policy/` and `initialize` attests), so an installed
 /// binary says which policy it enforces.
+#[cfg(feature = "store")]
 fn version() -> String {
     format!("{} (policy {})", env!("CARGO_PKG_VERSION"), m1nd::COCKPIT.digest)
+}
+
+/// Built without the store, the binary enforces no policy of its own (each
+/// gateway's is a directory given at start), and says what it is instead.
+#[cfg(not(feature = "store"))]
+fn version() -> String {
+    format!("{} (the gateway alone: built without the store)", env!("CARGO_PKG_VERSION"))
 }
 
 pub fn main() -> ExitCode {
@@ -242,19 +282,27 @@ pub fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let outcome = match cli.command {
+        #[cfg(feature = "store")]
         Command::Cockpit(args) => cockpit::run(args),
         Command::Policy(PolicyCommand::Check(args)) => policy::check(args),
         Command::Policy(PolicyCommand::Expand(args)) => policy::expand(args),
         Command::Policy(PolicyCommand::Digest(args)) => policy::digest(args),
         Command::Policy(PolicyCommand::Diff(args)) => policy::diff(args),
+        #[cfg(feature = "store")]
         Command::Init(args) => init::run(args),
+        #[cfg(feature = "store")]
         Command::Serve(args) => serve::run(args),
-        Command::Gateway(args) => gateway::run(args),
+        Command::Gateway(args) => gateway::run(*args),
         Command::Policy(PolicyCommand::Import(args)) => gateway::import(args),
+        #[cfg(feature = "store")]
         Command::Store(StoreCommand::Import(args)) => store::import(args),
+        #[cfg(feature = "store")]
         Command::Store(StoreCommand::Check(args)) => store::check(args),
+        #[cfg(feature = "store")]
         Command::Store(StoreCommand::AddChecksums(args)) => store::add_checksums(args),
+        #[cfg(feature = "store")]
         Command::Store(StoreCommand::SetMaxBytes(args)) => store::set_max_bytes(args),
+        #[cfg(feature = "store")]
         Command::Store(StoreCommand::Backup(args)) => store::backup(args),
     };
     match outcome {

@@ -29,6 +29,22 @@ use super::error::GatewayError;
 use super::plan::Plan;
 use super::reviewed::DEFINITIONS_FILE;
 
+/// Why `--apply` writes nothing: the edit cannot be made, or the edited
+/// policy would not be one the reviewer could accept.
+#[derive(Debug, thiserror::Error)]
+pub enum NotApplied {
+    #[error("tools.toml does not parse: {0}")]
+    Parse(#[from] toml_edit::TomlError),
+    /// A pin the plan moves whose entry has no `definition` (the key shown printable).
+    #[error("tools.toml has no `definition` for `{key}` under `[{table}]`")]
+    NoPin { table: String, key: String },
+    /// Each violation, rendered as `policy check` renders it.
+    #[error("the edited policy would break the laws:\n\n{}", .0.join("\n\n"))]
+    Laws(Vec<String>),
+    #[error("the edit would loosen the policy: {subject}: {detail}")]
+    Loosens { subject: String, detail: String },
+}
+
 /// tools.toml's `text` with each `(table, key, digest)` pin set (`table`
 /// is `verbs`, `prompts`, `resources` or `templates`), everything else as
 /// it was. An entry without a `definition` key is an error: the plan only
@@ -36,8 +52,8 @@ use super::reviewed::DEFINITIONS_FILE;
 pub fn edit_pins<'a>(
     text: &str,
     pins: impl IntoIterator<Item = (&'a str, &'a str, &'a str)>,
-) -> Result<String, String> {
-    let mut doc: DocumentMut = text.parse().map_err(|e| format!("tools.toml does not parse: {e}"))?;
+) -> Result<String, NotApplied> {
+    let mut doc: DocumentMut = text.parse()?;
     for (table, key, digest) in pins {
         let slot = doc
             .get_mut(table)
@@ -46,7 +62,7 @@ pub fn edit_pins<'a>(
             .and_then(Item::as_table_like_mut)
             .and_then(|entry| entry.get_mut("definition"))
             .and_then(Item::as_value_mut)
-            .ok_or_else(|| format!("tools.toml has no `definition` for `{}` under `[{table}]`", printable(key)))?;
+            .ok_or_else(|| NotApplied::NoPin { table: table.to_owned(), key: printable(key) })?;
         let decor = slot.decor().clone();
         *slot = toml_edit::Value::from(digest);
         *slot.decor_mut() = decor;
@@ -56,7 +72,13 @@ pub fn edit_pins<'a>(
 
 /// The two files `--apply` writes, checked: the edited tools.toml compiles
 /// with the policy's deny list, and loosens nothing against `reviewed`.
-pub fn applied(dir_display: &str, tools: &str, deny: &str, reviewed: &Gateway, plan: &Plan) -> Result<Files, String> {
+pub fn applied(
+    dir_display: &str,
+    tools: &str,
+    deny: &str,
+    reviewed: &Gateway,
+    plan: &Plan,
+) -> Result<Files, NotApplied> {
     let pins = plan.changed.iter().map(|c| (c.table.name(), c.key.as_str(), c.live.as_str()));
     let tools_toml = edit_pins(tools, pins)?;
     let sources = PolicySources::from_bytes(dir_display, |file| match file {
@@ -65,12 +87,11 @@ pub fn applied(dir_display: &str, tools: &str, deny: &str, reviewed: &Gateway, p
         _ => None,
     });
     let edited = compile_gateway(&sources).map_err(|problems| {
-        let rendered: Vec<String> = problems.iter().map(|d| format!("error: {}", d.render(&sources))).collect();
-        format!("the edited policy would break the laws:\n\n{}", rendered.join("\n\n"))
+        NotApplied::Laws(problems.iter().map(|d| format!("error: {}", d.render(&sources))).collect())
     })?;
     let diff = diff_gateway(reviewed, &edited);
     if let Some(loosened) = diff.of(Category::Loosened).next() {
-        return Err(format!("the edit would loosen the policy: {}: {}", loosened.subject, loosened.detail));
+        return Err(NotApplied::Loosens { subject: loosened.subject.to_string(), detail: loosened.detail.to_string() });
     }
     let definitions = plan.store.render();
     Ok(Files { tools_toml, definitions })

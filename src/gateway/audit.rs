@@ -17,7 +17,7 @@ use m1nd_policy::gateway::{Forward, GatewayRefused};
 use serde::Serialize;
 
 /// The shared items `session.rs` reaches through this module.
-pub use crate::audit::{Audit, Decision, session};
+pub use crate::audit::{Audit, Decision, Gate, Unrecorded, session};
 
 /// What a gateway line adds: the upstream's side of a resolved call.
 #[derive(Debug, Default, Serialize)]

@@ -82,6 +82,7 @@ impl Declared {
     }
 
     /// How many names are remembered now (at most twice the listing bound).
+    #[cfg_attr(not(feature = "store"), expect(dead_code, reason = "read by the fuzz targets, through m1nd::fuzzing"))]
     pub fn held(&self) -> usize {
         self.heard.lock().map_or(0, |heard| heard.len())
     }

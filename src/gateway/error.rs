@@ -97,5 +97,5 @@ pub enum GatewayError {
     UpstreamUnreachable { dir: PathBuf, source: Box<GatewayError> },
     /// `--apply` checked the edited policy and refused to write it.
     #[error("nothing was written to {}: {problem}", .dir.display())]
-    NotApplied { dir: PathBuf, problem: String },
+    NotApplied { dir: PathBuf, problem: super::apply::NotApplied },
 }

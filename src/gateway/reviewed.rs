@@ -70,7 +70,7 @@ pub enum ReviewedError {
         .path.display(),
         crate::invocation::m1nd("policy import --update --apply")
     )]
-    Malformed { path: PathBuf, problem: String },
+    Malformed { path: PathBuf, problem: Shape },
     /// Entries that are not the definitions their verbs pin, one message each.
     #[error(
         "{} does not hold the definitions tools.toml pins:\n{}\nThe file is what a reviewer reads; the pins are what \
@@ -81,6 +81,26 @@ pub enum ReviewedError {
         crate::invocation::m1nd("policy import --update --apply")
     )]
     Mismatch { path: PathBuf, problems: Vec<String> },
+}
+
+/// Why `definitions.json` is not the shape the gateway reads.
+#[derive(Debug, thiserror::Error)]
+pub enum Shape {
+    #[error(transparent)]
+    Json(#[from] serde_json::Error),
+    #[error("the top level is neither an array nor an object")]
+    TopLevel,
+    #[error("the object has no `{TOOLS}` array")]
+    NoTools,
+    /// A table's key whose value is not an array.
+    #[error("`{0}` is not an array")]
+    NotArray(String),
+    /// A key that names no table (shown printable).
+    #[error("`{0}` is not one of `{TOOLS}`, {tables}", tables = Kind::ALL.map(|k| format!("`{}`", k.table())).join(", "))]
+    UnknownKey(String),
+    /// The 1-based entry of a table (or of the top-level array) that is not an object.
+    #[error("entry {entry} {}is not an object", .array.as_ref().map(|a| format!("of `{a}` ")).unwrap_or_default())]
+    NotObject { entry: usize, array: Option<String> },
 }
 
 impl Reviewed {
@@ -116,32 +136,28 @@ impl Reviewed {
 
     /// The file's text: an array of tool definitions, or an object whose
     /// keys are `tools` and the kinds' tables, each an array of objects.
-    pub fn parse(text: &str) -> Result<Self, String> {
-        match serde_json::from_str::<Value>(text).map_err(|e| e.to_string())? {
+    pub fn parse(text: &str) -> Result<Self, Shape> {
+        match serde_json::from_str::<Value>(text)? {
             Value::Array(definitions) => Ok(Self { definitions: objects(definitions, None)?, ..Self::default() }),
             Value::Object(mut object) => {
                 if !object.contains_key(TOOLS) {
-                    return Err(format!("the object has no `{TOOLS}` array"));
+                    return Err(Shape::NoTools);
                 }
                 let mut take = |key: &str| match object.remove(key) {
                     None => Ok(Vec::new()),
                     Some(Value::Array(items)) => objects(items, Some(key)),
-                    Some(_) => Err(format!("`{key}` is not an array")),
+                    Some(_) => Err(Shape::NotArray(key.to_owned())),
                 };
                 let mut reviewed = Self { definitions: take(TOOLS)?, ..Self::default() };
                 for kind in Kind::ALL {
                     *reviewed.surfaces.of_mut(kind) = take(kind.table())?;
                 }
                 match object.keys().next() {
-                    Some(other) => Err(format!(
-                        "`{}` is not one of `{TOOLS}`, {}",
-                        printable(other),
-                        Kind::ALL.map(|k| format!("`{}`", k.table())).join(", ")
-                    )),
+                    Some(other) => Err(Shape::UnknownKey(printable(other))),
                     None => Ok(reviewed),
                 }
             }
-            _ => Err("the top level is neither an array nor an object".to_owned()),
+            _ => Err(Shape::TopLevel),
         }
     }
 
@@ -330,12 +346,9 @@ struct Findings {
 
 /// `items` if every one is an object; else which entry (1-based) of which
 /// array is not.
-fn objects(items: Vec<Value>, array: Option<&str>) -> Result<Vec<Value>, String> {
+fn objects(items: Vec<Value>, array: Option<&str>) -> Result<Vec<Value>, Shape> {
     match items.iter().position(|d| !d.is_object()) {
-        Some(i) => Err(match array {
-            Some(array) => format!("entry {} of `{array}` is not an object", i + 1),
-            None => format!("entry {} is not an object", i + 1),
-        }),
+        Some(i) => Err(Shape::NotObject { entry: i + 1, array: array.map(str::to_owned) }),
         None => Ok(items),
     }
 }

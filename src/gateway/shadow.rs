@@ -23,7 +23,7 @@ use m1nd_policy::gateway::{self, Forward, Gateway, GatewayRefused, View};
 use m1nd_policy::guard::Guard;
 use serde_json::{Map, Value};
 
-use super::audit::{Audit, Decision, Record, Upstream, Verdict};
+use super::audit::{Audit, Decision, Gate, Record, Unrecorded, Upstream, Verdict};
 
 /// The shadow policy, compiled, with the guard of its session mode.
 pub struct Shadow {
@@ -95,7 +95,7 @@ impl Shadow {
         view: &View,
         request: (&str, Option<&Map<String, Value>>),
         enforced: &Result<Forward, GatewayRefused>,
-    ) -> Result<(), String> {
+    ) -> Result<(), Unrecorded> {
         let Some(audit) = audit else {
             return Ok(());
         };
@@ -104,13 +104,9 @@ impl Shadow {
         let Some(line) = self.divergence(line, enforced, &self.check(view, name, arguments)) else {
             return Ok(());
         };
-        audit.write(&line).map_err(|e| match enforced {
-            Err(refused) => format!("{refused}; and the shadow policy's decision could not be recorded: {e}"),
-            Ok(_) => format!(
-                "`{shown}` refused: the shadow policy's decision could not be recorded: {e}; every call must be \
-                 recorded in the audit trail before it is forwarded, so nothing was sent to the upstream: free \
-                 space on the disk or fix the file, then call again"
-            ),
+        audit.write(&line).map_err(|error| match enforced {
+            Err(refused) => Unrecorded::Refusal { told: refused.to_string(), error },
+            Ok(_) => Unrecorded::Before { what: format!("`{shown}`"), gate: Gate::Forward, error },
         })
     }
 }

@@ -25,7 +25,7 @@ use m1nd_policy::guard::Guard;
 use rmcp::model::{CallToolRequestParams, CallToolResult, ContentBlock, ProgressToken, ResultType, Tool};
 use rmcp::{Peer, RoleClient, RoleServer};
 
-use super::audit::{self, Audit, Decision};
+use super::audit::{self, Audit, Decision, Gate, Unrecorded};
 use super::call_upstream::call_upstream;
 use super::callers::Callers;
 use super::declared::Declared;
@@ -263,7 +263,7 @@ impl State {
         if let Some(shadow) = &self.shadow {
             let call = (&*request.name, request.arguments.as_ref());
             if let Err(told) = shadow.watch(audit, line(Decision::Shadow), &served.shadow, call, &checked) {
-                return error(told);
+                return error(told.to_string());
             }
         }
         let forward = match checked {
@@ -282,11 +282,8 @@ impl State {
         if let Some(audit) = audit
             && let Err(e) = audit.write(&resolved(Decision::Forwarded))
         {
-            return error(format!(
-                "`{}` refused: {e}; every call must be recorded in the audit trail before it is forwarded, so \
-                 nothing was sent to the upstream: free space on the disk or fix the file, then call again",
-                forward.verb
-            ));
+            let what = format!("`{}`", forward.verb);
+            return error(Unrecorded::Before { what, gate: Gate::Forward, error: e }.to_string());
         }
         let params = CallToolRequestParams::new(forward.upstream.clone()).with_arguments(forward.arguments.clone());
         let timeout = self.options.call_timeout;
@@ -317,11 +314,8 @@ impl State {
                 ..resolved(Decision::Answered)
             };
             if let Err(e) = audit.write(&line) {
-                return error(format!(
-                    "`{}` was forwarded and the upstream answered, but the answer could not be recorded: {e}; \
-                     the result is withheld",
-                    forward.verb
-                ));
+                let what = format!("`{}`", forward.verb);
+                return error(Unrecorded::Answer { what, gate: Gate::Forward, error: e }.to_string());
             }
         }
         result
@@ -333,7 +327,7 @@ fn refuse(audit: Option<&Audit>, line: audit::Record<'_>, code: &'static str, to
     if let Some(audit) = audit {
         let line = audit::Record { code: Some(code), reason: Some(told.clone()), ..line };
         if let Err(e) = audit.write(&line) {
-            return error(format!("{told}; and the refusal could not be recorded: {e}"));
+            return error(Unrecorded::Refusal { told, error: e }.to_string());
         }
     }
     error(told)

@@ -12,7 +12,7 @@ use m1nd_policy::gateway::surfaces::SurfaceRefused;
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer};
 
-use super::audit::{Audit, Decision, Record, Upstream, session};
+use super::audit::{Audit, Decision, Gate, Record, Unrecorded, Upstream, session};
 use super::state::State;
 
 /// One request's place in the trail.
@@ -55,16 +55,10 @@ impl<'a> Trail<'a> {
             Err(refused) => return Err(self.refuse(refused)),
         };
         if let Some(audit) = self.audit
-            && let Err(e) = audit.write(&self.line(Decision::Forwarded, Some(&forwarded)))
+            && let Err(error) = audit.write(&self.line(Decision::Forwarded, Some(&forwarded)))
         {
-            return Err(McpError::internal_error(
-                format!(
-                    "{} refused: {e}; every request must be recorded in the audit trail before it is forwarded, \
-                     so nothing was sent to the upstream",
-                    self.method
-                ),
-                None,
-            ));
+            let unrecorded = Unrecorded::Before { what: self.method.to_owned(), gate: Gate::ForwardRequest, error };
+            return Err(McpError::internal_error(unrecorded.to_string(), None));
         }
         let started = std::time::Instant::now();
         let answer = send(forwarded.clone()).await;
@@ -74,11 +68,9 @@ impl<'a> Trail<'a> {
                 is_error: Some(answer.is_err()),
                 ..self.line(Decision::Answered, Some(&forwarded))
             };
-            if let Err(e) = audit.write(&line) {
-                return Err(McpError::internal_error(
-                    format!("{} was answered, but the answer could not be recorded: {e}; it is withheld", self.method),
-                    None,
-                ));
+            if let Err(error) = audit.write(&line) {
+                let unrecorded = Unrecorded::Answer { what: self.method.to_owned(), gate: Gate::ForwardRequest, error };
+                return Err(McpError::internal_error(unrecorded.to_string(), None));
             }
         }
         answer
@@ -89,9 +81,9 @@ impl<'a> Trail<'a> {
         let (code, told) = (refused.code(), refused.to_string());
         let mut message = told.clone();
         if let Some(audit) = self.audit {
-            let line = Record { code: Some(code), reason: Some(told), ..self.line(Decision::Refused, None) };
-            if let Err(e) = audit.write(&line) {
-                message = format!("{message}; and the refusal could not be recorded: {e}");
+            let line = Record { code: Some(code), reason: Some(told.clone()), ..self.line(Decision::Refused, None) };
+            if let Err(error) = audit.write(&line) {
+                message = Unrecorded::Refusal { told, error }.to_string();
             }
         }
         McpError::invalid_params(message, Some(serde_json::json!({"code": code})))

@@ -11,6 +11,7 @@
 //! (`policy`, `widget`, `definitions`, `mode`), so further digests can sit
 //! beside them without changing the shape a pinning client already reads.
 
+#[cfg(feature = "store")]
 use crate::{COCKPIT, widget};
 use m1nd_policy::SessionMode;
 use rmcp::model::MetaObject;
@@ -20,6 +21,7 @@ use serde_json::{Map, json};
 pub use m1nd_guard::attestation::META_KEY;
 
 /// `{ "io.m1nd/attestation": { "policy": "<64 hex>", "widget": "<64 hex>", "mode": "read-only" } }`.
+#[cfg(feature = "store")]
 pub fn meta(mode: SessionMode) -> MetaObject {
     attested(json!({ "policy": &*COCKPIT.digest, "widget": widget::full_digest(), "mode": mode.key() }))
 }
@@ -111,6 +113,7 @@ impl std::fmt::Display for PinError {
 
 /// Whether the compiled-in policy is the one the deployment pinned.
 /// Hex digits compare case-insensitively; anything else is malformed.
+#[cfg(feature = "store")]
 pub fn check_pin(expected: &str) -> Result<(), PinError> {
     check_digest(expected, &COCKPIT.digest, Pinned::Compiled)
 }
@@ -129,7 +132,7 @@ pub fn check_digest(expected: &str, actual: &str, pinned: Pinned) -> Result<(), 
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "store"))]
 mod tests {
     use super::*;
 

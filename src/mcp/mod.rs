@@ -62,10 +62,14 @@
 //! with a status-only verb is narrowed in its schema instead: the pinned
 //! argument becomes required and limited to its allowed values.
 
+#[cfg(feature = "store")]
 mod app;
 pub mod attestation;
+#[cfg(feature = "store")]
 mod handler;
 pub mod methods;
+#[cfg(feature = "store")]
 pub mod tools;
 
+#[cfg(feature = "store")]
 pub use handler::{Server, instructions};

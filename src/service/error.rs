@@ -7,6 +7,7 @@
 //! act, a stale version) is a 4xx wherever it arrives, and only the store's
 //! own trouble is a 5xx.
 
+pub use crate::error_kind::ErrorKind;
 use m1nd_policy::Verb;
 use m1nd_policy::guard::{Guard, Refused};
 use m1nd_policy::runtime::CockpitError;
@@ -55,67 +56,6 @@ pub enum ServiceError {
     /// A thread of the store dropped the job without an answer.
     #[error("the call failed before it was answered; nothing is known to have changed")]
     Dropped,
-}
-
-/// What a failure means to the caller, and so how each protocol says it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ErrorKind {
-    /// The request is wrong; the same request will fail again (400).
-    Invalid,
-    /// The policy or the session's mode forbids it (403).
-    Forbidden,
-    /// What the request names does not exist (404).
-    NotFound,
-    /// The state is not what the caller saw: re-read and decide again (409).
-    Conflict,
-    /// The store has no room for the write (507).
-    Full,
-    /// The store cannot serve right now; retrying later may work (503).
-    Unavailable,
-    /// A cap on what a client may have waiting was hit: slow down (429).
-    Busy,
-    /// A fault of the server or its data (500).
-    Internal,
-}
-
-impl ErrorKind {
-    /// The HTTP status this kind is answered with.
-    pub const fn http_status(self) -> u16 {
-        match self {
-            ErrorKind::Invalid => 400,
-            ErrorKind::Forbidden => 403,
-            ErrorKind::NotFound => 404,
-            ErrorKind::Conflict => 409,
-            ErrorKind::Full => 507,
-            ErrorKind::Unavailable => 503,
-            ErrorKind::Busy => 429,
-            ErrorKind::Internal => 500,
-        }
-    }
-
-    /// The kind's name, as an audit line's `code` writes it.
-    pub const fn key(self) -> &'static str {
-        match self {
-            ErrorKind::Invalid => "invalid",
-            ErrorKind::Forbidden => "forbidden",
-            ErrorKind::NotFound => "not-found",
-            ErrorKind::Conflict => "conflict",
-            ErrorKind::Full => "full",
-            ErrorKind::Unavailable => "unavailable",
-            ErrorKind::Busy => "busy",
-            ErrorKind::Internal => "internal",
-        }
-    }
-
-    /// The JSON-RPC error code for a protocol-level answer of this kind.
-    /// (A tool call's failures are tool results with `isError`, not errors.)
-    pub const fn jsonrpc_code(self) -> i32 {
-        match self {
-            ErrorKind::Invalid | ErrorKind::Forbidden | ErrorKind::Conflict => -32602,
-            ErrorKind::NotFound => -32002,
-            ErrorKind::Full | ErrorKind::Unavailable | ErrorKind::Busy | ErrorKind::Internal => -32603,
-        }
-    }
 }
 
 impl ServiceError {

@@ -27,7 +27,7 @@ use serde_json::Value;
 
 use super::{Answer, ServiceError};
 use crate::COCKPIT;
-use crate::audit::{Audit, AuditArguments, Decision};
+use crate::audit::{Audit, AuditArguments, Decision, Gate, Unrecorded};
 
 /// One line of `serve`'s audit file: the shared fields and nothing of its own.
 type Record<'a> = crate::audit::Record<'a, ()>;
@@ -69,20 +69,16 @@ impl<'a> Trail<'a> {
         let Some(audit) = self.audit else { return Answer::error(refused) };
         match audit.write(&self.failed(audit, self.line(Decision::Refused, verb), &refused)) {
             Ok(()) => Answer::error(refused),
-            // The audit's words first: the refusal's own may be long.
-            Err(e) => Answer::error(format!("the refusal could not be recorded in the audit trail ({e}): {refused}")),
+            Err(error) => Answer::error(Unrecorded::Refusal { told: refused.to_string(), error }),
         }
     }
 
     /// Record that `verb` is let through; if that fails, the answer refusing it.
     pub fn admitted(&self, verb: &'a str) -> Result<(), Answer> {
         let Some(audit) = self.audit else { return Ok(()) };
-        audit.write(&self.line(Decision::Admitted, Some(verb))).map_err(|e| {
-            Answer::error(format!(
-                "`{verb}` refused: {e}; every call must be recorded in the audit trail before it runs, so it did \
-                 not run and nothing changed: free space on the disk or fix the audit file, then call again"
-            ))
-        })
+        audit
+            .write(&self.line(Decision::Admitted, Some(verb)))
+            .map_err(|error| Answer::error(Unrecorded::Before { what: format!("`{verb}`"), gate: Gate::Run, error }))
     }
 
     /// The answer to `verb`, which took `latency`, once it is recorded.
@@ -98,10 +94,7 @@ impl<'a> Trail<'a> {
         let line = Record { latency_ms: Some(latency.as_secs_f64() * 1000.0), ..line };
         match audit.write(&line) {
             Ok(()) => answer,
-            Err(e) => Answer::error(format!(
-                "`{verb}` ran, but its answer could not be recorded in the audit trail: {e}; the result is \
-                 withheld (anything it wrote stands: read the store before calling again)"
-            )),
+            Err(error) => Answer::error(Unrecorded::Answer { what: format!("`{verb}`"), gate: Gate::Run, error }),
         }
     }
 }

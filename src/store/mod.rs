@@ -80,7 +80,7 @@ mod check;
 mod checksum;
 #[cfg(test)]
 mod checksum_tests;
-mod clock;
+use crate::clock;
 mod connection;
 mod create;
 mod db;
@@ -121,9 +121,9 @@ use pg::conn::PgConn;
 use connection::{configure, connect, limit_pages};
 use create::{build, discard, place_new, sync_dir, temp_path};
 
+pub use crate::clock::now_utc;
 pub use batch::{Change, Done, MAX_CLAIMS_PER_CALL, Refusal};
 pub use check::{DamagedPage, Report, check, check_file};
-pub use clock::now_utc;
 pub use error::StoreError;
 pub use file::{DB_FILE, FileId, JOURNAL_FILE};
 pub use json::STATE_JSON;

@@ -24,12 +24,14 @@ pub enum ServeError {
     /// The address would expose the server without the protection it needs.
     #[error(transparent)]
     Exposure(#[from] http::security::SecurityError),
+    #[cfg(feature = "store")]
     #[error("cannot start the tray's login: {0}")]
     Login(#[from] http::human::authority::LoginError),
     #[error("the MCP session did not start: {0}")]
     Start(String),
     #[error("the MCP session ended abnormally: {0}")]
     Ended(String),
+    #[cfg(feature = "store")]
     #[error(transparent)]
     Service(#[from] crate::service::ServiceError),
 }

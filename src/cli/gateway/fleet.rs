@@ -6,12 +6,11 @@ use std::path::Path;
 
 use m1nd::gateway::GatewayService;
 use m1nd::gateway::fleet::{self as served, ConnectedFleet};
-use m1nd::mcp::attestation::{self, PinError, Pinned};
-use m1nd::transport::http;
+use m1nd::mcp::attestation::{self, Pinned};
 use m1nd_policy::gateway::fleet::{Fleet, FleetSources, compile_fleet};
 use rmcp::ServiceExt;
 
-use super::{GatewayArgs, http_runtime, options, runtime};
+use super::{GatewayArgs, http_runtime, options, runtime, serve_http};
 use crate::cli::Failure;
 
 /// Compile the fleet in `dir`, or refuse to start with every problem
@@ -35,10 +34,7 @@ pub fn run(dir: &Path, args: GatewayArgs) -> Result<(), Failure> {
     let (fleet, display) = load(dir)?;
     let digest = fleet.digest();
     if let Some(pin) = &args.expect_digest {
-        attestation::check_digest(pin, &digest, Pinned::Fleet { display: display.clone() }).map_err(|e| match e {
-            PinError::Malformed(_) => Failure::usage(e.to_string()),
-            PinError::Mismatch { .. } => Failure::refused(e.to_string()),
-        })?;
+        attestation::check_digest(pin, &digest, Pinned::Fleet { display: display.clone() })?;
     }
     let upstreams = fleet
         .members
@@ -65,13 +61,7 @@ pub fn run(dir: &Path, args: GatewayArgs) -> Result<(), Failure> {
     };
     http_runtime()?.block_on(async move {
         let connected = connect.await?;
-        let served = http::serve(
-            connected.server.clone(),
-            http,
-            http::reviewed_tools::keep_definitions(connected.server.clone()),
-        )
-        .await
-        .map_err(|e| Failure::usage(e.to_string()));
+        let served = serve_http(connected.server.clone(), http).await;
         connected.close().await;
         served
     })

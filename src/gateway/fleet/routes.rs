@@ -15,6 +15,25 @@ use m1nd_policy::guard::printable;
 use m1nd_policy::names::spec::fold;
 use m1nd_policy::names::{did_you_mean, suggest};
 
+/// A name or URI no member of the fleet answers for. Each variant holds the
+/// caller's text already made printable (`guard::printable`), so a refusal
+/// shows it as data; `Display` is the refusal a client reads.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum Unrouted {
+    /// A tool or prompt name no member's policy declares, and what is served instead.
+    #[error("`{spelled}` is not a {noun} of this gateway: no upstream's policy declares it; {help}")]
+    Name { noun: &'static str, spelled: String, help: String },
+    /// A URI no member declares and no member template matches.
+    #[error("`{0}` is not a resource of this gateway: no upstream's policy declares it or a template that matches it")]
+    Resource(String),
+    /// A resource template no member declares, written exactly.
+    #[error("`{0}` is not a resource template of this gateway")]
+    Template(String),
+    /// A completion whose reference is neither a prompt nor a resource template.
+    #[error("a completion names a prompt (`ref/prompt`) or a resource template (`ref/resource`)")]
+    NoReference,
+}
+
 /// One kind of prefixed name: folded served name → (member, declared name).
 #[derive(Default)]
 struct Names {
@@ -36,7 +55,7 @@ impl Names {
     /// refusal that says what is served instead: the same name under each
     /// prefix that serves it (the usual slip is a name written without its
     /// upstream's prefix), else the nearest served name.
-    fn find(&self, spelled: &str, noun: &str, prefixes: &[String]) -> Result<(usize, &str), String> {
+    fn find(&self, spelled: &str, noun: &'static str, prefixes: &[String]) -> Result<(usize, &str), Unrouted> {
         if let Some((member, declared)) = self.by_folded.get(&fold(spelled)) {
             return Ok((*member, declared));
         }
@@ -55,10 +74,7 @@ impl Names {
             let listed: Vec<String> = prefixed.iter().map(|name| format!("`{name}`")).collect();
             format!("did you mean {}? each upstream's {noun}s are served under its prefix", listed.join(" or "))
         };
-        Err(format!(
-            "`{}` is not a {noun} of this gateway: no upstream's policy declares it; {help}",
-            printable(spelled)
-        ))
+        Err(Unrouted::Name { noun, spelled: printable(spelled), help })
     }
 }
 
@@ -100,36 +116,35 @@ impl Routes {
     }
 
     /// The member and declared verb a client's tool name means.
-    pub fn tool(&self, spelled: &str) -> Result<(usize, &str), String> {
+    pub fn tool(&self, spelled: &str) -> Result<(usize, &str), Unrouted> {
         self.tools.find(spelled, "tool", &self.prefixes)
     }
 
     /// The member and declared prompt a client's prompt name means.
-    pub fn prompt(&self, spelled: &str) -> Result<(usize, &str), String> {
+    pub fn prompt(&self, spelled: &str) -> Result<(usize, &str), Unrouted> {
         self.prompts.find(spelled, "prompt", &self.prefixes)
     }
 
     /// The member that answers for a resource URI: the one declaring it, or
     /// the one whose template matches it.
-    pub fn resource(&self, uri: &str) -> Result<usize, String> {
+    pub fn resource(&self, uri: &str) -> Result<usize, Unrouted> {
         if let Some(member) = self.resources.get(uri) {
             return Ok(*member);
         }
-        self.templates.iter().find(|(_, parsed, _)| parsed.matches(uri)).map(|(_, _, member)| *member).ok_or_else(|| {
-            format!(
-                "`{}` is not a resource of this gateway: no upstream's policy declares it or a template that matches it",
-                printable(uri)
-            )
-        })
+        self.templates
+            .iter()
+            .find(|(_, parsed, _)| parsed.matches(uri))
+            .map(|(_, _, member)| *member)
+            .ok_or_else(|| Unrouted::Resource(printable(uri)))
     }
 
     /// The member that declares the resource template written exactly `template`.
-    pub fn template(&self, template: &str) -> Result<usize, String> {
+    pub fn template(&self, template: &str) -> Result<usize, Unrouted> {
         self.templates
             .iter()
             .find(|(key, _, _)| key == template)
             .map(|(_, _, member)| *member)
-            .ok_or_else(|| format!("`{}` is not a resource template of this gateway", printable(template)))
+            .ok_or_else(|| Unrouted::Template(printable(template)))
     }
 }
 
@@ -173,14 +188,14 @@ mod tests {
     #[test]
     fn a_name_without_its_prefix_is_refused_with_the_served_name() {
         let routes = routes();
-        let told = routes.tool("git_status").unwrap_err();
+        let told = routes.tool("git_status").unwrap_err().to_string();
         assert!(told.contains("did you mean `repo_git_status`?"), "{told}");
-        let near = routes.tool("fs_read_fil").unwrap_err();
+        let near = routes.tool("fs_read_fil").unwrap_err().to_string();
         assert!(near.contains("did you mean `fs_read_file`?"), "{near}");
-        let far = routes.tool("delete_everything").unwrap_err();
+        let far = routes.tool("delete_everything").unwrap_err().to_string();
         assert!(far.ends_with("the tools served here are an upstream's prefix followed by its tool's name"), "{far}");
         // A caller's string is shown as data, never raw.
-        let hostile = routes.tool("x\u{202e}\u{1b}[2J").unwrap_err();
+        let hostile = routes.tool("x\u{202e}\u{1b}[2J").unwrap_err().to_string();
         assert!(!hostile.contains('\u{202e}') && !hostile.contains('\u{1b}'), "{hostile:?}");
     }
 
@@ -189,7 +204,7 @@ mod tests {
         let routes = routes();
         assert_eq!(routes.resource("file:///notes"), Ok(1));
         assert!(routes.resource("file:///a/b").is_err());
-        assert!(routes.resource("memo://x").unwrap_err().contains("no upstream's policy declares it"));
+        assert!(routes.resource("memo://x").unwrap_err().to_string().contains("no upstream's policy declares it"));
         assert_eq!(routes.template("file:///{name}"), Ok(1));
         assert!(routes.template("file:///{other}").is_err());
     }

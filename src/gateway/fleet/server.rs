@@ -22,11 +22,11 @@ use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::{Value, json};
 
-use super::super::audit::{self, Audit, Decision};
+use super::super::audit::{self, Audit, Decision, Unrecorded};
 use super::super::listing::ListsReviewedTools;
 use super::super::state::{ServedTool, State};
 use super::super::surfaces as served;
-use super::Routes;
+use super::routes::{Routes, Unrouted};
 use crate::mcp::attestation;
 
 /// The refusal code of a name no member declares.
@@ -67,7 +67,8 @@ impl FleetServer {
     }
 
     /// Record and build the refusal of a request no member answers for.
-    fn unrouted(&self, session: &str, method: Option<&'static str>, spelled: &str, told: String) -> String {
+    fn unrouted(&self, session: &str, method: Option<&'static str>, spelled: &str, told: Unrouted) -> String {
+        let told = told.to_string();
         let Some(audit) = self.audit.as_deref() else { return told };
         let line = audit::Record {
             code: Some(UNROUTED),
@@ -77,7 +78,7 @@ impl FleetServer {
         };
         match audit.write(&line) {
             Ok(()) => told,
-            Err(e) => format!("{told}; and the refusal could not be recorded: {e}"),
+            Err(error) => Unrecorded::Refusal { told, error }.to_string(),
         }
     }
 
@@ -86,7 +87,7 @@ impl FleetServer {
         context: &RequestContext<RoleServer>,
         method: &'static str,
         spelled: &str,
-        told: String,
+        told: Unrouted,
     ) -> McpError {
         let told = self.unrouted(&audit::session(context), Some(method), spelled, told);
         McpError::invalid_params(told, Some(json!({ "code": UNROUTED })))
@@ -312,9 +313,7 @@ impl ServerHandler for FleetServer {
         {
             (Some(name), _) => self.routes.prompt(name).map(|(member, declared)| (member, Some(declared.to_owned()))),
             (None, Some(uri)) => self.routes.template(uri).map(|member| (member, None)),
-            (None, None) => {
-                Err("a completion names a prompt (`ref/prompt`) or a resource template (`ref/resource`)".to_owned())
-            }
+            (None, None) => Err(Unrouted::NoReference),
         };
         let (member, declared) = match routed {
             Ok(routed) => routed,

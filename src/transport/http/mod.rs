@@ -64,7 +64,9 @@
 pub mod addr;
 mod bad_body;
 mod closed;
+#[cfg(feature = "store")]
 pub mod health;
+#[cfg(feature = "store")]
 pub mod human;
 pub mod peek;
 pub mod reviewed_tools;
@@ -87,8 +89,11 @@ use tokio::net::TcpListener;
 use tower_http::timeout::TimeoutLayer;
 
 use super::ServeError;
+use crate::lane::Lane;
+#[cfg(feature = "store")]
 use crate::mcp::Server;
-use crate::service::{Lane, Service};
+#[cfg(feature = "store")]
+use crate::service::Service;
 use security::Token;
 
 /// Where `--http` listens when no address is given.
@@ -120,16 +125,19 @@ pub struct HttpOptions {
     /// Bounds answering a request once it has arrived (`slots` bounds its arrival).
     pub request_timeout: Duration,
     /// How long a tray session lasts after its login.
+    #[cfg(feature = "store")]
     pub session_lifetime: Duration,
     /// The caps on connections and requests, and the arrival timeout.
     pub limits: slots::Limits,
     /// The tray's event streams: their cap and lifetime.
+    #[cfg(feature = "store")]
     pub event_streams: human::streams::StreamCaps,
     /// How many MCP sessions are held, and for how long unused.
     pub sessions: sessions::SessionLimits,
 }
 
 /// Serve MCP over HTTP, and the human's pages, until the process is stopped.
+#[cfg(feature = "store")]
 pub fn run(service: Service, http: HttpOptions) -> Result<(), ServeError> {
     let runtime = tokio::runtime::Builder::new_multi_thread().enable_all().build().map_err(ServeError::Runtime)?;
     runtime.block_on(async move {
@@ -143,7 +151,8 @@ pub fn run(service: Service, http: HttpOptions) -> Result<(), ServeError> {
         let streams = human::streams::EventStreams::new(http.event_streams);
         let human = human::Human { authority, service: service.clone(), hosts, instance, streams };
         let health = health::router(service.clone(), &http);
-        let app = router(Server::new(service), &http, Some(Arc::new(human)), std::convert::identity).merge(health);
+        let pages = human::router(Arc::new(human));
+        let app = router(Server::new(service), &http, Some(pages), std::convert::identity).merge(health);
         tracing::info!("serving MCP on http://{bound}{MCP_PATH}");
         tracing::info!(
             target: human::authority::LOGIN_LINK_TARGET,
@@ -180,12 +189,7 @@ async fn listen(http: &HttpOptions) -> Result<(TcpListener, SocketAddr), ServeEr
 /// `/mcp` and what guards it, then the human's pages when there are any
 /// (they carry their own guards: a bearer token is for MCP clients, a person
 /// logs in with a link).
-fn router<S>(
-    server: S,
-    http: &HttpOptions,
-    human: Option<Arc<human::Human>>,
-    around_mcp: impl FnOnce(Router) -> Router,
-) -> Router
+fn router<S>(server: S, http: &HttpOptions, pages: Option<Router>, around_mcp: impl FnOnce(Router) -> Router) -> Router
 where
     S: ServerHandler + Clone + Send + Sync + 'static,
 {
@@ -199,8 +203,8 @@ where
     if let Some(token) = &http.token {
         app = app.layer(axum::middleware::from_fn_with_state(token.clone(), security::require_token));
     }
-    if let Some(human) = human {
-        app = app.merge(human::router(human));
+    if let Some(pages) = pages {
+        app = app.merge(pages);
     }
     app.layer(TimeoutLayer::with_status_code(StatusCode::REQUEST_TIMEOUT, http.request_timeout))
 }

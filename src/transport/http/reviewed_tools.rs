@@ -147,6 +147,7 @@ impl<F: Fn() -> Value + Clone + Send + Sync + 'static> Listing<F> {
 
 /// The rewriter of an SSE answer to the `tools/list` request `id`, with
 /// `tools` as the view's: the server's own, for `m1nd::fuzzing`.
+#[cfg(feature = "store")]
 pub(crate) fn event_rewriter(id: RequestId, tools: Value) -> impl FnMut(&[u8]) -> Option<Vec<u8>> {
     Listing { id, tools: move || tools.clone() }.event_rewriter()
 }

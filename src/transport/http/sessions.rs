@@ -59,7 +59,7 @@ use rmcp::transport::streamable_http_server::session::{ServerSseMessage, Session
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 
 use super::peek::peek;
-use crate::service::ErrorKind;
+use crate::error_kind::ErrorKind;
 
 mod give_back;
 

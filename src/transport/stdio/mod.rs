@@ -57,11 +57,14 @@ use tokio::task::JoinHandle;
 
 use m1nd_policy::sanitize::{cap, display};
 
+#[cfg(feature = "store")]
 use super::ServeError;
 use super::request::{self, Parsed};
+#[cfg(feature = "store")]
 use crate::mcp::Server;
 
 mod errors;
+#[cfg_attr(not(feature = "store"), path = "no_fast_path.rs")]
 mod fast;
 mod out;
 
@@ -71,6 +74,7 @@ use fast::FastPath;
 use out::{Frame, Out, Writing};
 
 /// Serve MCP on stdin/stdout until the client closes stdin.
+#[cfg(feature = "store")]
 pub fn run(server: Server) -> Result<(), ServeError> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().map_err(ServeError::Runtime)?;
     // Stdin and stdout are taken inside the runtime, which drives them.
@@ -79,6 +83,7 @@ pub fn run(server: Server) -> Result<(), ServeError> {
 
 /// Serve `server` on `transport` until its input ends. The transport answers
 /// m1nd's own calls itself where it may (`fast.rs`).
+#[cfg(feature = "store")]
 pub async fn serve<R: AsyncRead + Unpin + Send + 'static>(
     server: Server,
     transport: Stdio<R>,
@@ -167,6 +172,7 @@ impl<R: AsyncRead + Unpin + Send + 'static> Stdio<R> {
 
     /// Answer `tools/call` through `service` where rmcp would answer it the
     /// same way (see `fast.rs`).
+    #[cfg(feature = "store")]
     pub fn answering(mut self, service: crate::service::Service) -> Self {
         self.fast = Some(FastPath::new(service));
         self

@@ -62,6 +62,10 @@ impl Frame {
 
     /// The response to `id` whose `result` member is `result`, byte for byte
     /// what rmcp writes for the same result.
+    #[cfg_attr(
+        all(not(feature = "store"), not(test)),
+        expect(dead_code, reason = "only the fast path, which needs the store, writes kept answers")
+    )]
     pub fn response(id: &RequestId, result: Bytes) -> Self {
         let id = serde_json::to_vec(id).unwrap_or_else(|_| b"null".to_vec());
         Self { body: Body::Response { id, result }, written: None, slot: None }

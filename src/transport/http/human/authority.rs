@@ -50,8 +50,7 @@ pub enum LoginError {
     NotValid,
 }
 
-/// The `tracing` target of the lines that carry a live login link.
-pub const LOGIN_LINK_TARGET: &str = "m1nd::tray::login_link";
+pub use crate::log::LOGIN_LINK_TARGET;
 
 /// Random bytes in a token, a session id or a CSRF token: 256 bits.
 const SECRET_BYTES: usize = 32;

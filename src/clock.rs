@@ -1,4 +1,4 @@
-//! UTC timestamps for memories, without a date-time dependency.
+//! UTC timestamps (for memories and audit lines), without a date-time dependency.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
