@@ -20,10 +20,10 @@ mkdir -p "$out"
 # name opt-level lto codegen-units panic
 candidates=(
   "before 3 false 16 unwind"
-  "s s false 16 unwind"
   "fat1 3 fat 1 unwind"
   "s-fat1 s fat 1 unwind"
   "s-fat1-abort s fat 1 abort"
+  "z-fat1-abort z fat 1 abort"
 )
 wanted=("$@")
 
