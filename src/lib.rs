@@ -7,20 +7,9 @@
 //!
 //! # Floors
 //!
-//! Each module imports only from the floors below it
-//! (`docs/architecture.md` follows one call through them):
-//!
-//! ```text
-//!   transport   stdio framing, Streamable HTTP, the human's pages
-//!   mcp         rmcp's ServerHandler over the service     gateway
-//!   service     guard → handle → arguments → store thread; typed errors
-//!   store       SQLite: reads, writes, the tray's acts
-//!   m1nd-policy   policy, laws, table, guard, composer, sanitiser
-//! ```
-//!
-//! The command line (the binary) is the one adapter above them all; `log`,
-//! `clock`, `widget` and `invocation` (how a suggested command is spelled)
-//! serve every floor.
+//! Each module imports only from its own floor or the floors below it;
+//! `docs/architecture.md` lists them (`tests/floors.rs` holds the code to
+//! that list) and follows one call through them.
 //!
 //! # Features
 //!

@@ -25,25 +25,9 @@ use m1nd_policy::policy::diff::{Category, diff_gateway};
 use m1nd_policy::{PolicyFile, PolicySources, compile_gateway};
 use toml_edit::{DocumentMut, Item};
 
-use super::error::GatewayError;
+use super::error::{GatewayError, NotApplied};
 use super::plan::Plan;
 use super::reviewed::DEFINITIONS_FILE;
-
-/// Why `--apply` writes nothing: the edit cannot be made, or the edited
-/// policy would not be one the reviewer could accept.
-#[derive(Debug, thiserror::Error)]
-pub enum NotApplied {
-    #[error("tools.toml does not parse: {0}")]
-    Parse(#[from] toml_edit::TomlError),
-    /// A pin the plan moves whose entry has no `definition` (the key shown printable).
-    #[error("tools.toml has no `definition` for `{key}` under `[{table}]`")]
-    NoPin { table: String, key: String },
-    /// Each violation, rendered as `policy check` renders it.
-    #[error("the edited policy would break the laws:\n\n{}", .0.join("\n\n"))]
-    Laws(Vec<String>),
-    #[error("the edit would loosen the policy: {subject}: {detail}")]
-    Loosens { subject: String, detail: String },
-}
 
 /// tools.toml's `text` with each `(table, key, digest)` pin set (`table`
 /// is `verbs`, `prompts`, `resources` or `templates`), everything else as

@@ -97,5 +97,21 @@ pub enum GatewayError {
     UpstreamUnreachable { dir: PathBuf, source: Box<GatewayError> },
     /// `--apply` checked the edited policy and refused to write it.
     #[error("nothing was written to {}: {problem}", .dir.display())]
-    NotApplied { dir: PathBuf, problem: super::apply::NotApplied },
+    NotApplied { dir: PathBuf, problem: NotApplied },
+}
+
+/// Why `--apply` writes nothing: the edit cannot be made, or the edited
+/// policy would not be one the reviewer could accept.
+#[derive(Debug, thiserror::Error)]
+pub enum NotApplied {
+    #[error("tools.toml does not parse: {0}")]
+    Parse(#[from] toml_edit::TomlError),
+    /// A pin the plan moves whose entry has no `definition` (the key shown printable).
+    #[error("tools.toml has no `definition` for `{key}` under `[{table}]`")]
+    NoPin { table: String, key: String },
+    /// Each violation, rendered as `policy check` renders it.
+    #[error("the edited policy would break the laws:\n\n{}", .0.join("\n\n"))]
+    Laws(Vec<String>),
+    #[error("the edit would loosen the policy: {subject}: {detail}")]
+    Loosens { subject: String, detail: String },
 }

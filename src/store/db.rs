@@ -4,7 +4,7 @@
 //! a [`Db`]: a borrowed SQLite connection or PostgreSQL connection. Every
 //! statement is a `&'static str` of `sql.rs`, written with SQLite's
 //! numbered placeholders (`?1`); the PostgreSQL arm rewrites them to `$1`
-//! once per connection and keeps the prepared statement (`pg::conn`), as
+//! once per connection and keeps the prepared statement (`pg_wire::conn`), as
 //! rusqlite's `prepare_cached` does for SQLite.
 //!
 //! Values go in as [`Arg`]s and come out as [`Column`]s: types both
@@ -15,7 +15,7 @@
 use std::path::Path;
 
 use super::error::{StoreError, postgres_message};
-use super::pg::conn::PgConn;
+use super::pg_wire::conn::PgConn;
 
 /// A value bound to a statement, on either backend.
 pub(super) trait Arg: rusqlite::ToSql + postgres::types::ToSql + Sync {

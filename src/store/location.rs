@@ -122,7 +122,7 @@ impl From<&PathBuf> for Location {
 
 impl PostgresUrl {
     /// The URL as given, password and all: only for connecting
-    /// (`pg::conn::connect`), never for a message.
+    /// (`pg_wire::conn::connect`), never for a message.
     pub(super) fn connection_string(&self) -> &str {
         &self.0
     }

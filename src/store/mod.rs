@@ -96,6 +96,7 @@ mod load;
 mod location;
 mod mark;
 mod pg;
+mod pg_wire;
 pub mod reads;
 mod room;
 mod schema;
@@ -116,7 +117,7 @@ use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, TransactionBehavior};
 
-use pg::conn::PgConn;
+use pg_wire::conn::PgConn;
 
 use connection::{configure, connect, limit_pages};
 use create::{build, discard, place_new, sync_dir, temp_path};
@@ -215,7 +216,7 @@ impl Store {
             Location::Dir(dir) => Store::open(dir),
             Location::Postgres(url) => {
                 let opened = pg::open::open(url)?;
-                let at = pg::conn::shown(url);
+                let at = pg_wire::conn::shown(url);
                 Ok(Store {
                     dir: at.clone(),
                     path: at,
@@ -233,7 +234,7 @@ impl Store {
         match location {
             Location::Dir(dir) => Store::create(dir, state, max_bytes),
             Location::Postgres(url) => {
-                check_new(&pg::conn::shown(url), state, max_bytes)?;
+                check_new(&pg_wire::conn::shown(url), state, max_bytes)?;
                 pg::open::create(url, state, max_bytes)?;
                 Store::open_at(location)
             }

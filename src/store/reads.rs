@@ -24,7 +24,7 @@ use m1nd_policy::runtime::{Item, ReadError, Reader, Reading};
 use super::db::{Db, DbError, args};
 use super::error::StoreError;
 use super::file::FileId;
-use super::pg::conn::PgRead;
+use super::pg_wire::conn::PgRead;
 use super::state::{BlockStatus, Counts, Phase};
 use super::verbs::{self, Read};
 use super::{Conn, Store, sql, tally};

@@ -12,6 +12,8 @@
 
 use rusqlite::Connection;
 
+use super::sql::alert_tokenizer;
+
 /// Step 1: the model of the JSON store (`m1nd-store-v1`), table for table.
 const STEP_1: &str = "
 CREATE TABLE store (
@@ -106,17 +108,6 @@ CREATE TABLE human_acts (
 ) STRICT;
 ";
 
-/// The tokenizer of the alerts' word index, as FTS5 names it: written once,
-/// for step 4 and for the PostgreSQL backend, which counts an alert's words
-/// with SQLite's own tokenizer so that both find the same words
-/// (`pg/terms.rs`).
-macro_rules! alert_tokenizer {
-    () => {
-        "unicode61 tokenchars '_' remove_diacritics 0"
-    };
-}
-pub(super) use alert_tokenizer;
-
 /// Step 4: the words of every alert, indexed (FTS5), so `trace` costs what
 /// its matches cost, not a scan of every alert. The index holds no text of
 /// its own (`content = 'alerts'`); triggers keep it in step with the table,
@@ -182,7 +173,7 @@ struct Step {
 
 /// How a step reads on PostgreSQL.
 enum Pg {
-    /// SQLite's text through `pg::ddl::translate`, then `then` (PostgreSQL
+    /// SQLite's text through `pg_wire::ddl::translate`, then `then` (PostgreSQL
     /// only; empty for none). Table and column names stay written once.
     Translated { then: &'static str },
     /// A text of its own, where SQLite's has no PostgreSQL counterpart.
@@ -226,11 +217,11 @@ CREATE TABLE m1nd_schema (
 ";
 
 /// Steps `from + 1 ..= to` as PostgreSQL runs them, each one text.
-pub(super) fn postgres_steps(from: u32, to: u32) -> Result<Vec<String>, super::pg::ddl::Untranslatable> {
+pub(super) fn postgres_steps(from: u32, to: u32) -> Result<Vec<String>, super::pg_wire::ddl::Untranslatable> {
     MIGRATIONS[from as usize..to as usize]
         .iter()
         .map(|step| match step.postgres {
-            Pg::Translated { then } => Ok(super::pg::ddl::translate(step.sqlite)? + then),
+            Pg::Translated { then } => Ok(super::pg_wire::ddl::translate(step.sqlite)? + then),
             Pg::Own(text) => Ok(text.to_owned()),
         })
         .collect()

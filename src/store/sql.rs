@@ -45,6 +45,18 @@ macro_rules! tray_listed {
 }
 pub(super) use tray_listed;
 
+/// The tokenizer of the alerts' word index, as FTS5 names it: written once,
+/// for step 4 and for the PostgreSQL backend, which counts an alert's words
+/// with SQLite's own tokenizer so that both find the same words
+/// (`pg/terms.rs`). It lives with the statements, which name it, and `schema`
+/// takes it from here.
+macro_rules! alert_tokenizer {
+    () => {
+        "unicode61 tokenchars '_' remove_diacritics 0"
+    };
+}
+pub(super) use alert_tokenizer;
+
 /// A decimal literal's value, at compile time: turns [`listed!`] and
 /// [`tray_listed!`] into the numbers the Rust side compares with.
 pub(super) const fn decimal(text: &str) -> usize {
@@ -315,7 +327,7 @@ pub(super) const WRITE_PAGE_ONE: &str = "CREATE TABLE m1nd_backup (x); DROP TABL
 /// with SQLite's tokenizer itself, so both backends find the same words.
 pub(super) const SCRATCH_WORD_INDEX: &str = concat!(
     "CREATE VIRTUAL TABLE scratch_words USING fts5(text, tokenize = \"",
-    super::schema::alert_tokenizer!(),
+    alert_tokenizer!(),
     "\"); CREATE VIRTUAL TABLE scratch_instances USING fts5vocab(scratch_words, instance);"
 );
 

@@ -11,10 +11,10 @@ use toml::Spanned;
 
 use super::diagnostic::{Diagnostic, Law};
 use super::help::near_name;
-use super::raw::in_source_order;
 use super::raw_type::{RawType, TypeDef};
 use super::source::loc;
 use super::source::{Loc, PolicyFile};
+use super::spanned::in_source_order;
 use crate::arguments::{ArgKind, ArgType, Property};
 use crate::primitives::{List, Str};
 

@@ -95,7 +95,7 @@ pub fn lower(cx: &Context<'_>) -> Cockpit {
             ),
             acts_at: owned(raw.human_only.as_ref().map_or("", |h| h.acts_at.get_ref().as_str())),
         },
-        effects: super::effects::lower::lower(cx),
+        effects: super::lower_effects::lower(cx),
     };
     crate::runtime::budget::fit_text_caps(&mut cockpit);
     cockpit.digest = Cow::Owned(digest(&cockpit));

@@ -16,6 +16,7 @@ mod help;
 mod laws;
 pub(crate) mod load;
 mod lower;
+mod lower_effects;
 mod profile;
 mod raw;
 mod raw_type;

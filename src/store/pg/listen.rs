@@ -17,9 +17,9 @@ use std::time::Duration;
 use super::super::db::Db;
 use super::super::error::StoreError;
 use super::super::location::PostgresUrl;
+use super::super::pg_wire::conn::{PgConn, shown};
 use super::super::reads::store_version;
 use super::super::sql;
-use super::conn::{PgConn, shown};
 use super::open::open;
 
 /// The most notifications taken from the connection at once; the rest wait

@@ -1,10 +1,10 @@
 //! PostgreSQL, the store's second backend (docs/design/postgres-replicas.md).
 //!
-//! - [`ddl`]: every migration step rendered for PostgreSQL from the one
-//!   history in `schema.rs`, held to SQLite's tables in the tests, which
-//!   also prepare there every statement of `sql.rs` the backend runs;
-//! - [`conn`]: a connection set up as the store relies on, with its
-//!   statements prepared once, over TLS when the location asks ([`tls`]);
+//! What talks to the server (a connection, TLS, the DDL each migration step
+//! becomes) is `pg_wire`, below the backend-neutral modules that hold a
+//! connection (`db`, `reads`, `schema`); this module is above them, since
+//! making, opening and writing a store runs their code on PostgreSQL:
+//!
 //! - [`open`]: making a store in a database (the loader, and the word
 //!   index counted by [`terms`]), and opening one, refusing a newer schema.
 //!
@@ -12,10 +12,8 @@
 //!   row and a commit lost with its connection is resolved;
 //! - [`listen`]: hearing the commits of other replicas (`LISTEN/NOTIFY`).
 
-pub(super) mod conn;
 #[cfg(test)]
 mod cut_proxy;
-pub(super) mod ddl;
 pub(super) mod listen;
 pub(super) mod open;
 #[cfg(test)]
@@ -25,44 +23,8 @@ mod store_tests;
 pub(super) mod terms;
 #[cfg(test)]
 mod tests;
-mod tls;
 #[cfg(test)]
 mod tls_tests;
 pub(super) mod write;
 #[cfg(test)]
 mod write_tests;
-
-/// `text` with SQLite's numbered placeholders (`?1`) written as
-/// PostgreSQL's (`$1`), outside quoted literals. The numbers are kept, so a
-/// value bound once and used twice (`TALLY_ADD`) binds the same on both.
-pub(super) fn dollar_placeholders(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut quote = None;
-    let mut chars = text.chars().peekable();
-    while let Some(c) = chars.next() {
-        match (quote, c) {
-            (None, '\'' | '"') => quote = Some(c),
-            (Some(q), _) if q == c => quote = None,
-            (None, '?') if chars.peek().is_some_and(char::is_ascii_digit) => {
-                out.push('$');
-                continue;
-            }
-            _ => {}
-        }
-        out.push(c);
-    }
-    out
-}
-
-#[cfg(test)]
-mod placeholder_tests {
-    use super::dollar_placeholders;
-
-    #[test]
-    fn numbered_placeholders_become_dollars_outside_literals() {
-        assert_eq!(
-            dollar_placeholders("UPDATE t SET n = t.n + ?2 WHERE a = ?1 AND b = '?3' AND c = \"?4\" AND d = ?"),
-            "UPDATE t SET n = t.n + $2 WHERE a = $1 AND b = '?3' AND c = \"?4\" AND d = ?"
-        );
-    }
-}

@@ -16,11 +16,11 @@ use super::super::db::{Db, args};
 use super::super::error::StoreError;
 use super::super::load;
 use super::super::location::PostgresUrl;
+use super::super::pg_wire::conn::{PgConn, connect, shown};
 use super::super::room::NoRoom;
 use super::super::schema::{self, VERSION};
 use super::super::sql;
 use super::super::state::State;
-use super::conn::{PgConn, connect, shown};
 use super::terms::count_words;
 
 /// An open store's connection and what it declares.

@@ -4,7 +4,7 @@
 //! PostgreSQL has no FTS5, and a second tokenizer written here would drift
 //! from `unicode61` on some script or case fold. So the words are counted by
 //! SQLite's own tokenizer, with the alerts' own settings
-//! (`schema::alert_tokenizer!`), in a scratch index in memory: whatever
+//! (`sql::alert_tokenizer!`), in a scratch index in memory: whatever
 //! FTS5 calls a word in SQLite is the word PostgreSQL stores.
 
 use std::collections::BTreeMap;

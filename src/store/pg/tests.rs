@@ -15,10 +15,11 @@ use std::path::Path;
 
 use rusqlite::Connection;
 
-use super::super::schema::{self, VERSION, alert_tokenizer};
+use super::super::pg_wire::dollar_placeholders;
+use super::super::schema::{self, VERSION};
+use super::super::sql::alert_tokenizer;
 use super::super::sql::{self, listed, pg_channel, tray_listed};
 use super::super::state::{Alert, State};
-use super::dollar_placeholders;
 use super::scratch::{Columns, Scratch};
 use super::terms::count_words;
 

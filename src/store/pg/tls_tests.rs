@@ -11,7 +11,7 @@ use rcgen::{BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, 
 
 use super::super::error::StoreError;
 use super::super::location::Location;
-use super::conn::connect_trusting;
+use super::super::pg_wire::conn::connect_trusting;
 use super::scratch::Scratch;
 use super::store_tests::password_of;
 

@@ -29,9 +29,9 @@ use std::time::{Duration, Instant};
 use super::super::db::Db;
 use super::super::error::StoreError;
 use super::super::frame::Frame;
+use super::super::pg_wire::conn::{PgConn, connect};
 use super::super::schema::VERSION;
 use super::super::{FileId, sql};
-use super::conn::{PgConn, connect};
 
 /// How long a lost commit's outcome is asked after, before the caller is
 /// told it is unknown.

@@ -9,7 +9,6 @@
 //! this?" are questions about effects, answered the same way every time.
 
 pub mod catalog;
-pub mod lower;
 pub mod names;
 pub mod raw;
 
@@ -19,8 +18,8 @@ use catalog::Entry;
 use names::{Effect, Floor};
 use raw::{EffectFiles, ModeDef, RouteDef};
 
-use crate::policy::raw::Text;
 use crate::policy::source::PolicyFile;
+use crate::policy::spanned::Text;
 
 /// The two modes every policy with effects declares.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,14 +1,15 @@
 //! The effect files lowered into the table's [`Effects`]: what the laws
 //! judged by, in a fixed order, so the digest covers it and `policy diff` can
-//! compare two policies' effects.
+//! compare two policies' effects. It sits beside `lower.rs`, above both
+//! `context` and `effects`, since it reads the one through the other.
 
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
-use super::{Mode, Model};
+use super::context::Context;
+use super::effects::{Mode, Model};
+use super::spanned::{Table, Text, in_source_order};
 use crate::effects::{CatalogAction, EffectMode, Effects, Reasoned, Route, RouteValue};
-use crate::policy::context::Context;
-use crate::policy::raw::{Table, Text, in_source_order};
 use crate::primitives::{List, Str};
 
 pub fn lower(cx: &Context<'_>) -> Effects {
