@@ -11,6 +11,8 @@
 #       stops it and removes its directory (DIR defaults to $M1ND_PG_CLUSTER)
 #   bash scripts/pg-cluster.sh restart [DIR]
 #       a fast restart on the same port (every session is cut), for fault tests
+#   bash scripts/pg-cluster.sh pause SECONDS [DIR]
+#       a fast stop, SECONDS with no server, then a start on the same port, for fault tests
 #
 # Needs Debian's postgresql package (initdb, pg_ctl). initdb refuses to run as
 # root, so as root the server runs as the package's unprivileged `postgres`
@@ -58,6 +60,7 @@ up() {
       -o "-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir -c fsync=on" \
       start >&2; then
       url="postgres://m1nd:$password@127.0.0.1:$port/m1nd"
+      echo "$port" >"$dir/port"
       PGPASSWORD="$password" "$bin/createdb" -h 127.0.0.1 -p "$port" -U m1nd m1nd >&2
       echo "pg-cluster: listening on 127.0.0.1:$port, database m1nd" >&2
       printf "export M1ND_TEST_PG='%s'\nexport M1ND_PG_CLUSTER='%s'\n" "$url" "$dir"
@@ -97,12 +100,25 @@ restart() {
   as_owner "$(bindir)/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -t 60 restart >&2
 }
 
+pause() {
+  local seconds="$1" dir bin
+  dir=$(cluster_dir pause "${2:-}")
+  [[ -n "$dir" && "$seconds" =~ ^[0-9]+(\.[0-9]+)?$ ]] || exit 2
+  bin=$(bindir)
+  as_owner "$bin/pg_ctl" -D "$dir/data" -m fast -w stop >&2
+  sleep "$seconds"
+  as_owner "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+    -o "-c listen_addresses=127.0.0.1 -c port=$(cat "$dir/port") -c unix_socket_directories=$dir -c fsync=on" \
+    start >&2
+}
+
 case "${1:-}" in
   up) up ;;
   down) down "${2:-}" ;;
   restart) restart "${2:-}" ;;
+  pause) pause "${2:-}" "${3:-}" ;;
   *)
-    echo "usage: $0 up | down [DIR] | restart [DIR]" >&2
+    echo "usage: $0 up | down [DIR] | restart [DIR] | pause SECONDS [DIR]" >&2
     exit 2
     ;;
 esac

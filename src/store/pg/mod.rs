@@ -17,6 +17,8 @@ mod cut_proxy;
 pub(super) mod listen;
 pub(super) mod open;
 #[cfg(test)]
+mod outage_tests;
+#[cfg(test)]
 mod scratch;
 #[cfg(test)]
 mod store_tests;

@@ -15,12 +15,16 @@
 //! - **Acknowledged means durable.** The session commits with
 //!   `synchronous_commit = on` on a server with `fsync` on (`conn.rs`), and
 //!   the result is returned only after COMMIT has answered.
-//! - **A lost COMMIT is resolved, not guessed.** If the connection drops
-//!   while COMMIT is on its way, the write may or may not have landed. The
-//!   frame read its transaction's id first, and now asks a new connection
-//!   (`txid_status`): committed is acknowledged, aborted is refused as
-//!   "nothing changed"; if no answer comes within [`RESOLVE_WITHIN`] the
-//!   caller is told exactly that ([`StoreError::OutcomeUnknown`]).
+//! - **A COMMIT that fails is resolved, not guessed.** Once COMMIT is sent,
+//!   no failure says by itself whether the write landed: a connection lost
+//!   on the way says nothing, and a server shutting down (`57P01`,
+//!   `pg_ctl stop -m fast`) may end the session with an error after the
+//!   commit is durable. So whatever the failure, the frame (which read its
+//!   transaction's id first) asks a new connection (`txid_status`):
+//!   committed is acknowledged, aborted is refused as "nothing changed"
+//!   (with the server's own reason when it gave one); if no answer comes
+//!   within [`RESOLVE_WITHIN`] the caller is told exactly that
+//!   ([`StoreError::OutcomeUnknown`]).
 
 use std::path::Path;
 use std::thread;
@@ -81,15 +85,15 @@ pub(in crate::store) fn transaction<T>(
 struct Open<'c>(Option<&'c PgConn>);
 
 impl Open<'_> {
-    /// COMMIT, and say whether the write landed: when the server answers, it
-    /// did or (with the server's reason) did not; when the connection is
-    /// lost meanwhile, a new connection asks what became of `xid`.
+    /// COMMIT, and say whether the write landed: when the server answers
+    /// that it did, it did; on any failure, a new connection asks what
+    /// became of `xid` (see the module's documentation for why even an
+    /// error from the server is not taken at its word).
     fn commit(mut self, path: &Path, xid: i64) -> Result<(), StoreError> {
         let Some(conn) = self.0.take() else { return Err(StoreError::Interrupted) };
         match conn.batch(sql::COMMIT) {
             Ok(()) => Ok(()),
-            Err(e) if e.as_db_error().is_some() => Err(StoreError::postgres(path, "commit", &e)),
-            Err(lost) => resolve(conn, path, xid, &lost),
+            Err(failed) => resolve(conn, path, xid, &failed),
         }
     }
 }
@@ -104,19 +108,24 @@ impl Drop for Open<'_> {
     }
 }
 
-/// What became of transaction `xid`, whose COMMIT was sent on `conn`
-/// before the connection was `lost`. One new connection asks, while it
-/// lasts; another is made only if it is lost too.
-fn resolve(conn: &PgConn, path: &Path, xid: i64, lost: &postgres::Error) -> Result<(), StoreError> {
+/// What became of transaction `xid`, whose COMMIT was sent on `conn` and
+/// `failed`. One new connection asks, while it lasts; another is made only
+/// if it is lost too.
+fn resolve(conn: &PgConn, path: &Path, xid: i64, failed: &postgres::Error) -> Result<(), StoreError> {
     let deadline = Instant::now() + RESOLVE_WITHIN;
     let mut asking: Option<PgConn> = None;
     loop {
         let last = match status(&mut asking, conn, path, xid) {
             Ok(Some(status)) if status == "committed" => return Ok(()),
+            // The server's own reason when it gave one (a deferred check, a
+            // shutdown that came first), else the lost connection.
             Ok(Some(status)) if status == "aborted" => {
-                return Err(StoreError::Unavailable {
-                    path: path.to_owned(),
-                    reason: format!("the connection was lost before the commit landed ({lost})"),
+                return Err(match failed.as_db_error() {
+                    Some(_) => StoreError::postgres(path, "commit", failed),
+                    None => StoreError::Unavailable {
+                        path: path.to_owned(),
+                        reason: format!("the connection was lost before the commit landed ({failed})"),
+                    },
                 });
             }
             // The server has not yet seen the old connection go.
