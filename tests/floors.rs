@@ -19,23 +19,40 @@ use floors::doc::floors;
 use floors::graph::{circles, siblings};
 use floors::modules::Crate;
 
-/// Each crate's source and the names its own paths may start with.
-const CRATES: [(&str, &str, &[&str]); 4] = [
-    ("m1nd", "src", &["m1nd"]),
-    ("m1nd-policy", "m1nd-core/src", &["m1nd_policy"]),
-    ("m1nd-macros", "m1nd-macros/src", &["m1nd_macros"]),
-    ("m1nd-guard", "m1nd-guard/src", &["m1nd_guard"]),
-];
-
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn manifest(folder: &str) -> toml_edit::DocumentMut {
+    let text = std::fs::read_to_string(root().join(folder).join("Cargo.toml")).expect("a manifest");
+    text.parse().expect("a manifest parses")
+}
+
+/// The house's crates, as the workspace's manifests say: the root package
+/// and every member that is published (examples and the dev-only
+/// `m1nd-upstream` say `publish = false`), each with its folder.
+fn house() -> Vec<(String, String)> {
+    let root_manifest = manifest(".");
+    let members = root_manifest["workspace"]["members"].as_array().expect("workspace.members");
+    let mut crates = vec![("m1nd".to_owned(), ".".to_owned())];
+    for folder in members.iter().filter_map(|m| m.as_str()) {
+        let package = &manifest(folder)["package"];
+        if package.get("publish").and_then(|p| p.as_bool()) == Some(false) {
+            continue;
+        }
+        let name = package["name"].as_str().expect("package.name").to_owned();
+        crates.push((name, folder.to_owned()));
+    }
+    crates
 }
 
 #[test]
 fn no_two_sibling_modules_name_each_other() {
     let mut found = Vec::new();
-    for (name, src, own) in CRATES {
-        let krate = Crate::read(&root().join(src), own);
+    for (name, folder) in house() {
+        // A crate's paths may start with its own name (the binary names its library `m1nd`).
+        let own = name.replace('-', "_");
+        let krate = Crate::read(&root().join(&folder).join("src"), &[own.as_str()]);
         for (parent, edges) in siblings(&krate) {
             for circle in circles(&edges) {
                 let at = if parent.is_empty() { "the crate root".to_owned() } else { parent.join("::") };
@@ -57,10 +74,6 @@ fn no_two_sibling_modules_name_each_other() {
     }
     assert!(found.is_empty(), "module circles:\n  {}", found.join("\n  "));
 }
-
-/// Each crate of the table, with the folder of its `Cargo.toml`.
-const MANIFESTS: [(&str, &str); 4] =
-    [("m1nd", "."), ("m1nd-policy", "m1nd-core"), ("m1nd-macros", "m1nd-macros"), ("m1nd-guard", "m1nd-guard")];
 
 #[test]
 fn the_floors_in_docs_architecture_md_are_the_code() {
@@ -109,13 +122,18 @@ fn the_floors_in_docs_architecture_md_are_the_code() {
     if let Some(lowest) = floor_of.values().min() {
         crate_floor.insert("m1nd", *lowest);
     }
-    for (name, folder) in MANIFESTS {
-        let Some(&own) = crate_floor.get(name) else {
+    let house = house();
+    for listed in crate_floor.keys() {
+        if !house.iter().any(|(name, _)| name == listed) {
+            wrong.push(format!("the table names the crate `{listed}`, which no published workspace member is"));
+        }
+    }
+    for (name, folder) in &house {
+        let Some(&own) = crate_floor.get(name.as_str()) else {
             wrong.push(format!("the crate `{name}` is on no floor"));
             continue;
         };
-        let manifest = std::fs::read_to_string(root().join(folder).join("Cargo.toml")).expect("a manifest");
-        let manifest: toml_edit::DocumentMut = manifest.parse().expect("a manifest parses");
+        let manifest = manifest(folder);
         let dependencies = manifest.get("dependencies").and_then(|d| d.as_table_like());
         for (dependency, _) in dependencies.into_iter().flat_map(|d| d.iter()) {
             if let Some(&theirs) = crate_floor.get(dependency)
