@@ -7,6 +7,9 @@
 #   pg_env=$(bash scripts/pg-cluster.sh up) && eval "$pg_env"
 #       starts one and prints the two variables to export:
 #       M1ND_TEST_PG (the URL the tests connect to) and M1ND_PG_CLUSTER (its directory)
+#   bash scripts/pg-cluster.sh up --until-exit PID
+#       the same, and the cluster is stopped and removed once process PID has exited
+#       (the tests start their servers so: none outlives the test run)
 #   bash scripts/pg-cluster.sh down [DIR]
 #       stops it and removes its directory (DIR defaults to $M1ND_PG_CLUSTER)
 #   bash scripts/pg-cluster.sh restart [DIR]
@@ -40,7 +43,14 @@ free_port() {
 }
 
 up() {
-  local bin dir password port url
+  local owner="" bin dir password port url
+  if [[ "${1:-}" == --until-exit ]]; then
+    owner="${2:-}"
+    [[ "$owner" =~ ^[0-9]+$ ]] || {
+      echo "pg-cluster: --until-exit needs a process id" >&2
+      exit 2
+    }
+  fi
   bin=$(bindir)
   dir=$(mktemp -d /tmp/m1nd-pg.XXXXXX)
   password=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
@@ -63,6 +73,11 @@ up() {
       echo "$port" >"$dir/port"
       PGPASSWORD="$password" "$bin/createdb" -h 127.0.0.1 -p "$port" -U m1nd m1nd >&2
       echo "pg-cluster: listening on 127.0.0.1:$port, database m1nd" >&2
+      if [[ -n "$owner" ]]; then
+        # Detached, and holding none of this script's output open, so that whoever reads the
+        # exports is not kept waiting for the watcher.
+        setsid bash "$0" watch "$owner" "$dir" </dev/null >/dev/null 2>&1 &
+      fi
       printf "export M1ND_TEST_PG='%s'\nexport M1ND_PG_CLUSTER='%s'\n" "$url" "$dir"
       return 0
     fi
@@ -112,13 +127,21 @@ pause() {
     start >&2
 }
 
+# Wait for process PID to exit, then stop and remove the cluster in DIR.
+watch() {
+  local pid="$1" dir="$2"
+  while kill -0 "$pid" 2>/dev/null; do sleep 0.5; done
+  down "$dir"
+}
+
 case "${1:-}" in
-  up) up ;;
+  up) up "${2:-}" "${3:-}" ;;
+  watch) watch "$2" "$3" ;;
   down) down "${2:-}" ;;
   restart) restart "${2:-}" ;;
   pause) pause "${2:-}" "${3:-}" ;;
   *)
-    echo "usage: $0 up | down [DIR] | restart [DIR] | pause SECONDS [DIR]" >&2
+    echo "usage: $0 up [--until-exit PID] | down [DIR] | restart [DIR] | pause SECONDS [DIR]" >&2
     exit 2
     ;;
 esac

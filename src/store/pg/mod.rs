@@ -24,6 +24,8 @@ mod scratch;
 mod store_tests;
 pub(super) mod terms;
 #[cfg(test)]
+mod test_server;
+#[cfg(test)]
 mod tests;
 #[cfg(test)]
 mod tls_tests;

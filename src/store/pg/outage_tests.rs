@@ -1,5 +1,5 @@
 //! Writes while the database restarts and stops, against a PostgreSQL
-//! server of the test's own (`scripts/pg-cluster.sh`, so no other test's
+//! server of the test's own (`test_server::Cluster`, so no other test's
 //! server goes down): every write the store acknowledged is in the
 //! database, and every write it refused as "nothing changed" is not. A
 //! write whose outcome could not be learnt ([`StoreError::OutcomeUnknown`])
@@ -10,8 +10,6 @@
 //! `cargo test -p m1nd --lib store::pg::outage_tests -- --ignored`.
 
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::thread;
@@ -21,43 +19,7 @@ use postgres::{Client, NoTls};
 
 use super::super::location::Location;
 use super::super::{DEFAULT_MAX_BYTES, State, Store, StoreError};
-
-/// A cluster started for this test alone, stopped and removed when dropped.
-struct OwnServer {
-    url: String,
-    dir: String,
-}
-
-impl OwnServer {
-    fn up() -> OwnServer {
-        let out = cluster(&["up"]);
-        let var = |name: &str| {
-            out.lines()
-                .find_map(|l| l.strip_prefix(&format!("export {name}='")))
-                .and_then(|v| v.strip_suffix('\''))
-                .unwrap_or_else(|| panic!("pg-cluster.sh up printed no {name}"))
-                .to_owned()
-        };
-        OwnServer { url: var("M1ND_TEST_PG"), dir: var("M1ND_PG_CLUSTER") }
-    }
-}
-
-impl Drop for OwnServer {
-    fn drop(&mut self) {
-        let _ = Command::new("bash").arg(script()).args(["down", &self.dir]).status();
-    }
-}
-
-fn script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("scripts/pg-cluster.sh")
-}
-
-/// Run the cluster script; its stdout, or a panic with its stderr.
-fn cluster(args: &[&str]) -> String {
-    let out = Command::new("bash").arg(script()).args(args).output().expect("bash runs");
-    assert!(out.status.success(), "pg-cluster.sh {args:?}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).expect("UTF-8")
-}
+use super::test_server::{Cluster, cluster};
 
 /// What the store said of one write.
 #[derive(Default)]
@@ -102,7 +64,7 @@ fn burst(at: &Location, stop: &AtomicBool) -> Outcomes {
 #[test]
 #[ignore = "starts, restarts and stops a PostgreSQL server of its own (Debian's postgresql); CI runs it with --ignored"]
 fn writes_across_restarts_and_stops_are_stored_exactly_when_acknowledged() {
-    let server = OwnServer::up();
+    let server = Cluster::up();
     let at = Location::from(std::ffi::OsString::from(&server.url));
     drop(Store::create_at(&at, &State::empty(), DEFAULT_MAX_BYTES).expect("a store"));
     let stop = Arc::new(AtomicBool::new(false));

@@ -1,8 +1,7 @@
 //! A schema of its own on the test server, for each PostgreSQL test.
 //!
-//! `M1ND_TEST_PG` names the server (`scripts/pg-cluster.sh up` prints it).
-//! Without it a test says it was skipped; under CI (`CI` set) it fails
-//! instead, so CI never passes by skipping.
+//! The server is the one the tests share (`test_server.rs`: the one
+//! `M1ND_TEST_PG` names, or one the test process starts itself).
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -11,6 +10,7 @@ use postgres::{Client, NoTls};
 
 use super::super::location::Location;
 use super::super::schema::{self, VERSION};
+use super::test_server;
 
 /// Every column of a schema's tables: `(table, column)` to type and NOT NULL.
 pub(super) type Columns = BTreeMap<(String, String), (String, bool)>;
@@ -19,27 +19,20 @@ pub(super) type Columns = BTreeMap<(String, String), (String, bool)>;
 pub(super) struct Scratch {
     pub client: Client,
     pub name: String,
-    /// The server's URL, as `M1ND_TEST_PG` gives it.
+    /// The server's URL.
     server: String,
 }
 
 impl Scratch {
-    /// A new schema, or `None` (after saying so) when no server is named.
-    pub fn new() -> Option<Scratch> {
-        let Some(url) = std::env::var_os("M1ND_TEST_PG") else {
-            assert!(
-                std::env::var_os("CI").is_none(),
-                "M1ND_TEST_PG is unset under CI: start a server with `eval \"$(bash scripts/pg-cluster.sh up)\"`"
-            );
-            eprintln!(
-                "skipped: M1ND_TEST_PG is unset (start a server with `eval \"$(bash scripts/pg-cluster.sh up)\"`)"
-            );
-            return None;
-        };
-        let url = url.into_string().expect("M1ND_TEST_PG is UTF-8");
-        let server = url.clone();
+    /// A new schema on the server the tests share ([`test_server::shared_url`]).
+    pub fn new() -> Scratch {
+        Scratch::on(test_server::shared_url())
+    }
+
+    /// A new schema on the server at `url`.
+    pub fn on(url: &str) -> Scratch {
         // The error names the server, never the URL: it may hold a password.
-        let mut client = Client::connect(&url, NoTls).unwrap_or_else(|e| panic!("connect to M1ND_TEST_PG: {e}"));
+        let mut client = Client::connect(url, NoTls).unwrap_or_else(|e| panic!("connect to the test server: {e}"));
         static NEXT: AtomicU32 = AtomicU32::new(0);
         let name = format!("t_{}_{}", std::process::id(), NEXT.fetch_add(1, Ordering::Relaxed));
         client
@@ -47,7 +40,7 @@ impl Scratch {
                 "DROP SCHEMA IF EXISTS {name} CASCADE; CREATE SCHEMA {name}; SET search_path = {name}"
             ))
             .expect("a schema of the test's own");
-        Some(Scratch { client, name, server })
+        Scratch { client, name, server: url.to_owned() }
     }
 
     /// This schema as a store location: the server's URL, with the schema
@@ -111,7 +104,7 @@ impl Scratch {
             .collect()
     }
 
-    /// The URL of the test server, as `M1ND_TEST_PG` gives it.
+    /// The URL of the test server.
     pub fn server(&self) -> &str {
         &self.server
     }

@@ -1,4 +1,4 @@
-//! Writes on a PostgreSQL store, against a real server (`M1ND_TEST_PG`):
+//! Writes on a PostgreSQL store, against a real server (`test_server.rs`):
 //! the same answers as on SQLite, refusals that leave every table as it
 //! was, writers of several connections taking turns, the size cap, a store
 //! made anew under a running one, a full disk on the server, and a commit
@@ -99,8 +99,9 @@ fn without_times(text: &str) -> String {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL (Debian's postgresql; the test starts the server): cargo test -- --ignored"]
 fn writes_on_postgresql_answer_as_they_do_on_sqlite() {
-    let Some(db) = Scratch::new() else { return };
+    let db = Scratch::new();
     let dir = test_dir("pg-writes");
     let on_sqlite = story(&mut Store::init(dir.path(), true).expect("SQLite store"));
     let on_postgres = story(&mut demo(&db));
@@ -120,8 +121,9 @@ fn writes_on_postgresql_answer_as_they_do_on_sqlite() {
 /// clocks are one); `test_replicas_postgres.py` shows it with a replica
 /// under faketime.
 #[test]
+#[ignore = "needs PostgreSQL (Debian's postgresql; the test starts the server): cargo test -- --ignored"]
 fn a_write_records_one_instant_for_all_it_writes() {
-    let Some(mut db) = Scratch::new() else { return };
+    let mut db = Scratch::new();
     let mut store = demo(&db);
     store.memorize("when", "test", Some("agent-t"), None).expect("memorize");
     let (at, seen): (String, String) = {
@@ -146,8 +148,9 @@ fn a_write_records_one_instant_for_all_it_writes() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL (Debian's postgresql; the test starts the server): cargo test -- --ignored"]
 fn refused_writes_leave_every_table_as_it_was() {
-    let Some(mut db) = Scratch::new() else { return };
+    let mut db = Scratch::new();
     let mut store = demo(&db);
     store.memorize("moves it to 2", "test", None, Some(1)).expect("memorize");
     let before = db.fingerprint();
@@ -176,10 +179,11 @@ fn refused_writes_leave_every_table_as_it_was() {
 /// Writers, each with its own connection, racing without an expected
 /// version: the store row's lock makes them take turns, and no write is lost.
 #[test]
+#[ignore = "needs PostgreSQL (Debian's postgresql; the test starts the server): cargo test -- --ignored"]
 fn writers_on_several_connections_lose_nothing() {
     const WRITERS: usize = 3;
     const EACH: usize = 5;
-    let Some(db) = Scratch::new() else { return };
+    let db = Scratch::new();
     let location = db.location();
     Store::create_at(&location, &State::empty(), DEFAULT_MAX_BYTES).expect("init");
     let start = std::sync::Barrier::new(WRITERS);
@@ -202,8 +206,9 @@ fn writers_on_several_connections_lose_nothing() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL (Debian's postgresql; the test starts the server): cargo test -- --ignored"]
 fn a_writer_held_up_past_the_lock_timeout_is_busy_and_writes_nothing() {
-    let Some(mut db) = Scratch::new() else { return };
+    let mut db = Scratch::new();
     let mut store = demo(&db);
     let before = db.fingerprint();
     let mut holder = db.client.transaction().expect("begin");
@@ -217,8 +222,9 @@ fn a_writer_held_up_past_the_lock_timeout_is_busy_and_writes_nothing() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL (Debian's postgresql; the test starts the server): cargo test -- --ignored"]
 fn the_size_cap_counts_what_the_rows_store_and_refuses_only_the_change_past_it() {
-    let Some(mut db) = Scratch::new() else { return };
+    let mut db = Scratch::new();
     let mut store = Store::create_at(&db.location(), &State::empty(), MIN_MAX_BYTES).expect("init");
     let claim = "w".repeat(MAX_CLAIM_CHARS);
     let refused = loop {
@@ -250,8 +256,9 @@ fn the_size_cap_counts_what_the_rows_store_and_refuses_only_the_change_past_it()
 /// the change that met it as no room, leaves its rows as they were, and
 /// lets the rest of the group and later writes through the same connection.
 #[test]
+#[ignore = "needs PostgreSQL (Debian's postgresql; the test starts the server): cargo test -- --ignored"]
 fn a_full_disk_on_the_database_server_refuses_that_change_alone() {
-    let Some(mut db) = Scratch::new() else { return };
+    let mut db = Scratch::new();
     let mut store = demo(&db);
     db.client
         .batch_execute(
@@ -282,8 +289,9 @@ fn a_full_disk_on_the_database_server_refuses_that_change_alone() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL (Debian's postgresql; the test starts the server): cargo test -- --ignored"]
 fn a_state_larger_than_the_cap_makes_no_store() {
-    let Some(mut db) = Scratch::new() else { return };
+    let mut db = Scratch::new();
     let mut state = State::empty();
     state.memories = (0..200)
         .map(|n| super::super::Memory {
@@ -299,8 +307,9 @@ fn a_state_larger_than_the_cap_makes_no_store() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL (Debian's postgresql; the test starts the server): cargo test -- --ignored"]
 fn a_store_made_anew_in_its_place_takes_no_write_through_an_old_connection() {
-    let Some(mut db) = Scratch::new() else { return };
+    let mut db = Scratch::new();
     let mut old = demo(&db);
     let name = db.name.clone();
     db.client.batch_execute(&format!("DROP SCHEMA {name} CASCADE; CREATE SCHEMA {name}")).expect("drop the store");
@@ -326,8 +335,9 @@ fn upstream(db: &Scratch) -> String {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL (Debian's postgresql; the test starts the server): cargo test -- --ignored"]
 fn a_commit_lost_after_the_server_took_it_is_acknowledged() {
-    let Some(mut db) = Scratch::new() else { return };
+    let mut db = Scratch::new();
     let proxy = CutProxy::start(upstream(&db), Cut::AfterCommit);
     let mut store = Store::create_at(&through(&db, &proxy), &State::empty(), DEFAULT_MAX_BYTES).expect("init");
     proxy.arm();
@@ -339,8 +349,9 @@ fn a_commit_lost_after_the_server_took_it_is_acknowledged() {
 }
 
 #[test]
+#[ignore = "needs PostgreSQL (Debian's postgresql; the test starts the server): cargo test -- --ignored"]
 fn a_commit_lost_before_the_server_took_it_is_refused_and_writes_nothing() {
-    let Some(mut db) = Scratch::new() else { return };
+    let mut db = Scratch::new();
     let proxy = CutProxy::start(upstream(&db), Cut::BeforeCommit);
     let mut store = Store::create_at(&through(&db, &proxy), &State::empty(), DEFAULT_MAX_BYTES).expect("init");
     let before = db.fingerprint();
@@ -359,8 +370,9 @@ fn a_commit_lost_before_the_server_took_it_is_refused_and_writes_nothing() {
 /// Two people stamping the same mission at once through two replicas (two
 /// connections): one stamp lands, the other is told it already happened.
 #[test]
+#[ignore = "needs PostgreSQL (Debian's postgresql; the test starts the server): cargo test -- --ignored"]
 fn two_stamps_at_once_on_two_connections_land_once() {
-    let Some(db) = Scratch::new() else { return };
+    let db = Scratch::new();
     let first = demo(&db);
     let tray = first.tray().expect("tray");
     let mission = tray.missions[0].clone();
