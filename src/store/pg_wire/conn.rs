@@ -13,14 +13,15 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use postgres::config::SslMode;
 use postgres::types::ToSql;
 use postgres::{Client, Config, NoTls, Row, Statement};
 
 use super::super::error::{StoreError, postgres_message};
 use super::super::location::PostgresUrl;
 use super::super::sql;
+use super::ssl_keys::{self, SslMode};
 use super::{dollar_placeholders, tls};
+use m1nd_policy::names::{did_you_mean, suggest};
 
 /// How long connecting may take before the server counts as unreachable,
 /// unless the location sets `connect_timeout` itself.
@@ -76,15 +77,13 @@ pub(in crate::store) fn connect(url: &PostgresUrl) -> Result<PgConn, StoreError>
     connect_trusting(url, std::env::var_os(tls::ROOT_CERT_ENV).map(PathBuf::from).as_deref())
 }
 
-/// [`connect`], trusting the CAs in `roots` (a PEM file) for TLS instead of
-/// the platform's.
+/// [`connect`], with `roots` standing for `PGSSLROOTCERT` (a PEM file of
+/// the CAs to trust, when the location names none).
 pub(in crate::store) fn connect_trusting(url: &PostgresUrl, roots: Option<&Path>) -> Result<PgConn, StoreError> {
     let at = shown(url);
-    let mut config: Config = url.connection_string().parse().map_err(|e: postgres::Error| StoreError::Sql {
-        path: at.clone(),
-        op: "read the location",
-        message: format!("{e}: give a postgres:// URL or a libpq keyword string"),
-    })?;
+    let unreadable = |message: String| StoreError::Sql { path: at.clone(), op: "read the location", message };
+    let keys = ssl_keys::split(url.connection_string()).map_err(&unreadable)?;
+    let mut config: Config = keys.rest.parse().map_err(|e: postgres::Error| unreadable(location_error(&e)))?;
     if config.get_connect_timeout().is_none() {
         config.connect_timeout(CONNECT_TIMEOUT);
     }
@@ -94,11 +93,13 @@ pub(in crate::store) fn connect_trusting(url: &PostgresUrl, roots: Option<&Path>
     config.keepalives_idle(Duration::from_secs(10));
     let options = format!("{} {SESSION}", config.get_options().unwrap_or_default());
     config.options(options.trim_start());
-    let connected = match config.get_ssl_mode() {
-        SslMode::Require => config.connect(tls::connector(&at, roots)?),
-        _ => config.connect(NoTls),
+    let plan = tls::plan(&at, &keys, config.get_hosts(), roots)?;
+    config.ssl_mode(plan.driver_mode());
+    let connected = match plan {
+        tls::Plan::Tls { connector, .. } => config.connect(connector),
+        tls::Plan::Cleartext => config.connect(NoTls),
     };
-    let mut client = connected.map_err(|e| refused_or_unreachable(&at, &e))?;
+    let mut client = connected.map_err(|e| refused_or_unreachable(&at, &e, keys.mode))?;
     let fsync: String = client
         .query_one(sql::PG_FSYNC, &[])
         .map_err(|e| StoreError::Sql { path: at.clone(), op: "read the settings of", message: postgres_message(&e) })?
@@ -124,10 +125,52 @@ pub(in crate::store) fn connect_trusting(url: &PostgresUrl, roots: Option<&Path>
 /// A failed connect, sorted: a server that cannot serve now (none there, or
 /// starting, shutting down, full of connections) is worth a retry; one that
 /// answered and said no (a wrong password, no such database) is not.
-fn refused_or_unreachable(at: &std::path::Path, e: &postgres::Error) -> StoreError {
-    match tls::handshake_refusal(e) {
+fn refused_or_unreachable(at: &Path, e: &postgres::Error, mode: Option<SslMode>) -> StoreError {
+    match tls::handshake_refusal(e, mode) {
         Some(message) => StoreError::Sql { path: at.to_owned(), op: "connect to", message },
         None => StoreError::postgres(at, "connect to", e),
+    }
+}
+
+/// The keys the driver takes, and the two read before it (`ssl_keys`).
+const KNOWN_KEYS: [&str; 21] = [
+    "user",
+    "password",
+    "dbname",
+    "options",
+    "application_name",
+    "sslmode",
+    "sslrootcert",
+    "sslnegotiation",
+    "host",
+    "hostaddr",
+    "port",
+    "connect_timeout",
+    "tcp_user_timeout",
+    "keepalives",
+    "keepalives_idle",
+    "keepalives_interval",
+    "keepalives_retries",
+    "target_session_attrs",
+    "channel_binding",
+    "load_balance_hosts",
+    "replication",
+];
+
+/// The driver's refusal of a location, with the nearest known key when it
+/// named one it does not know. The driver's words never hold the password.
+fn location_error(e: &postgres::Error) -> String {
+    let said = match std::error::Error::source(e) {
+        Some(cause) => format!("{e}: {cause}"),
+        None => e.to_string(),
+    };
+    let unknown = said.split_once("unknown option `").and_then(|(_, rest)| rest.split_once('`')).map(|(key, _)| key);
+    match unknown {
+        Some(key) => format!(
+            "the location has the key `{key}`, which PostgreSQL's clients do not know; {}",
+            did_you_mean(suggest(key, KNOWN_KEYS), "", || format!("the keys are {}", KNOWN_KEYS.join(", ")))
+        ),
+        None => format!("{said}: give a postgres:// URL or a libpq keyword string"),
     }
 }
 
@@ -244,5 +287,29 @@ impl Drop for PgRead<'_> {
         // A read-only transaction has nothing to keep; if the connection is
         // gone, so is the transaction.
         let _ = self.0.batch(sql::ROLLBACK);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn refusal(location: &str) -> String {
+        let url: PostgresUrl = match location.parse() {
+            Ok(crate::store::Location::Postgres(url)) => url,
+            _ => panic!("a database location: {location}"),
+        };
+        connect_trusting(&url, None).map(drop).expect_err(location).to_string()
+    }
+
+    #[test]
+    fn a_key_no_client_knows_is_named_with_the_nearest_one() {
+        let text = refusal("postgres://m1nd:Canary-pw@db.invalid/m1nd?sslmdoe=verify-full");
+        assert!(text.contains("`sslmdoe`") && text.contains("did you mean `sslmode`?"), "{text}");
+        let text = refusal("host=db.invalid password=Canary-pw frobnicate=1");
+        assert!(text.contains("`frobnicate`") && text.contains("the keys are user, password"), "{text}");
+        assert!(!text.contains("Canary-pw"), "{text}");
+        let text = refusal("postgres://db.invalid/m1nd?sslmode=verify-fully");
+        assert!(text.contains("`sslmode=verify-fully` is not one of disable, prefer"), "{text}");
     }
 }

@@ -7,12 +7,15 @@
 //!   history in `schema.rs`, held to SQLite's tables in the tests, which
 //!   also prepare there every statement of `sql.rs` the backend runs;
 //! - [`conn`]: a connection set up as the store relies on, with its
-//!   statements prepared once, over TLS when the location asks ([`tls`]);
+//!   statements prepared once, over TLS as libpq's `sslmode` and
+//!   `sslrootcert` say ([`ssl_keys`] reads them, [`tls`] applies them);
 //! - [`dollar_placeholders`]: SQLite's statement text as PostgreSQL's.
 
 pub(super) mod conn;
 pub(super) mod ddl;
+mod ssl_keys;
 mod tls;
+mod verifiers;
 
 /// `text` with SQLite's numbered placeholders (`?1`) written as
 /// PostgreSQL's (`$1`), outside quoted literals. The numbers are kept, so a
