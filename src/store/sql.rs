@@ -386,8 +386,11 @@ pub(super) const PG_TRACE: &str = concat!(
 // (pg/conn.rs, pg/open.rs)
 // ---------------------------------------------------------------------------
 
-/// Whether the server syncs what it commits; the store refuses one that does not.
-pub(super) const PG_FSYNC: &str = "SHOW fsync";
+/// Whether the server syncs what it commits (the store refuses one that
+/// does not), the schema the session's tables go in (NULL when no schema
+/// on the `search_path` exists), and that `search_path`, for the refusal.
+pub(super) const PG_SESSION_FACTS: &str =
+    "SELECT current_setting('fsync'), current_schema()::text, current_setting('search_path')";
 
 /// Whether the connection's current schema holds a store: its version table.
 pub(super) const PG_STORE_EXISTS: &str =

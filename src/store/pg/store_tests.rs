@@ -2,6 +2,7 @@
 //! server (`test_server.rs`; see `scratch.rs`), and held to a SQLite store
 //! made from the same state: every read answers the same on both.
 
+use super::super::location::Location;
 use super::super::schema::VERSION;
 use super::super::test_dir::{racing_inits, test_dir};
 use super::super::verbs::Read;
@@ -94,6 +95,25 @@ fn a_schema_without_a_store_is_not_found_and_open_creates_nothing() {
         .expect("tables")
         .get(0);
     assert_eq!(tables, 0, "open made something");
+}
+
+#[test]
+#[ignore = "needs PostgreSQL (Debian's postgresql; the test starts the server): cargo test -- --ignored"]
+fn a_search_path_naming_no_schema_says_to_create_it_for_open_and_init() {
+    let db = Scratch::new();
+    let missing = format!("{}_missing", db.name);
+    let joint = if db.server().contains('?') { '&' } else { '?' };
+    let at: Location = format!("{}{joint}options=-c%20search_path%3D{missing}", db.server())
+        .parse()
+        .unwrap_or_else(|never| match never {});
+    for err in [
+        Store::open_at(&at).expect_err("no schema"),
+        Store::create_at(&at, &State::empty(), DEFAULT_MAX_BYTES).expect_err("no schema"),
+    ] {
+        let text = err.to_string();
+        assert!(text.contains(&missing) && text.contains("CREATE SCHEMA"), "{text}");
+        assert!(text.contains("options=-c%20search_path%3DNAME"), "{text}");
+    }
 }
 
 #[test]

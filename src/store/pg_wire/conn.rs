@@ -100,10 +100,12 @@ pub(in crate::store) fn connect_trusting(url: &PostgresUrl, roots: Option<&Path>
         tls::Plan::Cleartext => config.connect(NoTls),
     };
     let mut client = connected.map_err(|e| refused_or_unreachable(&at, &e, keys.mode))?;
-    let fsync: String = client
-        .query_one(sql::PG_FSYNC, &[])
-        .map_err(|e| StoreError::Sql { path: at.clone(), op: "read the settings of", message: postgres_message(&e) })?
-        .get(0);
+    let facts = client.query_one(sql::PG_SESSION_FACTS, &[]).map_err(|e| StoreError::Sql {
+        path: at.clone(),
+        op: "read the settings of",
+        message: postgres_message(&e),
+    })?;
+    let (fsync, schema, search_path): (String, Option<String>, String) = (facts.get(0), facts.get(1), facts.get(2));
     if fsync != "on" {
         return Err(StoreError::Sql {
             path: at,
@@ -111,6 +113,17 @@ pub(in crate::store) fn connect_trusting(url: &PostgresUrl, roots: Option<&Path>
             message: format!(
                 "the server runs with fsync = {fsync}, so a write it acknowledged might not survive a crash; \
                  the store refuses to run on it (set fsync = on)"
+            ),
+        });
+    }
+    if schema.is_none() {
+        return Err(StoreError::Sql {
+            path: at,
+            op: "use",
+            message: format!(
+                "no schema on the session's search_path ({search_path}) exists in this database, so the store \
+                 has nowhere to be: create it (CREATE SCHEMA name), or name an existing one with \
+                 options=-c search_path=NAME (in a URL, percent-encoded: options=-c%20search_path%3DNAME)"
             ),
         });
     }
