@@ -11,6 +11,11 @@
 //! restart, a network fault) it listens afresh, waiting a little longer
 //! each time up to [`MOST_BACKOFF`], and reads the version once on
 //! reconnecting, since commits made meanwhile were not heard.
+//!
+//! Its connection is the replica's one lasting tie to the database, so it
+//! is also what tells the operator of an outage: one warning when the
+//! database is lost and one line when it is back, with how long it was
+//! gone ([`Reach`]), however many reconnections fail in between.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -19,7 +24,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use super::stats::Counters;
-use crate::store::{Heard, Listener, PostgresUrl};
+use crate::store::{Heard, Listener, PostgresUrl, StoreError};
 
 /// The least time between two reads of the version.
 pub const COALESCE: Duration = Duration::from_millis(25);
@@ -39,7 +44,7 @@ pub fn start(
     counters: Arc<Counters>,
     stopped: Arc<AtomicBool>,
 ) -> std::io::Result<()> {
-    let listen = Listen { url, versions, counters, stopped, last_read: None };
+    let listen = Listen { url, versions, counters, stopped, last_read: None, reach: Reach::default() };
     std::thread::Builder::new().name("m1nd-listen".to_owned()).spawn(move || listen.serve())?;
     Ok(())
 }
@@ -50,17 +55,51 @@ struct Listen {
     counters: Arc<Counters>,
     stopped: Arc<AtomicBool>,
     last_read: Option<Instant>,
+    reach: Reach,
+}
+
+/// Whether the database answered this thread last time it asked, and
+/// since when it has not: each change is logged once.
+#[derive(Default)]
+struct Reach {
+    lost_since: Option<Instant>,
+}
+
+impl Reach {
+    /// The database failed to answer; logged only when it answered before.
+    fn lost(&mut self, why: &StoreError) {
+        if self.lost_since.is_none() {
+            self.lost_since = Some(Instant::now());
+            tracing::warn!(
+                "lost the database ({why}); calls that need it are refused until it is back, and it is asked \
+                 again every {} s at most",
+                MOST_BACKOFF.as_secs()
+            );
+        }
+    }
+
+    /// The database answered; logged only when it had been lost.
+    fn reached(&mut self) {
+        if let Some(since) = self.lost_since.take() {
+            tracing::info!("the database is back, after {} ms without it", since.elapsed().as_millis());
+        }
+    }
 }
 
 impl Listen {
     fn serve(mut self) {
         let mut backoff = FIRST_BACKOFF;
         while !self.stopped.load(Ordering::Relaxed) {
-            let Ok(listener) = Listener::open(&self.url) else {
-                self.pause(backoff);
-                backoff = (backoff * 2).min(MOST_BACKOFF);
-                continue;
+            let listener = match Listener::open(&self.url) {
+                Ok(listener) => listener,
+                Err(e) => {
+                    self.reach.lost(&e);
+                    self.pause(backoff);
+                    backoff = (backoff * 2).min(MOST_BACKOFF);
+                    continue;
+                }
             };
+            self.reach.reached();
             backoff = FIRST_BACKOFF;
             // Whatever committed while nobody listened.
             self.read(&listener);
@@ -71,12 +110,16 @@ impl Listen {
                         self.counters.count(&self.counters.notified);
                         self.coalesce();
                         // What arrived while coalescing is covered by the read below.
-                        if listener.wait(Duration::ZERO).is_err() {
+                        if let Err(e) = listener.wait(Duration::ZERO) {
+                            self.reach.lost(&e);
                             break;
                         }
                         self.read(&listener);
                     }
-                    Err(_) => break,
+                    Err(e) => {
+                        self.reach.lost(&e);
+                        break;
+                    }
                 }
             }
         }

@@ -35,7 +35,8 @@ import procgroup  # noqa: E402
 
 MODES = ["legacy", "2026-07-28"]
 STATELESS = "2026-07-28"
-_ADDRESS = re.compile(r"m1nd: serving MCP on http://(?P<addr>\S+)/mcp")
+# In either log format: `m1nd: serving MCP on ...` in text, a `message` field in JSON lines.
+_ADDRESS = re.compile(r"serving MCP on http://(?P<addr>[^\s\"/]+)/mcp")
 START_TIMEOUT_S = 30
 
 

@@ -9,7 +9,10 @@ The store is a schema of its own on the throwaway server `scripts/pg-cluster.sh 
   replicas write again once it is back, with no restart of their own;
 - writes sent at once to both replicas each land once, at a version of their own;
 - a replica whose clock is wrong (Debian's faketime) warns at start, its `GET /health` says by
-  how much, and its writes carry the database's time.
+  how much, and its writes carry the database's time;
+- while the database is down, the balancer answers a JSON-RPC error with `Retry-After` (never
+  HTML), each replica's `GET /health` says the database is unreachable, and each replica logs
+  losing and regaining it once each, in the text and the JSON log formats.
 
 Without a server these tests are skipped; under CI (`CI` set) they fail instead. Every loop
 here is bounded in count and time.
@@ -19,7 +22,9 @@ from __future__ import annotations
 
 import os
 import shutil
+import json
 import subprocess
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -28,7 +33,7 @@ import pytest
 
 import pg_store
 from harness import ROOT
-from http_harness import HttpServer, start, stop
+from http_harness import HttpServer, stateless_call, start, stop
 from pg_store import PgLocation, psql
 from test_replicas import (
     Balanced,
@@ -187,3 +192,67 @@ def test_signatures_and_state_moved_are_the_same_on_either_replica(balanced: Bal
     moved = cockpit(a, {"select": select}, 5)
     assert moved.get("state_moved") is True and moved["level"] == "root", moved
     assert moved["store_version"] == wrote["structuredContent"]["store_version"], moved
+
+
+def test_a_database_outage_speaks_mcp_at_the_balancer_and_each_replica_logs_it_once(
+    balanced: Balanced, pg: PgLocation, tmp_path: Path
+) -> None:
+    cluster = os.environ.get("M1ND_PG_CLUSTER")
+    if not cluster:
+        pytest.skip("M1ND_PG_CLUSTER is unset: the server was not started by scripts/pg-cluster.sh")
+    # A third replica, not balanced, whose log is JSON lines.
+    json_replica = start(pg, logs=tmp_path, args=["--log-format", "json"])
+    replicas = [*balanced.replicas, json_replica]
+    try:
+        assert status_of(balanced.lb) >= 0
+        pause = subprocess.Popen(
+            ["bash", str(ROOT / "scripts" / "pg-cluster.sh"), "pause", "6", cluster],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        try:
+            # While it is down: each replica's /health names the cause, and the balancer, once
+            # both replicas failed their checks, answers in JSON-RPC with Retry-After.
+            causes: dict[int, str] = {}
+            answer = None
+            deadline = time.monotonic() + 5
+            while (len(causes) < len(replicas) or answer is None) and time.monotonic() < deadline:
+                for n, replica in enumerate(replicas):
+                    status, health = replica.health()
+                    if status == 503:
+                        causes[n] = health["cause"]
+                status, headers, body = balanced.lb.post(*stateless_call("persist", {"action": "status"}, 7))
+                if status == 503 and headers.get("retry-after"):
+                    answer = (headers, body)
+                time.sleep(0.1)
+        finally:
+            _, err = pause.communicate(timeout=90)
+            assert pause.returncode == 0, err
+        assert causes == {n: "database-unreachable" for n in range(len(replicas))}, causes
+        assert answer is not None, "the balancer never answered 503 with Retry-After while the database was down"
+        headers, body = answer
+        assert headers["content-type"] == "application/json" and int(headers["retry-after"]) > 0, headers
+        error = json.loads(body)
+        assert error["jsonrpc"] == "2.0" and error["id"] is None, error
+        assert error["error"]["code"] == -32000 and "retry" in error["error"]["message"], error
+
+        # Back: the balancer serves again, and each replica said each thing once.
+        deadline = time.monotonic() + 30
+        while call(balanced.lb, "persist", {"action": "status"}, 8)[0] != 200:
+            assert time.monotonic() < deadline, "the replicas never served again"
+            time.sleep(0.2)
+        deadline = time.monotonic() + 15
+        while not all("the database is back" in r.stderr_path.read_text() for r in replicas):
+            assert time.monotonic() < deadline, [r.stderr_path.read_text()[-2000:] for r in replicas]
+            time.sleep(0.2)
+        for replica in balanced.replicas:
+            text = replica.stderr_path.read_text()
+            assert text.count("lost the database") == 1 and text.count("the database is back") == 1, text
+        events = [json.loads(line) for line in json_replica.stderr_path.read_text().splitlines() if line.startswith("{")]
+        said = [e for e in events if "database" in json.dumps(e)]
+        lost = [e for e in said if "lost the database" in json.dumps(e)]
+        back = [e for e in said if "the database is back" in json.dumps(e)]
+        assert len(lost) == 1 and len(back) == 1, said
+        assert lost[0]["level"] == "WARN" and back[0]["level"] == "INFO", said
+    finally:
+        stop(json_replica)

@@ -10,8 +10,9 @@
 //!   on a PostgreSQL store also `clock_skew_ms`, how far this replica's
 //!   clock is ahead of the database's (behind when negative), so a drifting
 //!   replica shows up in the checks, not only in the warning at its start;
-//! - 503 with `{"status": "unavailable", "reason"}` when the read fails or
-//!   takes longer than [`BUDGET`].
+//! - 503 with `{"status": "unavailable", "cause", "reason"}` when the read
+//!   fails or takes longer than [`BUDGET`]; `cause` says which:
+//!   `database-unreachable`, `store-failed` or `slow`.
 //!
 //! It takes no argument and writes nothing. It answers under the rules of
 //! `/mcp`: the same `Host` names and, when one is set, the same bearer
@@ -33,7 +34,8 @@ use super::HttpOptions;
 use super::human::answer as json_answer;
 use super::security::{self, LOOPBACK_HOSTS, host_name};
 use crate::COCKPIT;
-use crate::service::Service;
+use crate::service::{Service, ServiceError};
+use crate::store::StoreError;
 
 /// Where the health answer is served.
 pub const HEALTH_PATH: &str = "/health";
@@ -71,16 +73,41 @@ async fn answer(State(service): State<Service>) -> Response {
             }
             (StatusCode::OK, body)
         }
-        Ok(Err(e)) => (StatusCode::SERVICE_UNAVAILABLE, json!({ "status": "unavailable", "reason": e.to_string() })),
+        Ok(Err(e)) => {
+            let cause = match &e {
+                ServiceError::Store(StoreError::Unavailable { .. })
+                | ServiceError::Read { source: StoreError::Unavailable { .. }, .. } => Cause::DatabaseUnreachable,
+                _ => Cause::StoreFailed,
+            };
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                json!({ "status": "unavailable", "cause": cause, "reason": e.to_string() }),
+            )
+        }
         Err(_) => (
             StatusCode::SERVICE_UNAVAILABLE,
             json!({
                 "status": "unavailable",
+                "cause": Cause::Slow,
                 "reason": format!("the store did not answer within {} ms", BUDGET.as_millis()),
             }),
         ),
     };
     json_answer(status, &body)
+}
+
+/// Why a 503: what an operator looks at first.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+enum Cause {
+    /// The store's database cannot be reached (PostgreSQL down, or the
+    /// network to it); the replica itself is fine and serves again once
+    /// the database is back.
+    DatabaseUnreachable,
+    /// The store answered with an error (damage, a full disk, a refusal).
+    StoreFailed,
+    /// The store did not answer within [`BUDGET`].
+    Slow,
 }
 
 /// 403 unless `Host` names this server as `/mcp` accepts it.
