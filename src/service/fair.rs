@@ -126,7 +126,6 @@ impl<T> FairQueue<T> {
     }
 
     /// How many calls wait now.
-    #[cfg(test)]
     pub fn waiting(&self) -> usize {
         self.lock().waiting
     }

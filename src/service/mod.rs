@@ -63,6 +63,7 @@ mod held;
 pub mod help;
 mod jobs;
 mod listen;
+mod metrics;
 pub mod output_schema;
 mod readers;
 mod stats;
@@ -97,7 +98,7 @@ pub use writer::VERSION_CHECK;
 use answers::Answers;
 use fair::FairQueue;
 use jobs::{Cancel, ReadJob, ReadWork, WriteJob};
-use stats::Counters;
+use stats::{Counters, Decision};
 use trail::Trail;
 use writer::{Message, WriterHandle};
 
@@ -264,16 +265,22 @@ impl Service {
             Ok(call) => call,
             Err(undecided) => {
                 let (verb, refused) = *undecided;
+                self.0.counters.call(verb, Decision::Refused, None);
                 return trail.refused(verb, refused);
             }
         };
         let verb = &*call.verb.name;
         if let Err(refused) = trail.admitted(verb) {
+            self.0.counters.call(Some(verb), Decision::Refused, None);
             return refused;
         }
         let started = Instant::now();
         let outcome = self.run(lane, call, cancel).await;
-        trail.answered(verb, outcome, started.elapsed())
+        let took = started.elapsed();
+        let answer = trail.answered(verb, outcome, took);
+        let decision = if answer.is_error() { Decision::Failed } else { Decision::Answered };
+        self.0.counters.call(Some(verb), decision, Some(took));
+        answer
     }
 
     /// What the guard, the served-verb check and the argument check decide,

@@ -167,6 +167,7 @@ impl Writer {
         let changes: Vec<Change> = batch.iter().map(|job| job.change.clone()).collect();
         self.counters.count(&self.counters.commits);
         self.counters.add(&self.counters.writes, changes.len());
+        self.counters.commit_group.observe(changes.len() as f64);
         let results = match self.held.with(|store| Ok::<_, StoreError>(store.apply(&changes))) {
             Ok(results) => results,
             Err(e) => changes.iter().map(|_| Err(Refusal::Store(e.clone()))).collect(),

@@ -45,17 +45,20 @@ pub const BUDGET: Duration = Duration::from_secs(1);
 
 /// `GET /health`, behind the `Host` rule and the token of `/mcp`.
 pub fn router(service: Service, http: &HttpOptions) -> Router {
+    behind_mcp_rules(Router::new().route(HEALTH_PATH, get(answer)).with_state(service), http)
+}
+
+/// `routes` behind the `Host` rule and the token of `/mcp`: for what a
+/// balancer or a monitor asks (`/health`, `/metrics`), not a person.
+pub fn behind_mcp_rules(routes: Router, http: &HttpOptions) -> Router {
     let hosts: Arc<Vec<String>> = Arc::new(
         LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).chain(http.allowed_hosts.iter().map(|h| host_name(h))).collect(),
     );
-    let mut health = Router::new()
-        .route(HEALTH_PATH, get(answer))
-        .with_state(service)
-        .layer(middleware::from_fn_with_state(hosts, check_host));
+    let mut guarded = routes.layer(middleware::from_fn_with_state(hosts, check_host));
     if let Some(token) = &http.token {
-        health = health.layer(middleware::from_fn_with_state(token.clone(), security::require_token));
+        guarded = guarded.layer(middleware::from_fn_with_state(token.clone(), security::require_token));
     }
-    health
+    guarded
 }
 
 async fn answer(State(service): State<Service>) -> Response {

@@ -68,6 +68,8 @@ mod closed;
 pub mod health;
 #[cfg(feature = "store")]
 pub mod human;
+#[cfg(feature = "store")]
+pub mod metrics;
 pub mod peek;
 pub mod reviewed_tools;
 pub mod security;
@@ -149,10 +151,14 @@ pub fn run(service: Service, http: HttpOptions) -> Result<(), ServeError> {
         let mut http = http;
         http.allowed_hosts.push(instance.name().to_owned());
         let streams = human::streams::EventStreams::new(http.event_streams);
+        let sessions = Arc::new(sessions::CappedSessions::new(http.sessions));
+        let metrics = metrics::router(&service, metrics::Open::new(&sessions, &streams), &http);
         let human = human::Human { authority, service: service.clone(), hosts, instance, streams };
         let health = health::router(service.clone(), &http);
         let pages = human::router(Arc::new(human));
-        let app = router(Server::new(service), &http, Some(pages), std::convert::identity).merge(health);
+        let app = router(Server::new(service), &http, sessions, Some(pages), std::convert::identity)
+            .merge(health)
+            .merge(metrics);
         tracing::info!("serving MCP on http://{bound}{MCP_PATH}");
         tracing::info!(
             target: human::authority::LOGIN_LINK_TARGET,
@@ -172,7 +178,8 @@ where
     S: ServerHandler + Clone + Send + Sync + 'static,
 {
     let (listener, bound) = listen(&http).await?;
-    let app = router(server, &http, None, around_mcp);
+    let sessions = Arc::new(sessions::CappedSessions::new(http.sessions));
+    let app = router(server, &http, sessions, None, around_mcp);
     tracing::info!("serving MCP on http://{bound}{MCP_PATH}");
     accept(listener, app, slots::Budget::new(http.limits, &[])).await
 }
@@ -189,11 +196,16 @@ async fn listen(http: &HttpOptions) -> Result<(TcpListener, SocketAddr), ServeEr
 /// `/mcp` and what guards it, then the human's pages when there are any
 /// (they carry their own guards: a bearer token is for MCP clients, a person
 /// logs in with a link).
-fn router<S>(server: S, http: &HttpOptions, pages: Option<Router>, around_mcp: impl FnOnce(Router) -> Router) -> Router
+fn router<S>(
+    server: S,
+    http: &HttpOptions,
+    sessions: Arc<sessions::CappedSessions>,
+    pages: Option<Router>,
+    around_mcp: impl FnOnce(Router) -> Router,
+) -> Router
 where
     S: ServerHandler + Clone + Send + Sync + 'static,
 {
-    let sessions = Arc::new(sessions::CappedSessions::new(http.sessions));
     let mcp =
         StreamableHttpService::new(move || Ok(server.clone()), Arc::clone(&sessions), security::rmcp_config(http));
     let mut app = around_mcp(Router::new().route_service(MCP_PATH, mcp))

@@ -67,6 +67,19 @@ impl Default for StreamCaps {
     }
 }
 
+/// How many event streams are open, read when asked (`/metrics`).
+#[derive(Clone, Debug)]
+pub struct OpenStreams {
+    max: usize,
+    open: Arc<Semaphore>,
+}
+
+impl OpenStreams {
+    pub fn now(&self) -> usize {
+        self.max - self.open.available_permits()
+    }
+}
+
 /// The permits of the open streams.
 pub struct EventStreams {
     caps: StreamCaps,
@@ -76,6 +89,11 @@ pub struct EventStreams {
 impl EventStreams {
     pub fn new(caps: StreamCaps) -> Self {
         Self { caps, open: Arc::new(Semaphore::new(caps.max)) }
+    }
+
+    /// How many streams are open now, as a handle that stays current.
+    pub fn open_count(&self) -> OpenStreams {
+        OpenStreams { max: self.caps.max, open: Arc::clone(&self.open) }
     }
 
     /// A permit for one more stream, or the refusal naming the cap.
