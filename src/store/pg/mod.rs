@@ -13,6 +13,8 @@
 //! - [`listen`]: hearing the commits of other replicas (`LISTEN/NOTIFY`).
 
 #[cfg(test)]
+mod backup_tests;
+#[cfg(test)]
 mod cut_proxy;
 pub(super) mod listen;
 pub(super) mod open;
