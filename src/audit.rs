@@ -94,7 +94,8 @@ pub enum Decision {
 pub struct Record<'a, E> {
     /// UTC, `YYYY-MM-DDTHH:MM:SSZ`.
     pub time: String,
-    /// `stdio`, or `http:` and a digest of the HTTP session's id (never the id itself): [`session`].
+    /// `stdio`, or `http:` and a digest of the HTTP session's id (never the id itself), after
+    /// `agent:NAME/` when a per-agent access token named the caller: [`session`].
     pub session: &'a str,
     /// The tool name as the client wrote it (made printable and capped).
     pub name: String,
@@ -192,9 +193,14 @@ pub fn session(context: &RequestContext<RoleServer>) -> String {
     let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {
         return STDIO.into();
     };
-    match parts.headers.get("mcp-session-id") {
+    let http = match parts.headers.get("mcp-session-id") {
         Some(id) => format!("http:{}", &blake3::hash(id.as_bytes()).to_hex()[..16]),
         None => "http".into(),
+    };
+    // A per-agent access token names the caller (its `sub`, checked to be plain text).
+    match parts.extensions.get::<crate::transport::http::identity::Agent>() {
+        Some(agent) => format!("agent:{}/{http}", agent.0),
+        None => http,
     }
 }
 

@@ -3,9 +3,12 @@
 
 use clap::Args;
 use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
 
 use super::Failure;
 use super::flags::{at_least_one, positive_seconds};
+use m1nd::transport::http::identity::Identity;
 use m1nd::transport::http::sessions::{self, SessionLimits};
 use m1nd::transport::http::{self, HttpOptions, security, slots};
 
@@ -44,6 +47,38 @@ pub struct HttpArgs {
     max_connections: usize,
     #[command(flatten)]
     sessions: SessionArgs,
+    #[command(flatten)]
+    identity: IdentityArgs,
+}
+
+/// Per-agent access tokens instead of one shared token (`--http` only).
+#[derive(Debug, Args)]
+pub struct IdentityArgs {
+    /// Accept a JWT access token per agent, signed by a key of this JWKS file
+    /// (an OAuth authorization server's public keys); its `sub` names the agent.
+    #[arg(long, value_name = "FILE", requires_all = ["http", "token_issuer", "token_audience"])]
+    jwks: Option<PathBuf>,
+    /// The `iss` every access token must carry (the authorization server).
+    #[arg(long, value_name = "ISSUER", requires = "jwks")]
+    token_issuer: Option<String>,
+    /// The `aud` every access token must carry: this server's URL as clients
+    /// reach it, e.g. https://m1nd.example/mcp.
+    #[arg(long, value_name = "URL", requires = "jwks")]
+    token_audience: Option<String>,
+    /// A file of revoked agents (one `sub` a line), read again when it changes.
+    #[arg(long, value_name = "FILE", requires = "jwks")]
+    revoked_agents: Option<PathBuf>,
+}
+
+impl IdentityArgs {
+    fn identity(self) -> Result<Option<Arc<Identity>>, Failure> {
+        let (Some(jwks), Some(issuer), Some(audience)) = (self.jwks, self.token_issuer, self.token_audience) else {
+            return Ok(None);
+        };
+        let identity =
+            Identity::load(&jwks, issuer, audience, self.revoked_agents).map_err(|e| Failure::usage(e.to_string()))?;
+        Ok(Some(Arc::new(identity)))
+    }
 }
 
 /// How many MCP sessions `--http` holds, and for how long unused.
@@ -95,12 +130,22 @@ impl HttpArgs {
             arrival_timeout: positive_seconds(self.arrival_timeout, "--arrival-timeout")?,
         };
         let sessions = self.sessions.limits()?;
+        let token = security::Token::from_env(std::env::var_os(security::TOKEN_ENV))
+            .map_err(|e| Failure::usage(e.to_string()))?;
+        let identity = self.identity.identity()?;
+        if token.is_some() && identity.is_some() {
+            return Err(Failure::usage(format!(
+                "{} and --jwks are two ways to check callers; give one (per-agent tokens with --jwks, or one \
+                 shared token)",
+                security::TOKEN_ENV
+            )));
+        }
         Ok(Some(HttpOptions {
             addr,
             allowed_origins: self.allow_origin,
             allowed_hosts: self.allow_host,
-            token: security::Token::from_env(std::env::var_os(security::TOKEN_ENV))
-                .map_err(|e| Failure::usage(e.to_string()))?,
+            token,
+            identity,
             request_timeout,
             #[cfg(feature = "store")]
             session_lifetime: http::human::authority::DEFAULT_SESSION,

@@ -54,11 +54,7 @@ pub fn behind_mcp_rules(routes: Router, http: &HttpOptions) -> Router {
     let hosts: Arc<Vec<String>> = Arc::new(
         LOOPBACK_HOSTS.iter().map(|h| (*h).to_owned()).chain(http.allowed_hosts.iter().map(|h| host_name(h))).collect(),
     );
-    let mut guarded = routes.layer(middleware::from_fn_with_state(hosts, check_host));
-    if let Some(token) = &http.token {
-        guarded = guarded.layer(middleware::from_fn_with_state(token.clone(), security::require_token));
-    }
-    guarded
+    security::guarded(routes.layer(middleware::from_fn_with_state(hosts, check_host)), http)
 }
 
 async fn answer(State(service): State<Service>) -> Response {

@@ -41,6 +41,9 @@ pub fn router(service: &Service, open: Open, http: &HttpOptions) -> Router {
     let mut registry = Registry::with_prefix("m1nd");
     service.register_metrics(&mut registry);
     registry.register_collector(Box::new(open));
+    if let Some(identity) = &http.identity {
+        identity.register(&mut registry);
+    }
     let store = StoreGauges::default();
     store.register(&mut registry);
     let scrape_state = Arc::new(Scrape { registry, service: service.clone(), store });

@@ -68,6 +68,7 @@ mod closed;
 pub mod health;
 #[cfg(feature = "store")]
 pub mod human;
+pub mod identity;
 #[cfg(feature = "store")]
 pub mod metrics;
 pub mod peek;
@@ -124,6 +125,8 @@ pub struct HttpOptions {
     pub allowed_hosts: Vec<String>,
     /// The bearer token every request must carry, if set.
     pub token: Option<Token>,
+    /// Per-agent access tokens instead (`identity`), if set.
+    pub identity: Option<Arc<identity::Identity>>,
     /// Bounds answering a request once it has arrived (`slots` bounds its arrival).
     pub request_timeout: Duration,
     /// How long a tray session lasts after its login.
@@ -186,7 +189,7 @@ where
 
 /// Bind `http.addr`, once the exposure rule allows it.
 async fn listen(http: &HttpOptions) -> Result<(TcpListener, SocketAddr), ServeError> {
-    security::check_exposure(http.addr, http.token.as_ref())?;
+    security::check_exposure(http.addr, http.token.is_some() || http.identity.is_some())?;
     let listener =
         TcpListener::bind(http.addr).await.map_err(|source| ServeError::Listen { addr: http.addr, source })?;
     let bound = listener.local_addr().map_err(|source| ServeError::Listen { addr: http.addr, source })?;
@@ -212,8 +215,17 @@ where
         .layer(axum::middleware::from_fn(closed::ok_when_closed))
         .layer(axum::middleware::from_fn_with_state(sessions, sessions::refuse_when_full))
         .layer(axum::middleware::from_fn(bad_body::explain));
-    if let Some(token) = &http.token {
-        app = app.layer(axum::middleware::from_fn_with_state(token.clone(), security::require_token));
+    app = security::guarded(app, http);
+    if let Some(identity) = &http.identity {
+        let metadata = identity.metadata().to_string();
+        let answer = move || {
+            let metadata = metadata.clone();
+            async move { ([(axum::http::header::CONTENT_TYPE, "application/json")], metadata) }
+        };
+        let tail = format!("{}{MCP_PATH}", identity::METADATA_PATH);
+        app = app
+            .route(identity::METADATA_PATH, axum::routing::get(answer.clone()))
+            .route(&tail, axum::routing::get(answer));
     }
     if let Some(pages) = pages {
         app = app.merge(pages);

@@ -50,8 +50,9 @@ pub enum SecurityError {
     TokenNotVisible,
     #[error(
         "refusing to listen on {addr}: it is not a loopback address, so other machines could call the server; \
-         listen on 127.0.0.1 or set {TOKEN_ENV} to a secret of at least {MIN_TOKEN_BYTES} bytes that every client \
-         sends as `Authorization: Bearer <token>`"
+         listen on 127.0.0.1, set {TOKEN_ENV} to a secret of at least {MIN_TOKEN_BYTES} bytes that every client \
+         sends as `Authorization: Bearer <token>`, or give each agent its own access token (--jwks, \
+         --token-issuer, --token-audience)"
     )]
     Exposed { addr: SocketAddr },
     #[error(
@@ -102,8 +103,8 @@ impl Token {
 }
 
 /// Refuse a bind that others could reach when no token guards it.
-pub fn check_exposure(addr: SocketAddr, token: Option<&Token>) -> Result<(), SecurityError> {
-    if addr.ip().is_loopback() || token.is_some() {
+pub fn check_exposure(addr: SocketAddr, guarded: bool) -> Result<(), SecurityError> {
+    if addr.ip().is_loopback() || guarded {
         return Ok(());
     }
     Err(SecurityError::Exposed { addr })
@@ -155,6 +156,39 @@ pub fn host_name(host: &str) -> String {
         host.rsplit_once(':').map_or(host, |(n, _)| n)
     };
     name.to_ascii_lowercase()
+}
+
+/// `routes` behind the server's bearer check: the shared token, or a
+/// per-agent access token (`identity`), whichever the server was given.
+pub fn guarded(routes: axum::Router, http: &super::HttpOptions) -> axum::Router {
+    match (&http.token, &http.identity) {
+        (Some(token), _) => routes.layer(axum::middleware::from_fn_with_state(token.clone(), require_token)),
+        (None, Some(identity)) => {
+            routes.layer(axum::middleware::from_fn_with_state(std::sync::Arc::clone(identity), require_identity))
+        }
+        (None, None) => routes,
+    }
+}
+
+/// Middleware: 401 with the challenge unless the request carries an access
+/// token `identity` accepts; the agent it names goes with the request.
+pub async fn require_identity(
+    State(identity): State<std::sync::Arc<super::identity::Identity>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    let authorization = request.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
+    match identity.verify(authorization) {
+        Ok(agent) => {
+            request.extensions_mut().insert(agent);
+            next.run(request).await
+        }
+        Err(refused) => {
+            let challenge = identity.challenge(&refused);
+            (StatusCode::UNAUTHORIZED, [(header::WWW_AUTHENTICATE, challenge)], format!("Unauthorized: {refused}"))
+                .into_response()
+        }
+    }
 }
 
 /// Middleware: 401 unless the request carries the token.
@@ -211,13 +245,12 @@ mod tests {
 
     #[test]
     fn only_loopback_binds_go_without_a_token() {
-        let t = token("0123456789abcdef").expect("ok").expect("set");
-        assert!(check_exposure("127.0.0.1:1338".parse().expect("addr"), None).is_ok());
-        assert!(check_exposure("[::1]:1338".parse().expect("addr"), None).is_ok());
+        assert!(check_exposure("127.0.0.1:1338".parse().expect("addr"), false).is_ok());
+        assert!(check_exposure("[::1]:1338".parse().expect("addr"), false).is_ok());
         for addr in ["0.0.0.0:1338", "192.168.1.9:1338", "[::]:1338"] {
             let addr = addr.parse().expect("addr");
-            assert!(check_exposure(addr, None).unwrap_err().to_string().contains(TOKEN_ENV), "{addr}");
-            assert!(check_exposure(addr, Some(&t)).is_ok(), "{addr}");
+            assert!(check_exposure(addr, false).unwrap_err().to_string().contains(TOKEN_ENV), "{addr}");
+            assert!(check_exposure(addr, true).is_ok(), "{addr}");
         }
     }
 
