@@ -8,11 +8,17 @@ configured from deploy/haproxy.cfg (a `server` line added for each replica past 
 its header says), so the balancer's cost is in every figure alike. For `--seconds` each, all
 stateless: `--writers` clients `memorize` unique claims as fast as their answers come, `--readers`
 heavy readers `trace` a long error text over every alert (the load test's roles.writer and
-roles.reader), and one human looks at the cockpit root, pausing `--think` between looks.
+roles.reader), `--lookers` clients look at the cockpit root as fast as their answers come (the
+read that replicas should scale), and one human looks at the cockpit root, pausing `--think`
+between looks.
 Afterwards every acknowledged claim must be in the store; a lost one fails the run. Timings never
 fail it.
 
-    scripts/bench-replicas.sh [--seconds S] [--writers N] [--readers N] [--alerts N] [--replicas 1,2,4] [--json]
+    scripts/bench-replicas.sh [--seconds S] [--writers N] [--readers N] [--lookers N] [--alerts N]
+                              [--replicas 1,2,4] [--json]
+
+The cockpit-rate goal (PostgreSQL at least 0.8x SQLite's, and two replicas above one) is the run
+`--writers 0 --readers 0 --lookers 16 --replicas 1,2`.
 """
 
 from __future__ import annotations
@@ -127,17 +133,19 @@ def measure(config: Config, args, server_url: str | None, work: Path, state: Pat
         writers = [roles.Tally("writer", "stateless") for _ in range(args.writers)]
         readers = [roles.Tally("reader", "stateless") for _ in range(args.readers)]
         person = roles.Tally("human", "stateless")
+        lookers = [roles.Tally("human", "stateless") for _ in range(args.lookers)]
         matches: list[int] = []
         threads = [threading.Thread(target=roles.writer, args=(run, k, "stateless", acknowledged, t))
                    for k, t in enumerate(writers)]
         threads += [threading.Thread(target=roles.reader, args=(run, k, "stateless", error_text, t, matches))
                     for k, t in enumerate(readers)]
         threads.append(threading.Thread(target=human, args=(run, args.think, person)))
+        threads += [threading.Thread(target=human, args=(run, 0.0, t)) for t in lookers]
         started = time.monotonic()
         for t in threads:
             t.start()
         time.sleep(args.seconds)
-        window, acked = time.monotonic() - started, len(acknowledged)
+        window, acked, looked = time.monotonic() - started, len(acknowledged), sum(t.ok for t in lookers)
         run.stop.set()
         for t in threads:
             t.join(timeout=120)
@@ -147,7 +155,7 @@ def measure(config: Config, args, server_url: str | None, work: Path, state: Pat
     lost = set(acknowledged) - stored(config, store)
     if schema is not None:
         psql(server_url or "", f"DROP SCHEMA IF EXISTS {schema} CASCADE")
-    errors = [e for t in [*writers, *readers, person] for e in t.errors]
+    errors = [e for t in [*writers, *readers, person, *lookers] for e in t.errors]
     traces = [x for t in readers for x in t.latencies_s]
     return {
         "config": config.name,
@@ -156,6 +164,7 @@ def measure(config: Config, args, server_url: str | None, work: Path, state: Pat
         "cockpit_p50_ms": 1000 * percentile(person.latencies_s, 50),
         "cockpit_p99_ms": 1000 * percentile(person.latencies_s, 99),
         "looks": person.ok,
+        "cockpits_per_s": looked / window,
         "traces_per_s": len(traces) / window,
         "trace_p99_ms": 1000 * percentile(traces, 99),
         "busy": sum(t.busy for t in writers),
@@ -171,14 +180,17 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=15.0, help="load per configuration")
     parser.add_argument("--writers", type=int, default=32)
     parser.add_argument("--readers", type=int, default=8, help="heavy `trace` readers")
+    parser.add_argument("--lookers", type=int, default=0, help="clients looking at the cockpit root nonstop")
     parser.add_argument("--alerts", type=int, default=5_000, help="alerts (and memories) seeded")
     parser.add_argument("--trace-bytes", type=int, default=16 * 1024, help="length of trace's error_text")
     parser.add_argument("--think", type=float, default=0.1, help="the human's pause between looks, seconds")
     parser.add_argument("--replicas", default="1,2,4", help="PostgreSQL replica counts to run")
     parser.add_argument("--json", action="store_true", help="also write target/bench-replicas/report.json")
     args = parser.parse_args()
-    if not 1 <= args.seconds <= 600 or not 1 <= args.writers <= 256 or not 0 <= args.readers <= 64:
-        sys.exit("--seconds must be 1..600, --writers 1..256 and --readers 0..64")
+    if not 1 <= args.seconds <= 600 or not 0 <= args.writers <= 256 or not 0 <= args.readers <= 64:
+        sys.exit("--seconds must be 1..600, --writers 0..256 and --readers 0..64")
+    if not 0 <= args.lookers <= 64:
+        sys.exit("--lookers must be 0..64")
     if not 0 <= args.alerts <= 1_000_000:
         sys.exit("--alerts must be 0..1,000,000")
     server_url = os.environ.get("M1ND_TEST_PG")
@@ -191,7 +203,8 @@ def main() -> int:
     facts = machine()
     print(f"m1nd replicas bench, {facts['date_utc']}; {facts['cores']} cores {facts['cpu']}, "
           f"{facts['memory_gib']} GiB; {args.writers} writers, {args.readers} trace readers over "
-          f"{args.alerts:,} alerts and a human (pause {args.think:g} s), {args.seconds:g} s each, behind HAProxy",
+          f"{args.alerts:,} alerts, {args.lookers} cockpit lookers and a human (pause {args.think:g} s), "
+          f"{args.seconds:g} s each, behind HAProxy",
           flush=True)
     results = []
     error_text = seed.error_text(args.trace_bytes)
@@ -200,15 +213,21 @@ def main() -> int:
         for config in configs:
             result = measure(config, args, server_url, Path(work), state, error_text)
             results.append(result)
-            print(f"  {result['config']:<28} {result['writes_per_s']:>8,.1f} writes/s, cockpit p99 "
+            print(f"  {result['config']:<28} {result['writes_per_s']:>8,.1f} writes/s, "
+                  f"{result['cockpits_per_s']:>8,.1f} cockpits/s, cockpit p99 "
                   f"{result['cockpit_p99_ms']:,.1f} ms ({result['looks']} looks), {result['traces_per_s']:,.1f} "
                   f"traces/s, {result['errors']} errors, {result['lost']} lost", flush=True)
     base = results[0]
-    print("\n| configuration | acknowledged writes/s | ratio | cockpit p50 | cockpit p99 | ratio | write p99 | "
-          "trace p99 |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+
+    def ratio(r: dict, key: str) -> str:
+        return f"{r[key] / base[key]:.2f}x" if base[key] else "-"
+
+    print("\n| configuration | acknowledged writes/s | ratio | cockpits/s | ratio | cockpit p50 | cockpit p99 | ratio "
+          "| write p99 | trace p99 |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for r in results:
-        print(f"| {r['config']} | {r['writes_per_s']:,.1f} | {r['writes_per_s'] / base['writes_per_s']:.2f}x | "
+        print(f"| {r['config']} | {r['writes_per_s']:,.1f} | {ratio(r, 'writes_per_s')} | "
+              f"{r['cockpits_per_s']:,.1f} | {ratio(r, 'cockpits_per_s')} | "
               f"{r['cockpit_p50_ms']:,.1f} ms | {r['cockpit_p99_ms']:,.1f} ms | "
               f"{r['cockpit_p99_ms'] / base['cockpit_p99_ms']:.2f}x | {r['write_p99_ms']:,.1f} ms | "
               f"{r['trace_p99_ms']:,.1f} ms |")

@@ -153,3 +153,46 @@ fn another_replicas_write_reaches_the_tabs_through_listen_notify_and_a_storm_cos
     });
     drop((a, b));
 }
+
+/// The version a cockpit answer shows.
+fn cockpit_version(answer: &m1nd::service::Answer) -> u64 {
+    let value = serde_json::to_value(answer.result()).expect("JSON");
+    value["structuredContent"]["store_version"].as_u64().unwrap_or_else(|| panic!("no store_version: {value}"))
+}
+
+/// On PostgreSQL, as on SQLite, an unchanged cockpit is answered from the
+/// kept answer without a reader, and a commit on another replica ends that
+/// as soon as this one hears it: the next cockpit shows the new version.
+#[test]
+#[ignore = "needs PostgreSQL (Debian's postgresql; the test starts the server): cargo test -- --ignored"]
+fn a_kept_cockpit_on_postgresql_lasts_until_another_replicas_commit_is_heard() {
+    use m1nd::store::Location;
+    let schema = pg::PgSchema::new("kept");
+    let at = Location::from(std::ffi::OsString::from(&schema.location));
+    Store::create_at(&at, &Store::demo_state().expect("demo"), 1 << 30).expect("init");
+    let runtime = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let (a, b) = (
+        Service::start(Options::new(at.clone())).expect("replica a"),
+        Service::start(Options::new(at.clone())).expect("replica b"),
+    );
+    runtime.block_on(async {
+        // B listens once it has read the version; until then it reads every cockpit.
+        let mut tab = b.versions();
+        sees(&mut tab, 1).await;
+        let first = b.call("cockpit", None).await;
+        assert_eq!(cockpit_version(&first), 1);
+        let before = b.stats();
+        for _ in 0..20 {
+            assert_eq!(cockpit_version(&b.call("cockpit", None).await), 1);
+        }
+        let kept = b.stats();
+        assert_eq!(kept.reads, before.reads, "an unchanged cockpit took a reader: {before:?} → {kept:?}");
+        assert_eq!(kept.kept_hits - before.kept_hits, 20, "{before:?} → {kept:?}");
+
+        let args = json!({ "node_label": "test", "claims": [{ "label": "written on replica a" }], "expected_store_version": 1 });
+        assert!(!a.call("memorize", args.as_object()).await.is_error());
+        sees(&mut tab, 2).await;
+        assert_eq!(cockpit_version(&b.call("cockpit", None).await), 2, "a stale cockpit after the commit was heard");
+    });
+    drop((a, b));
+}

@@ -70,8 +70,8 @@ pub fn cockpit(
     probe: &Probe,
     request: Request,
 ) -> Result<Answer, ServiceError> {
-    // Inside the read transaction no commit can be under way: the mark is this state's.
-    answers.get_or_compose(probe.mark(), request, |request| {
+    // Inside the read transaction the mark is this state's (`Probe::mark_of`).
+    answers.get_or_compose(probe.mark_of(snapshot.version()), request, |request| {
         let view = runtime::cockpit(&COCKPIT, snapshot, request)?;
         Ok::<_, ServiceError>(Answer::cockpit(text::render(&view, Charset::Unicode), view))
     })

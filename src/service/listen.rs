@@ -24,7 +24,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::watch;
 
 use super::stats::Counters;
-use crate::store::{Heard, Listener, PostgresUrl, StoreError};
+use crate::store::{Heard, Listener, NewestHeard, PostgresUrl, Probe, StoreError};
 
 /// The least time between two reads of the version.
 pub const COALESCE: Duration = Duration::from_millis(25);
@@ -42,9 +42,10 @@ pub fn start(
     url: PostgresUrl,
     versions: watch::Sender<Option<u64>>,
     counters: Arc<Counters>,
+    probe: Arc<Probe>,
     stopped: Arc<AtomicBool>,
 ) -> std::io::Result<()> {
-    let listen = Listen { url, versions, counters, stopped, last_read: None, reach: Reach::default() };
+    let listen = Listen { url, versions, counters, probe, stopped, last_read: None, reach: Reach::default() };
     std::thread::Builder::new().name("m1nd-listen".to_owned()).spawn(move || listen.serve())?;
     Ok(())
 }
@@ -53,6 +54,9 @@ struct Listen {
     url: PostgresUrl,
     versions: watch::Sender<Option<u64>>,
     counters: Arc<Counters>,
+    /// Told what is heard, so kept cockpit answers last exactly while the
+    /// version they were composed at is the newest heard (`store::NewestHeard`).
+    probe: Arc<Probe>,
     stopped: Arc<AtomicBool>,
     last_read: Option<Instant>,
     reach: Reach,
@@ -93,7 +97,7 @@ impl Listen {
             let listener = match Listener::open(&self.url) {
                 Ok(listener) => listener,
                 Err(e) => {
-                    self.reach.lost(&e);
+                    self.deaf(&e);
                     self.pause(backoff);
                     backoff = (backoff * 2).min(MOST_BACKOFF);
                     continue;
@@ -101,8 +105,12 @@ impl Listen {
             };
             self.reach.reached();
             backoff = FIRST_BACKOFF;
-            // Whatever committed while nobody listened.
-            self.read(&listener);
+            // Whatever committed while nobody listened; from here on, what is heard is vouched for.
+            if let Some(version) = self.read(&listener)
+                && let Some(heard) = self.probe.newest()
+            {
+                heard.listening_at(version);
+            }
             while !self.stopped.load(Ordering::Relaxed) {
                 match listener.wait(WAIT) {
                     Ok(Heard::Nothing) => {}
@@ -111,13 +119,17 @@ impl Listen {
                         self.coalesce();
                         // What arrived while coalescing is covered by the read below.
                         if let Err(e) = listener.wait(Duration::ZERO) {
-                            self.reach.lost(&e);
+                            self.deaf(&e);
                             break;
                         }
-                        self.read(&listener);
+                        match self.read(&listener) {
+                            Some(version) => self.probe.newest().into_iter().for_each(|h| h.heard(version)),
+                            // A version that cannot be read may have moved: vouch for nothing.
+                            None => self.probe.newest().into_iter().for_each(NewestHeard::deaf),
+                        }
                     }
                     Err(e) => {
-                        self.reach.lost(&e);
+                        self.deaf(&e);
                         break;
                     }
                 }
@@ -135,19 +147,25 @@ impl Listen {
         }
     }
 
-    /// Read the version and tell the watchers if it moved.
-    fn read(&mut self, listener: &Listener) {
+    /// The database is lost: said once, and nothing heard is vouched for.
+    fn deaf(&mut self, why: &StoreError) {
+        self.probe.newest().into_iter().for_each(NewestHeard::deaf);
+        self.reach.lost(why);
+    }
+
+    /// Read the version and tell the watchers if it moved; the version read.
+    fn read(&mut self, listener: &Listener) -> Option<u64> {
         self.last_read = Some(Instant::now());
         self.counters.count(&self.counters.check_reads);
-        if let Ok(version) = listener.version() {
-            self.versions.send_if_modified(|seen| {
-                let moved = *seen < Some(version);
-                if moved {
-                    *seen = Some(version);
-                }
-                moved
-            });
-        }
+        let version = listener.version().ok()?;
+        self.versions.send_if_modified(|seen| {
+            let moved = *seen < Some(version);
+            if moved {
+                *seen = Some(version);
+            }
+            moved
+        });
+        Some(version)
     }
 
     /// Sleep `pause`, waking early if the service stops.

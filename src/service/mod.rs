@@ -210,7 +210,7 @@ impl Service {
         let stopped = Arc::new(AtomicBool::new(false));
         if let Location::Postgres(url) = &options.store {
             let (versions, counters, stop) = (writer.versions.clone(), Arc::clone(&counters), Arc::clone(&stopped));
-            listen::start(url.clone(), versions, counters, stop).map_err(ServiceError::Thread)?;
+            listen::start(url.clone(), versions, counters, Arc::clone(&probe), stop).map_err(ServiceError::Thread)?;
         }
         let shared = |queue: &Arc<FairQueue<ReadJob>>| readers::Shared {
             queue: Arc::clone(queue),

@@ -183,6 +183,10 @@ impl Writer {
             Err(_) => None,
         });
         let newest = landed.max();
+        // This replica's own commit is heard at once; the others' through `LISTEN`.
+        if let (Some(version), Some(heard)) = (newest, self.kept.probe.newest()) {
+            heard.heard(version);
+        }
         for (job, result) in batch.into_iter().zip(results) {
             let _ = job.reply.send(result);
         }

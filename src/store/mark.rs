@@ -16,6 +16,16 @@
 //! The counter is read through the descriptor the store keeps for the file
 //! (`kept.rs`): closing a descriptor of the database file would drop every
 //! lock this process holds on it, SQLite's included.
+//!
+//! A PostgreSQL store has no file to look at. Its mark is the newest
+//! `store_version` this replica has heard of ([`NewestHeard`]): its own commits,
+//! and the others' through `LISTEN` (`service/listen.rs`), which tells the
+//! probe when it loses the database and only vouches again once it has
+//! read the version afresh. An answer is kept under the version of the
+//! snapshot it was composed from, so it is handed out only while that is
+//! the newest version heard; a commit elsewhere stops that within the time
+//! its notification takes to arrive, and while the listener is not
+//! listening there is no mark at all, so every cockpit is read.
 
 use std::os::unix::fs::FileExt;
 use std::path::PathBuf;
@@ -24,33 +34,81 @@ use super::file::{FileId, db_path};
 use super::kept;
 use super::location::Location;
 
-/// Which file, and how many commits it has seen.
+/// The state a kept answer was composed from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Mark {
-    file: FileId,
-    changes: u32,
+pub enum Mark {
+    /// SQLite: which file, and how many commits it has seen.
+    File { file: FileId, changes: u32 },
+    /// PostgreSQL: the store version.
+    Version(u64),
 }
 
-/// Reads marks of the store at one path.
-pub struct Probe {
-    /// `None` for a PostgreSQL store, which has no file to look at: every
-    /// answer is then composed from a reading.
-    path: Option<PathBuf>,
+/// Reads marks of the store at one location.
+pub enum Probe {
+    File(PathBuf),
+    Postgres(NewestHeard),
+}
+
+/// The newest store version a PostgreSQL replica has heard of, while it
+/// listens for the others' commits.
+#[derive(Default)]
+pub struct NewestHeard {
+    /// The version, while it can be vouched for.
+    version: std::sync::Mutex<Option<u64>>,
+}
+
+impl NewestHeard {
+    /// `version` was committed (here, or heard of): the newest wins.
+    pub fn heard(&self, version: u64) {
+        let mut held = self.version.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(known) = held.as_mut() {
+            *known = (*known).max(version);
+        }
+    }
+
+    /// The listener read `version` afresh (at its start, or after a loss):
+    /// from now on it vouches for what it hears.
+    pub fn listening_at(&self, version: u64) {
+        let mut held = self.version.lock().unwrap_or_else(|p| p.into_inner());
+        *held = Some(held.map_or(version, |known| known.max(version)));
+    }
+
+    /// The listener lost the database: commits may go unheard, so nothing
+    /// is vouched for until it reads the version again.
+    pub fn deaf(&self) {
+        *self.version.lock().unwrap_or_else(|p| p.into_inner()) = None;
+    }
+
+    fn now(&self) -> Option<u64> {
+        *self.version.lock().unwrap_or_else(|p| p.into_inner())
+    }
 }
 
 impl Probe {
     pub fn new(at: &Location) -> Self {
         match at {
-            Location::Dir(dir) => Self { path: Some(db_path(dir)) },
-            Location::Postgres(_) => Self { path: None },
+            Location::Dir(dir) => Probe::File(db_path(dir)),
+            Location::Postgres(_) => Probe::Postgres(NewestHeard::default()),
         }
     }
 
-    /// The mark of the file at the store's path now, if it can be read
-    /// cheaply: `None` (read through a connection instead) when there is no
-    /// file, it is not a regular one, or too many files were opened.
+    /// What a PostgreSQL replica has heard, for its listener and writer to tell.
+    pub fn newest(&self) -> Option<&NewestHeard> {
+        match self {
+            Probe::Postgres(heard) => Some(heard),
+            Probe::File(_) => None,
+        }
+    }
+
+    /// The mark of the store now, if it can be read cheaply: `None` (read
+    /// through a connection instead) when there is no file, it is not a
+    /// regular one or too many files were opened, or a PostgreSQL replica
+    /// is not listening.
     pub fn mark(&self) -> Option<Mark> {
-        let path = self.path.as_deref()?;
+        let path = match self {
+            Probe::File(path) => path,
+            Probe::Postgres(heard) => return heard.now().map(Mark::Version),
+        };
         let meta = std::fs::symlink_metadata(path).ok().filter(std::fs::Metadata::is_file)?;
         let seen = FileId::of(&meta);
         let (opened, file) = kept::descriptor(path, seen).ok()?;
@@ -60,7 +118,18 @@ impl Probe {
         }
         let mut counter = [0u8; 4];
         file.read_exact_at(&mut counter, 24).ok()?;
-        Some(Mark { file: seen, changes: u32::from_be_bytes(counter) })
+        Some(Mark::File { file: seen, changes: u32::from_be_bytes(counter) })
+    }
+
+    /// The mark to keep an answer under, composed inside a read transaction
+    /// whose store version is `version`: the file's mark on SQLite (no
+    /// commit can be under way inside the transaction), the version itself
+    /// on PostgreSQL.
+    pub fn mark_of(&self, version: u64) -> Option<Mark> {
+        match self {
+            Probe::File(_) => self.mark(),
+            Probe::Postgres(_) => Some(Mark::Version(version)),
+        }
     }
 }
 
@@ -87,6 +156,27 @@ mod tests {
         assert_ne!(probe.mark(), Some(second), "another connection's commit");
         // The store still works after the probe looked: its locks are intact.
         store.memorize("still writes", "test", None, None).expect("write");
+    }
+
+    #[test]
+    fn a_postgresql_mark_is_vouched_for_only_while_listening() {
+        let at: Location = "postgres://m1nd@db.invalid/m1nd".parse().unwrap_or_else(|never| match never {});
+        let probe = Probe::new(&at);
+        let heard = probe.newest().expect("a PostgreSQL probe");
+        assert_eq!(probe.mark(), None, "nothing is vouched for before the listener reads");
+        heard.heard(4);
+        assert_eq!(probe.mark(), None, "a commit heard before listening vouches for nothing");
+        heard.listening_at(5);
+        assert_eq!(probe.mark(), Some(Mark::Version(5)));
+        heard.heard(7);
+        heard.heard(6);
+        assert_eq!(probe.mark(), Some(Mark::Version(7)), "the newest heard wins");
+        heard.deaf();
+        heard.heard(8);
+        assert_eq!(probe.mark(), None, "while deaf, every cockpit is read");
+        heard.listening_at(9);
+        assert_eq!(probe.mark(), Some(Mark::Version(9)));
+        assert_eq!(probe.mark_of(3), Some(Mark::Version(3)), "an answer is kept under its snapshot's version");
     }
 
     #[test]

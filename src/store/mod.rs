@@ -129,7 +129,7 @@ pub use error::StoreError;
 pub use file::{DB_FILE, FileId, JOURNAL_FILE};
 pub use json::STATE_JSON;
 pub use location::{Location, LocationError, PostgresUrl};
-pub use mark::{Mark, Probe};
+pub use mark::{Mark, NewestHeard, Probe};
 pub use pg::listen::{Heard, Listener};
 pub use reads::{LISTED, Snapshot, Stamp};
 pub use room::{Cause, NoRoom, ONE_WRITE_BYTES, Room};
