@@ -153,13 +153,18 @@ impl ServerHandler for Server {
     }
 }
 
-/// The fair-queue lane of a call: its MCP session's over legacy HTTP, else
-/// the HTTP connection's the listener stamped on the request, else (stdio)
-/// the default one.
+/// The fair-queue lane of a call: its agent's when a per-agent access token
+/// named one, else its MCP session's over legacy HTTP, else the HTTP
+/// connection's the listener stamped on the request, else (stdio) the
+/// default one.
 fn lane(context: &RequestContext<RoleServer>) -> Lane {
     let Some(parts) = context.extensions.get::<axum::http::request::Parts>() else {
         return Lane::default();
     };
+    // An agent's share is one, however many connections or sessions it opens.
+    if let Some(agent) = parts.extensions.get::<crate::transport::http::identity::Agent>() {
+        return Lane::agent(&agent.0);
+    }
     if let Some(session) = parts.headers.get("mcp-session-id").and_then(|v| v.to_str().ok()) {
         return Lane::session(session);
     }
