@@ -198,7 +198,7 @@ pub fn session(context: &RequestContext<RoleServer>) -> String {
         None => "http".into(),
     };
     // A per-agent access token names the caller (its `sub`, checked to be plain text).
-    match parts.extensions.get::<crate::transport::http::identity::Agent>() {
+    match parts.extensions.get::<crate::lane::Agent>() {
         Some(agent) => format!("agent:{}/{http}", agent.0),
         None => http,
     }

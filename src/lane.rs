@@ -3,6 +3,12 @@
 //! names, else one per MCP session, else one per accepted connection), so
 //! the type sits below both.
 
+/// The agent a per-agent access token named (its `sub`, checked to be
+/// plain text by `transport::http::identity`): a request extension, read
+/// for the call's lane and the audit trail.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Agent(pub std::sync::Arc<str>);
+
 /// Which client a call comes from, for its fair share.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Lane(pub u64);

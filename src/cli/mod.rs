@@ -161,12 +161,7 @@ impl StoreArg {
 struct MaxBytesArg {
     /// The largest the store may grow, in bytes (at least 262144, 256 KiB); a
     /// write past it is refused.
-    #[arg(
-        long,
-        value_name = "BYTES",
-        default_value_t = m1nd::store::DEFAULT_MAX_BYTES,
-        value_parser = clap::value_parser!(u64).range(m1nd::store::MIN_MAX_BYTES..)
-    )]
+    #[arg(long, value_name = "BYTES", default_value_t = m1nd::store::DEFAULT_MAX_BYTES)]
     max_bytes: u64,
 }
 

@@ -162,7 +162,7 @@ fn lane(context: &RequestContext<RoleServer>) -> Lane {
         return Lane::default();
     };
     // An agent's share is one, however many connections or sessions it opens.
-    if let Some(agent) = parts.extensions.get::<crate::transport::http::identity::Agent>() {
+    if let Some(agent) = parts.extensions.get::<crate::lane::Agent>() {
         return Lane::agent(&agent.0);
     }
     if let Some(session) = parts.headers.get("mcp-session-id").and_then(|v| v.to_str().ok()) {

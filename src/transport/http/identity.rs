@@ -32,15 +32,13 @@ use serde::Deserialize;
 use jwks::Key;
 use watched::Watched;
 
+pub use crate::lane::Agent;
+
 /// The longest agent name taken from a token's `sub`.
 pub const MAX_AGENT_CHARS: usize = 128;
 
 /// Seconds of clock difference allowed on `exp` and `nbf`.
 const LEEWAY_SECONDS: u64 = 30;
-
-/// The agent a request's token named (its `sub`): a request extension.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Agent(pub Arc<str>);
 
 /// Why the identity settings cannot be used.
 #[derive(Debug, thiserror::Error)]
