@@ -64,11 +64,7 @@ impl FromStr for Location {
     /// keyword string is recognised so that it is refused and shown
     /// redacted, never created as a directory whose name holds a password.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        let trimmed = s.trim_start();
-        let is_url = POSTGRES_SCHEMES
-            .iter()
-            .any(|scheme| trimmed.get(..scheme.len()).is_some_and(|head| head.eq_ignore_ascii_case(scheme)));
-        Ok(if is_url || is_keyword_string(s) {
+        Ok(if is_postgres_url(s) || is_keyword_string(s) {
             Location::Postgres(PostgresUrl(s.to_owned()))
         } else {
             Location::Dir(PathBuf::from(s))
@@ -76,10 +72,44 @@ impl FromStr for Location {
     }
 }
 
-/// The libpq keywords that make a string a connection string, not a path.
-const KEYWORDS: [&str; 8] = ["host", "hostaddr", "port", "dbname", "user", "password", "passfile", "sslmode"];
+/// Every key a PostgreSQL location may hold: the driver's, and the two m1nd
+/// reads before it (`sslmode`'s libpq values and `sslrootcert`,
+/// `pg_wire/ssl_keys.rs`). Any of them makes a string a keyword string,
+/// not a path; an unknown one is refused with the nearest of them.
+pub(super) const POSTGRES_KEYS: [&str; 21] = [
+    "user",
+    "password",
+    "dbname",
+    "options",
+    "application_name",
+    "sslmode",
+    "sslrootcert",
+    "sslnegotiation",
+    "host",
+    "hostaddr",
+    "port",
+    "connect_timeout",
+    "tcp_user_timeout",
+    "keepalives",
+    "keepalives_idle",
+    "keepalives_interval",
+    "keepalives_retries",
+    "target_session_attrs",
+    "channel_binding",
+    "load_balance_hosts",
+    "replication",
+];
 
-/// Whether `s` holds `KEYWORD=` for one of [`KEYWORDS`], at its start or
+/// Whether `s` is a `postgres://` or `postgresql://` URL (any case, after
+/// any leading space), as opposed to a keyword string.
+pub(super) fn is_postgres_url(s: &str) -> bool {
+    let trimmed = s.trim_start();
+    POSTGRES_SCHEMES
+        .iter()
+        .any(|scheme| trimmed.get(..scheme.len()).is_some_and(|head| head.eq_ignore_ascii_case(scheme)))
+}
+
+/// Whether `s` holds `KEYWORD=` for one of [`POSTGRES_KEYS`], at its start or
 /// after a space (libpq's `keyword = value` form allows spaces around `=`).
 fn is_keyword_string(s: &str) -> bool {
     let words: Vec<&str> = s.split_whitespace().collect();
@@ -88,7 +118,7 @@ fn is_keyword_string(s: &str) -> bool {
             Some((key, _)) => (key, true),
             None => (*word, words.get(at + 1).is_some_and(|next| next.starts_with('='))),
         };
-        then_equals && KEYWORDS.iter().any(|k| key.eq_ignore_ascii_case(k))
+        then_equals && POSTGRES_KEYS.iter().any(|k| key.eq_ignore_ascii_case(k))
     })
 }
 

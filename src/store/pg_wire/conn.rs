@@ -17,7 +17,7 @@ use postgres::types::ToSql;
 use postgres::{Client, Config, NoTls, Row, Statement};
 
 use super::super::error::{StoreError, postgres_message};
-use super::super::location::PostgresUrl;
+use super::super::location::{POSTGRES_KEYS, PostgresUrl};
 use super::super::sql;
 use super::ssl_keys::{self, SslMode};
 use super::{dollar_placeholders, tls};
@@ -74,11 +74,12 @@ pub(in crate::store) fn shown(url: &PostgresUrl) -> PathBuf {
 /// database) is [`StoreError::Sql`] with the server's words, which never
 /// hold the password.
 pub(in crate::store) fn connect(url: &PostgresUrl) -> Result<PgConn, StoreError> {
-    connect_trusting(url, std::env::var_os(tls::ROOT_CERT_ENV).map(PathBuf::from).as_deref())
+    let roots = std::env::var_os(tls::ROOT_CERT_ENV).map(PathBuf::from).or_else(tls::home_root_cert);
+    connect_trusting(url, roots.as_deref())
 }
 
-/// [`connect`], with `roots` standing for `PGSSLROOTCERT` (a PEM file of
-/// the CAs to trust, when the location names none).
+/// [`connect`], with `roots` the CA file to trust when the location names
+/// none (`PGSSLROOTCERT`, else libpq's `~/.postgresql/root.crt`).
 pub(in crate::store) fn connect_trusting(url: &PostgresUrl, roots: Option<&Path>) -> Result<PgConn, StoreError> {
     let at = shown(url);
     let unreadable = |message: String| StoreError::Sql { path: at.clone(), op: "read the location", message };
@@ -145,31 +146,6 @@ fn refused_or_unreachable(at: &Path, e: &postgres::Error, mode: Option<SslMode>)
     }
 }
 
-/// The keys the driver takes, and the two read before it (`ssl_keys`).
-const KNOWN_KEYS: [&str; 21] = [
-    "user",
-    "password",
-    "dbname",
-    "options",
-    "application_name",
-    "sslmode",
-    "sslrootcert",
-    "sslnegotiation",
-    "host",
-    "hostaddr",
-    "port",
-    "connect_timeout",
-    "tcp_user_timeout",
-    "keepalives",
-    "keepalives_idle",
-    "keepalives_interval",
-    "keepalives_retries",
-    "target_session_attrs",
-    "channel_binding",
-    "load_balance_hosts",
-    "replication",
-];
-
 /// The driver's refusal of a location, with the nearest known key when it
 /// named one it does not know. The driver's words never hold the password.
 fn location_error(e: &postgres::Error) -> String {
@@ -181,7 +157,7 @@ fn location_error(e: &postgres::Error) -> String {
     match unknown {
         Some(key) => format!(
             "the location has the key `{key}`, which PostgreSQL's clients do not know; {}",
-            did_you_mean(suggest(key, KNOWN_KEYS), "", || format!("the keys are {}", KNOWN_KEYS.join(", ")))
+            did_you_mean(suggest(key, POSTGRES_KEYS), "", || format!("the keys are {}", POSTGRES_KEYS.join(", ")))
         ),
         None => format!("{said}: give a postgres:// URL or a libpq keyword string"),
     }

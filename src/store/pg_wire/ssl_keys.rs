@@ -9,6 +9,8 @@
 
 use std::fmt;
 
+use super::super::location::is_postgres_url;
+
 /// libpq's `sslmode`, every value but `allow`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(in crate::store) enum SslMode {
@@ -71,10 +73,7 @@ pub(in crate::store) struct SslKeys {
 /// an `sslmode` libpq does not know, or a key given twice, is an error
 /// naming it.
 pub(in crate::store) fn split(location: &str) -> Result<SslKeys, String> {
-    let is_url = ["postgres://", "postgresql://"]
-        .iter()
-        .any(|scheme| location.trim_start().get(..scheme.len()).is_some_and(|h| h.eq_ignore_ascii_case(scheme)));
-    let (pairs, rest) = if is_url { from_url(location) } else { from_keywords(location) };
+    let (pairs, rest) = if is_postgres_url(location) { from_url(location) } else { from_keywords(location) };
     let mut keys = SslKeys { mode: None, root_cert: None, rest };
     for (key, value) in pairs {
         let twice = || format!("`{key}` is given twice; give it once");
