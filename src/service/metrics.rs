@@ -33,23 +33,23 @@ impl Collector for Live {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
         let Some(shared) = self.0.upgrade() else { return Ok(()) };
         if let Some(version) = *shared.writer.versions.borrow() {
-            let gauge = ConstGauge::new(i64::try_from(version).unwrap_or(i64::MAX));
-            let metric = encoder.encode_descriptor(
-                "store_version_heard",
-                "The newest store_version this replica's watchers (tray tabs) were told of; \
-                 store_version_read minus this is how far behind they are",
-                None,
-                gauge.metric_type(),
-            )?;
-            gauge.encode(metric)?;
+            let help = "The newest store_version this replica's watchers (tray tabs) were told of; \
+                        store_version_read minus this is how far behind they are";
+            gauge(&mut encoder, "store_version_heard", help, version)?;
         }
-        for (name, help, waiting) in [
-            ("reads_waiting", "Calls waiting for a reader (the argument-driven reads)", shared.reads.waiting()),
-            ("looks_waiting", "Calls waiting for the look reader (the cockpit, the tray)", shared.looks.waiting()),
-        ] {
-            let gauge = ConstGauge::new(i64::try_from(waiting).unwrap_or(i64::MAX));
-            gauge.encode(encoder.encode_descriptor(name, help, None, gauge.metric_type())?)?;
-        }
-        Ok(())
+        let (reads, looks) = (shared.reads.waiting(), shared.looks.waiting());
+        gauge(&mut encoder, "reads_waiting", "Calls waiting for a reader (the argument-driven reads)", reads)?;
+        gauge(&mut encoder, "looks_waiting", "Calls waiting for the look reader (the cockpit, the tray)", looks)
     }
+}
+
+/// One gauge read at the scrape, for a collector: `value` under `name`.
+pub fn gauge(
+    encoder: &mut DescriptorEncoder<'_>,
+    name: &str,
+    help: &str,
+    value: impl TryInto<i64>,
+) -> Result<(), std::fmt::Error> {
+    let gauge = ConstGauge::new(value.try_into().unwrap_or(i64::MAX));
+    gauge.encode(encoder.encode_descriptor(name, help, None, gauge.metric_type())?)
 }

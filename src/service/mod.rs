@@ -92,6 +92,7 @@ pub use dispatch::Handler;
 pub use error::{ErrorKind, ServiceError};
 pub use fair::{Lane, QueueCaps, QueueFull};
 pub use jobs::StoreHealth;
+pub use metrics::gauge;
 pub use stats::Stats;
 pub use writer::VERSION_CHECK;
 

@@ -11,6 +11,7 @@ import hashlib
 import itertools
 import os
 import re
+import shutil
 import subprocess
 import tomllib
 from collections.abc import AsyncIterator
@@ -18,6 +19,8 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+import pytest
 
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
@@ -31,6 +34,17 @@ SCHEMA = "m1nd-cockpit-v1"
 MENU_SIG = re.compile(r"^mc_[0-9a-f]{8}$")
 AGENT_ID = "e2e-python-sdk"
 _SERVERS = itertools.count(1)
+
+
+def debian_program(name: str, found: str | None = None) -> str:
+    """The path of Debian's `name` (`found`, else looked up on PATH). `.ci/run` installs every one
+    the suites use, so without it a test fails under CI (`CI` set) and is skipped elsewhere."""
+    found = found or shutil.which(name)
+    if found is None:
+        if os.environ.get("CI"):
+            pytest.fail(f"{name} is not installed; .ci/run installs Debian's {name}")
+        pytest.skip(f"{name} is not installed (apt-get install {name})")
+    return found
 
 
 def m1nd_bin() -> Path:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import re
 import socket
 import subprocess
@@ -23,10 +22,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pytest
 from mcp import Client
 
-from harness import ROOT, m1nd_bin
+from harness import ROOT, debian_program, m1nd_bin
 from pg_store import PgLocation
 
 sys.path.insert(0, str(ROOT / "tests" / "lib"))
@@ -151,12 +149,7 @@ UP_TIMEOUT_S = 20.0
 
 
 def haproxy_bin() -> str:
-    found = haproxy.binary()
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("haproxy is not installed; .ci/run installs Debian's haproxy")
-        pytest.skip("haproxy is not installed (apt-get install haproxy)")
-    return found
+    return debian_program("haproxy", haproxy.binary())
 
 
 def free_port() -> int:

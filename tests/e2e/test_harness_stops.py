@@ -9,7 +9,6 @@ are never touched.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -18,9 +17,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
-import pytest
 
-from harness import ROOT
+from harness import ROOT, debian_program
 
 sys.path.insert(0, str(ROOT / "tests" / "lib"))
 import procgroup  # noqa: E402
@@ -69,11 +67,7 @@ def test_a_wrapper_and_the_child_it_forked_are_both_stopped() -> None:
 
 
 def test_faketime_leaves_no_process_and_no_file_in_dev_shm_and_touches_no_one_else_s() -> None:
-    faketime = shutil.which("faketime")
-    if faketime is None:
-        if os.environ.get("CI"):
-            pytest.fail("faketime is not installed; .ci/run installs Debian's faketime")
-        pytest.skip("faketime is not installed (apt-get install faketime)")
+    faketime = debian_program("faketime")
     # Named as faketime names its files, for a pid above the kernel's limit (2^22): no process
     # can have created it, so `stop` must leave it.
     someone_else = procgroup.SHM / procgroup.SHM_LEFT_BY[0].format(pid=4_194_305)

@@ -10,28 +10,16 @@ skipped, and under CI (`CI` set) it fails instead. Every wait is bounded.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import time
 import urllib.parse
 import urllib.request
 from pathlib import Path
 
-import pytest
-
+from harness import debian_program
 from http_harness import HttpServer, free_port, procgroup, start, stateless_call, stop
 
 #: The most Prometheus may take to start, scrape both replicas and answer.
 SCRAPED_WITHIN_S = 45.0
-
-
-def prometheus_bin() -> str:
-    found = shutil.which("prometheus")
-    if found is None:
-        if os.environ.get("CI"):
-            pytest.fail("prometheus is not installed; .ci/run installs Debian's prometheus")
-        pytest.skip("prometheus is not installed (apt-get install prometheus)")
-    return found
 
 
 def query(port: int, promql: str) -> list[dict]:
@@ -50,7 +38,7 @@ def cockpit_calls(replica: HttpServer, count: int) -> None:
 
 
 def test_prometheus_scrapes_two_replicas_and_answers_for_each(store: Path, tmp_path: Path) -> None:
-    binary = prometheus_bin()
+    binary = debian_program("prometheus")
     replicas = [start(store, logs=tmp_path), start(store, logs=tmp_path)]
     prometheus = None
     try:

@@ -20,9 +20,8 @@ here is bounded in count and time.
 
 from __future__ import annotations
 
-import os
-import shutil
 import json
+import os
 import subprocess
 import time
 from collections.abc import Iterator
@@ -32,7 +31,7 @@ from pathlib import Path
 import pytest
 
 import pg_store
-from harness import ROOT
+from harness import ROOT, debian_program
 from http_harness import HttpServer, stateless_call, start, stop
 from pg_store import PgLocation, psql
 from test_replicas import (
@@ -132,11 +131,7 @@ def test_writes_at_once_on_two_replicas_each_get_a_version_of_their_own(balanced
 def test_a_replica_whose_clock_is_wrong_warns_and_records_the_databases_time(
     pg: PgLocation, tmp_path: Path
 ) -> None:
-    faketime = shutil.which("faketime")
-    if faketime is None:
-        if os.environ.get("CI"):
-            pytest.fail("faketime is not installed; .ci/run installs Debian's faketime")
-        pytest.skip("faketime is not installed (apt-get install faketime)")
+    faketime = debian_program("faketime")
     # Only the wall clock is wrong: timers run on the monotonic clock, as on a real machine.
     env = dict(os.environ, FAKETIME_DONT_FAKE_MONOTONIC="1")
     wrong = start(pg, logs=tmp_path, env=env, wrapper=[faketime, "-f", "-400d"])
@@ -204,7 +199,7 @@ def test_a_database_outage_speaks_mcp_at_the_balancer_and_each_replica_logs_it_o
     json_replica = start(pg, logs=tmp_path, args=["--log-format", "json"])
     replicas = [*balanced.replicas, json_replica]
     try:
-        assert status_of(balanced.lb) >= 0
+        status_of(balanced.lb)  # the balancer serves before the outage
         pause = subprocess.Popen(
             ["bash", str(ROOT / "scripts" / "pg-cluster.sh"), "pause", "6", cluster],
             stdout=subprocess.DEVNULL,

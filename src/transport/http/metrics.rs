@@ -20,15 +20,15 @@ use axum::http::{StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use prometheus_client::collector::Collector;
-use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
-use prometheus_client::metrics::gauge::{ConstGauge, Gauge};
+use prometheus_client::encoding::DescriptorEncoder;
+use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::registry::Registry;
 
 use super::HttpOptions;
 use super::health::{BUDGET, behind_mcp_rules};
 use super::human::streams::{EventStreams, OpenStreams};
 use super::sessions::CappedSessions;
-use crate::service::Service;
+use crate::service::{Service, gauge};
 
 /// Where the metrics are served.
 pub const METRICS_PATH: &str = "/metrics";
@@ -112,13 +112,8 @@ impl Open {
 
 impl Collector for Open {
     fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
-        for (name, help, open) in [
-            ("sessions", "MCP sessions open (clients of a protocol before 2026-07-28)", self.sessions.open()),
-            ("event_streams", "Tray event streams open (one per open tray tab)", self.streams.now()),
-        ] {
-            let gauge = ConstGauge::new(i64::try_from(open).unwrap_or(i64::MAX));
-            gauge.encode(encoder.encode_descriptor(name, help, None, gauge.metric_type())?)?;
-        }
-        Ok(())
+        let help = "MCP sessions open (clients of a protocol before 2026-07-28)";
+        gauge(&mut encoder, "sessions", help, self.sessions.open())?;
+        gauge(&mut encoder, "event_streams", "Tray event streams open (one per open tray tab)", self.streams.now())
     }
 }
