@@ -106,10 +106,9 @@ impl Listen {
             self.reach.reached();
             backoff = FIRST_BACKOFF;
             // Whatever committed while nobody listened; from here on, what is heard is vouched for.
-            if let Some(version) = self.read(&listener)
-                && let Some(heard) = self.probe.newest()
-            {
-                heard.listening_at(version);
+            if let Some(version) = self.read(&listener) {
+                self.probe.newest().into_iter().for_each(|h| h.listening_at(version));
+                self.tell(version);
             }
             while !self.stopped.load(Ordering::Relaxed) {
                 match listener.wait(WAIT) {
@@ -123,7 +122,10 @@ impl Listen {
                             break;
                         }
                         match self.read(&listener) {
-                            Some(version) => self.probe.newest().into_iter().for_each(|h| h.heard(version)),
+                            Some(version) => {
+                                self.probe.newest().into_iter().for_each(|h| h.heard(version));
+                                self.tell(version);
+                            }
                             // A version that cannot be read may have moved: vouch for nothing.
                             None => self.probe.newest().into_iter().for_each(NewestHeard::deaf),
                         }
@@ -153,11 +155,17 @@ impl Listen {
         self.reach.lost(why);
     }
 
-    /// Read the version and tell the watchers if it moved; the version read.
+    /// Read the version.
     fn read(&mut self, listener: &Listener) -> Option<u64> {
         self.last_read = Some(Instant::now());
         self.counters.count(&self.counters.check_reads);
-        let version = listener.version().ok()?;
+        listener.version().ok()
+    }
+
+    /// Tell the watchers `version` if it moved. Called after the probe was
+    /// told, so a watcher woken by a commit never gets a cockpit kept from
+    /// before it.
+    fn tell(&self, version: u64) {
         self.versions.send_if_modified(|seen| {
             let moved = *seen < Some(version);
             if moved {
@@ -165,7 +173,6 @@ impl Listen {
             }
             moved
         });
-        Some(version)
     }
 
     /// Sleep `pause`, waking early if the service stops.
