@@ -175,12 +175,17 @@ fn one_agent_is_revoked_by_a_line_and_the_others_go_on() {
 fn a_rotated_key_set_is_taken_without_a_restart() {
     let (dir, store) = demo_store("identity-rotated");
     let (mut mcp, old) = start(dir.path(), &store);
+    // A token admitted (and so remembered) under the old key set ...
+    let under_old = mint(&old, "k1", json!({}));
+    bearer(&mut mcp, &under_old);
+    assert_eq!(cockpit(&mut mcp).status, 200);
     let new = signing_key("k2");
     bearer(&mut mcp, &mint(&new, "k2", json!({})));
     refused(&cockpit(&mut mcp));
     rewrite(&dir.path().join("jwks.json"), &json!({"keys": [new.jwk]}).to_string());
     assert_eq!(cockpit(&mut mcp).status, 200, "the new key is taken");
-    bearer(&mut mcp, &mint(&old, "k1", json!({})));
+    // ... is refused once that key is gone.
+    bearer(&mut mcp, &under_old);
     refused(&cockpit(&mut mcp));
     // A key set that breaks keeps the last good one.
     rewrite(&dir.path().join("jwks.json"), "{ half a file");
@@ -223,5 +228,99 @@ fn a_jwks_that_cannot_serve_stops_the_server_with_the_reason() {
             .expect("runs");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(!out.status.success() && stderr.contains(says), "{jwks}: {stderr}");
+    }
+}
+
+/// A JWKS published at `http://127.0.0.1:PORT/jwks.json`, as an
+/// authorization server's `jwks_uri`: what it serves can change, and it
+/// counts the fetches.
+struct Publisher {
+    url: String,
+    serves: std::sync::Arc<std::sync::Mutex<String>>,
+    fetches: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+impl Publisher {
+    fn start(jwks: &Value) -> Publisher {
+        use std::io::{BufRead, BufReader, Write};
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        let url = format!("http://{}/jwks.json", listener.local_addr().expect("addr"));
+        let serves = std::sync::Arc::new(std::sync::Mutex::new(jwks.to_string()));
+        let fetches = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+        let (body, count) = (serves.clone(), fetches.clone());
+        std::thread::spawn(move || {
+            for stream in listener.incoming().flatten() {
+                let mut reader = BufReader::new(stream);
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 0) && line != "\r\n" {
+                    line.clear();
+                }
+                count.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+                let body = body.lock().expect("body").clone();
+                let reply = format!(
+                    "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: \
+                     close\r\n\r\n{body}",
+                    body.len()
+                );
+                let _ = reader.get_mut().write_all(reply.as_bytes());
+            }
+        });
+        Publisher { url, serves, fetches }
+    }
+
+    fn fetches(&self) -> usize {
+        self.fetches.load(std::sync::atomic::Ordering::SeqCst)
+    }
+}
+
+#[test]
+fn a_jwks_url_is_fetched_at_start_and_again_for_a_new_key_at_most_so_often() {
+    let (_dir, store) = demo_store("identity-url");
+    let (old, new) = (signing_key("k1"), signing_key("k2"));
+    let publisher = Publisher::start(&json!({"keys": [old.jwk]}));
+    let args = ["--jwks", &publisher.url, "--token-issuer", ISSUER, "--token-audience", AUDIENCE];
+    let alice = vec![("Authorization".to_owned(), format!("Bearer {}", mint(&old, "k1", json!({}))))];
+    let mut mcp = HttpMcp::over(HttpServer::start(&store, &args, &[]), Era::Stateless, alice);
+    assert_eq!(cockpit(&mut mcp).status, 200, "a key of the fetched set");
+    assert_eq!(publisher.fetches(), 1, "fetched once, at start");
+
+    // The authorization server rotates to k2: a k2 token makes the server fetch again, and is taken.
+    *publisher.serves.lock().expect("body") = json!({"keys": [new.jwk]}).to_string();
+    bearer(&mut mcp, &mint(&new, "k2", json!({})));
+    assert_eq!(cockpit(&mut mcp).status, 200, "the new key, fetched for the token that named it");
+    assert_eq!(publisher.fetches(), 2);
+    bearer(&mut mcp, &mint(&old, "k1", json!({})));
+    refused(&cockpit(&mut mcp));
+
+    // Tokens from a key nobody publishes do not make it fetch again and again.
+    let stranger = signing_key("k3");
+    for _ in 0..10 {
+        bearer(&mut mcp, &mint(&stranger, "k3", json!({})));
+        refused(&cockpit(&mut mcp));
+    }
+    assert_eq!(publisher.fetches(), 2, "junk tokens made it fetch again within 30 s");
+}
+
+#[test]
+fn a_jwks_url_that_cannot_serve_stops_the_server_naming_it() {
+    let (_dir, store) = demo_store("identity-bad-url");
+    let closed = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    let closed_url = format!("http://{}/jwks.json", closed.local_addr().expect("addr"));
+    drop(closed);
+    let junk = Publisher::start(&json!({"not": "a key set"}));
+    for (url, says) in [
+        (closed_url.as_str(), "cannot fetch the JWKS http://127.0.0.1"),
+        (junk.url.as_str(), "not a JWKS"),
+        ("http://auth.example/jwks.json", "over https://"),
+        ("ftp://auth.example/jwks.json", "is https://"),
+    ] {
+        let out = std::process::Command::new(server_support::BIN)
+            .args(["serve", "--store"])
+            .arg(&store)
+            .args(["--http", "127.0.0.1:0", "--jwks", url, "--token-issuer", ISSUER, "--token-audience", AUDIENCE])
+            .output()
+            .expect("runs");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success() && stderr.contains(says) && stderr.contains(url), "{url}: {stderr}");
     }
 }

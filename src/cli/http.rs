@@ -54,9 +54,10 @@ pub struct HttpArgs {
 /// Per-agent access tokens instead of one shared token (`--http` only).
 #[derive(Debug, Args)]
 pub struct IdentityArgs {
-    /// Accept a JWT access token per agent, signed by a key of this JWKS file
-    /// (an OAuth authorization server's public keys); its `sub` names the agent.
-    #[arg(long, value_name = "FILE", requires_all = ["http", "token_issuer", "token_audience"])]
+    /// Accept a JWT access token per agent, signed by a key of this JWKS (an
+    /// OAuth authorization server's public keys: a file, or its https:// jwks_uri);
+    /// its `sub` names the agent.
+    #[arg(long, value_name = "FILE|URL", requires_all = ["http", "token_issuer", "token_audience"])]
     jwks: Option<PathBuf>,
     /// The `iss` every access token must carry (the authorization server).
     #[arg(long, value_name = "ISSUER", requires = "jwks")]

@@ -1,7 +1,7 @@
 //! An identity per agent: bearer access tokens checked as the MCP
 //! authorization spec asks of a resource server.
 //!
-//! With `--jwks FILE`, `--token-issuer` and `--token-audience`, every
+//! With `--jwks FILE|URL`, `--token-issuer` and `--token-audience`, every
 //! request to `/mcp` (and `/health`, `/metrics`) carries a JWT that an
 //! authorization server signed: its signature checks against a key of the
 //! JWKS (the key its `kid` names, or the only key), with that key's
@@ -9,13 +9,21 @@
 //! `exp` and `nbf` hold. Its `sub` names the agent, in the audit trail and
 //! in the calls it makes. One agent is revoked by a line in
 //! `--revoked-agents FILE`, without touching the others or the keys; both
-//! files are read again whenever they change (`watched.rs`), so keys
-//! rotate and agents are revoked without a restart. A refusal is 401 with
+//! files are read again whenever they change (`watched.rs`), and a JWKS
+//! URL is fetched again as it ages or a new key appears (`fetched.rs`), so
+//! keys rotate and agents are revoked without a restart. A refusal is 401 with
 //! RFC 6750's `WWW-Authenticate` challenge pointing at the Protected
 //! Resource Metadata (RFC 9728), served at
 //! `/.well-known/oauth-protected-resource`.
+//!
+//! A token whose signature checked is remembered until its `exp`
+//! (`verified.rs`), so an agent's every request does not pay for a
+//! signature check; revocation is looked at on every request all the same.
 
+#[cfg(feature = "http-upstream")]
+mod fetched;
 mod jwks;
+mod verified;
 mod watched;
 
 use std::collections::HashSet;
@@ -30,6 +38,7 @@ use prometheus_client::registry::Registry;
 use serde::Deserialize;
 
 use jwks::Key;
+use verified::Verified;
 use watched::Watched;
 
 pub use crate::lane::Agent;
@@ -45,6 +54,8 @@ const LEEWAY_SECONDS: u64 = 30;
 pub enum IdentityError {
     #[error("cannot read the JWKS {}: {reason}", path.display())]
     Jwks { path: PathBuf, reason: String },
+    #[error("{0}")]
+    JwksUrl(String),
     #[error("cannot read --revoked-agents {}: {reason}", path.display())]
     Revoked { path: PathBuf, reason: String },
 }
@@ -91,12 +102,42 @@ impl TokenRefused {
     }
 }
 
+/// Where the keys come from.
+enum Keys {
+    /// A file, read again when it changes.
+    File(Watched<Vec<Key>>),
+    /// A URL, fetched again as it ages or a token names a key not held.
+    #[cfg(feature = "http-upstream")]
+    Url(Arc<fetched::Fetched>),
+}
+
+impl Keys {
+    fn current(&self) -> Arc<Vec<Key>> {
+        match self {
+            Keys::File(file) => file.current(),
+            #[cfg(feature = "http-upstream")]
+            Keys::Url(url) => url.current(),
+        }
+    }
+
+    /// Fetch the keys afresh if they come from a URL and may be; whether they changed.
+    async fn refetch(&self) -> bool {
+        match self {
+            Keys::File(_) => false,
+            #[cfg(feature = "http-upstream")]
+            Keys::Url(url) => url.refetch().await,
+        }
+    }
+}
+
 /// What the tokens are checked against.
 pub struct Identity {
-    keys: Watched<Vec<Key>>,
+    keys: Keys,
     issuer: String,
     audience: String,
     revoked: Option<Watched<HashSet<String>>>,
+    /// Tokens whose signature already checked (`verified.rs`).
+    verified: Verified<Vec<Key>>,
     /// Requests admitted, by agent: only agents the issuer signed for, so
     /// as many series as agents the operator made.
     admitted: Family<AgentLabel, Counter>,
@@ -128,18 +169,33 @@ impl std::fmt::Debug for Identity {
 #[derive(Deserialize)]
 struct Claims {
     sub: String,
+    exp: u64,
 }
 
 impl Identity {
-    /// Read the JWKS at `jwks`, for tokens from `issuer` to `audience`.
+    /// Read the JWKS at `jwks` (a file, or an `https://` URL), for tokens
+    /// from `issuer` to `audience`.
     pub fn load(
         jwks: &Path,
         issuer: String,
         audience: String,
         revoked: Option<PathBuf>,
     ) -> Result<Identity, IdentityError> {
-        let keys = Watched::load(jwks.to_owned(), jwks::keys)
-            .map_err(|reason| IdentityError::Jwks { path: jwks.to_owned(), reason })?;
+        let keys = match jwks.to_str().filter(|written| is_url(written)) {
+            #[cfg(feature = "http-upstream")]
+            Some(url) => Keys::Url(Arc::new(fetched::Fetched::load(url).map_err(IdentityError::JwksUrl)?)),
+            #[cfg(not(feature = "http-upstream"))]
+            Some(url) => {
+                return Err(IdentityError::JwksUrl(format!(
+                    "{url}: this m1nd was built without an HTTP client (the http-upstream feature); save the key \
+                     set to a file and pass that"
+                )));
+            }
+            None => Keys::File(
+                Watched::load(jwks.to_owned(), jwks::keys)
+                    .map_err(|reason| IdentityError::Jwks { path: jwks.to_owned(), reason })?,
+            ),
+        };
         let revoked = match revoked {
             Some(path) => Some(
                 Watched::load(path.clone(), revoked_agents)
@@ -147,13 +203,25 @@ impl Identity {
             ),
             None => None,
         };
-        Ok(Identity { keys, issuer, audience, revoked, admitted: Family::default(), refused: Family::default() })
+        Ok(Identity {
+            keys,
+            issuer,
+            audience,
+            revoked,
+            verified: Verified::default(),
+            admitted: Family::default(),
+            refused: Family::default(),
+        })
     }
 
     /// The agent `authorization` (the header's value) names, or why not;
-    /// counted either way.
-    pub fn verify(&self, authorization: Option<&str>) -> Result<Agent, TokenRefused> {
-        let verified = self.check(authorization);
+    /// counted either way. A signature that checks against no key held
+    /// fetches a URL's keys again (at most so often) and is checked once more.
+    pub async fn verify(&self, authorization: Option<&str>) -> Result<Agent, TokenRefused> {
+        let mut verified = self.check(authorization);
+        if verified == Err(TokenRefused::BadSignature) && self.keys.refetch().await {
+            verified = self.check(authorization);
+        }
         match &verified {
             Ok(agent) => self.admitted.get_or_create(&AgentLabel { agent: Arc::clone(&agent.0) }).inc(),
             Err(refused) => self.refused.get_or_create(&RefusalLabel { reason: refused.kind() }).inc(),
@@ -173,8 +241,25 @@ impl Identity {
             .map(str::trim)
             .filter(|token| !token.is_empty())
             .ok_or(TokenRefused::Missing)?;
-        let header = decode_header(token).map_err(|e| TokenRefused::Malformed(e.to_string()))?;
         let keys = self.keys.current();
+        let agent = match self.verified.agent(token, &keys, verified::now()) {
+            Some(agent) => agent,
+            None => {
+                let (agent, expires) = self.check_signed(token, &keys)?;
+                self.verified.remember(token, &keys, &agent, expires);
+                agent
+            }
+        };
+        if self.revoked.as_ref().is_some_and(|revoked| revoked.current().contains(&*agent.0)) {
+            return Err(TokenRefused::Revoked);
+        }
+        Ok(agent)
+    }
+
+    /// The agent `token` names and its `exp`, if its signature checks
+    /// against `keys` and its claims hold.
+    fn check_signed(&self, token: &str, keys: &[Key]) -> Result<(Agent, u64), TokenRefused> {
+        let header = decode_header(token).map_err(|e| TokenRefused::Malformed(e.to_string()))?;
         let key = match &header.kid {
             Some(kid) => keys.iter().find(|k| k.kid.as_deref() == Some(kid)),
             None if keys.len() == 1 => keys.first(),
@@ -196,10 +281,7 @@ impl Identity {
         if !well_formed {
             return Err(TokenRefused::BadAgent);
         }
-        if self.revoked.as_ref().is_some_and(|revoked| revoked.current().contains(&agent)) {
-            return Err(TokenRefused::Revoked);
-        }
-        Ok(Agent(agent.into()))
+        Ok((Agent(agent.into()), claims.exp))
     }
 
     fn refusal(&self, kind: jsonwebtoken::errors::ErrorKind) -> TokenRefused {
@@ -251,6 +333,14 @@ impl Identity {
             ),
         }
     }
+}
+
+/// Whether `--jwks` names a URL (`scheme://...`) rather than a file.
+fn is_url(written: &str) -> bool {
+    written.split_once("://").is_some_and(|(scheme, _)| {
+        scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme.chars().all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    })
 }
 
 /// Where the Protected Resource Metadata is served.

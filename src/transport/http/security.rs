@@ -178,7 +178,7 @@ pub async fn require_identity(
     next: Next,
 ) -> Response {
     let authorization = request.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
-    match identity.verify(authorization) {
+    match identity.verify(authorization).await {
         Ok(agent) => {
             request.extensions_mut().insert(agent);
             next.run(request).await

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::SystemTime;
 
 /// The largest file read.
-const MAX_FILE_BYTES: u64 = 1024 * 1024;
+pub(super) const MAX_FILE_BYTES: u64 = 1024 * 1024;
 
 /// The file's last good reading.
 pub(super) struct Watched<T> {
