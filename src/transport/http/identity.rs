@@ -16,6 +16,9 @@
 //! Resource Metadata (RFC 9728), served at
 //! `/.well-known/oauth-protected-resource`.
 //!
+//! An agent's requests are served a few at a time (`turns.rs`), so one
+//! agent's many connections do not take the processors from the others.
+//!
 //! A token whose signature checked is remembered until its `exp`
 //! (`verified.rs`), so an agent's every request does not pay for a
 //! signature check; revocation is looked at on every request all the same.
@@ -23,6 +26,7 @@
 #[cfg(feature = "http-upstream")]
 mod fetched;
 mod jwks;
+mod turns;
 mod verified;
 mod watched;
 
@@ -38,10 +42,12 @@ use prometheus_client::registry::Registry;
 use serde::Deserialize;
 
 use jwks::Key;
+use turns::Turns;
 use verified::Verified;
 use watched::Watched;
 
 pub use crate::lane::Agent;
+pub use turns::{AT_ONCE, MOST_WAITING, TooManyWaiting};
 
 /// The longest agent name taken from a token's `sub`.
 pub const MAX_AGENT_CHARS: usize = 128;
@@ -138,6 +144,8 @@ pub struct Identity {
     revoked: Option<Watched<HashSet<String>>>,
     /// Tokens whose signature already checked (`verified.rs`).
     verified: Verified<Vec<Key>>,
+    /// Each agent's requests in hand (`turns.rs`).
+    turns: Turns,
     /// Requests admitted, by agent: only agents the issuer signed for, so
     /// as many series as agents the operator made.
     admitted: Family<AgentLabel, Counter>,
@@ -209,6 +217,7 @@ impl Identity {
             audience,
             revoked,
             verified: Verified::default(),
+            turns: Turns::default(),
             admitted: Family::default(),
             refused: Family::default(),
         })
@@ -227,6 +236,11 @@ impl Identity {
             Err(refused) => self.refused.get_or_create(&RefusalLabel { reason: refused.kind() }).inc(),
         };
         verified
+    }
+
+    /// Wait for `agent`'s turn to be served; the turn lasts while the permit is held.
+    pub async fn turn(&self, agent: &Agent) -> Result<tokio::sync::OwnedSemaphorePermit, TooManyWaiting> {
+        self.turns.take(agent).await
     }
 
     /// Count this server's admissions and refusals in `registry`.

@@ -171,7 +171,8 @@ pub fn guarded(routes: axum::Router, http: &super::HttpOptions) -> axum::Router 
 }
 
 /// Middleware: 401 with the challenge unless the request carries an access
-/// token `identity` accepts; the agent it names goes with the request.
+/// token `identity` accepts; the agent it names goes with the request,
+/// once it is that agent's turn (429 when too many of its requests wait).
 pub async fn require_identity(
     State(identity): State<std::sync::Arc<super::identity::Identity>>,
     mut request: Request,
@@ -179,10 +180,17 @@ pub async fn require_identity(
 ) -> Response {
     let authorization = request.headers().get(header::AUTHORIZATION).and_then(|v| v.to_str().ok());
     match identity.verify(authorization).await {
-        Ok(agent) => {
-            request.extensions_mut().insert(agent);
-            next.run(request).await
-        }
+        Ok(agent) => match identity.turn(&agent).await {
+            Ok(turn) => {
+                request.extensions_mut().insert(agent);
+                let response = next.run(request).await;
+                drop(turn);
+                response
+            }
+            Err(busy) => {
+                (StatusCode::TOO_MANY_REQUESTS, [(header::RETRY_AFTER, "1")], busy.to_string()).into_response()
+            }
+        },
         Err(refused) => {
             let challenge = identity.challenge(&refused);
             (StatusCode::UNAUTHORIZED, [(header::WWW_AUTHENTICATE, challenge)], format!("Unauthorized: {refused}"))
