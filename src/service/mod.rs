@@ -206,8 +206,8 @@ impl Service {
         let looks = Arc::new(FairQueue::new(options.queue));
         let answers = Arc::new(Answers::default());
         let probe = Arc::new(Probe::new(&options.store));
-        let kept = writer::Kept { answers: Arc::clone(&answers), probe: Arc::clone(&probe) };
-        let writer = writer::start(options.store.clone(), Arc::clone(&counters), kept).map_err(ServiceError::Thread)?;
+        let writer = writer::start(options.store.clone(), Arc::clone(&counters), Arc::clone(&probe))
+            .map_err(ServiceError::Thread)?;
         let stopped = Arc::new(AtomicBool::new(false));
         if let Location::Postgres(url) = &options.store {
             let (versions, counters, stop) = (writer.versions.clone(), Arc::clone(&counters), Arc::clone(&stopped));

@@ -60,7 +60,6 @@ pub struct Counters {
     pub checks: Counter,
     pub check_reads: Counter,
     pub notified: Counter,
-    pub roots_composed: Counter,
     /// Calls by verb and decision.
     pub calls: Family<CallLabels, Counter>,
     /// How long the calls that ran took, by verb, from admission to answer.
@@ -81,7 +80,6 @@ impl Default for Counters {
             checks: Counter::default(),
             check_reads: Counter::default(),
             notified: Counter::default(),
-            roots_composed: Counter::default(),
             calls: Family::default(),
             // 50 µs to about 13 s: a kept cockpit to a read past its budget.
             call_seconds: Family::new_with_constructor(|| Histogram::new(exponential_buckets(0.000_05, 4.0, 10))),
@@ -112,7 +110,7 @@ impl Counters {
 
     /// Register every count in `registry`, under the names `/metrics` shows.
     pub fn register(&self, registry: &mut Registry) {
-        let counters: [(&str, &str, &Counter); 10] = [
+        let counters: [(&str, &str, &Counter); 9] = [
             ("reads", "Reads run on a reader, each one read transaction", &self.reads),
             ("kept_hits", "Cockpit calls answered from a kept answer, without a reader", &self.kept_hits),
             ("writes", "Changes handed to the writer", &self.writes),
@@ -122,7 +120,6 @@ impl Counters {
             ("idle_checks", "Looks for other writers' commits while the writer was idle (SQLite)", &self.checks),
             ("check_reads", "Store reads made because a check or the listener saw a commit", &self.check_reads),
             ("notified", "Times the listener heard other replicas' commits (PostgreSQL)", &self.notified),
-            ("roots_composed", "Cockpit roots composed by the writer after a commit", &self.roots_composed),
         ];
         for (name, help, counter) in counters {
             registry.register(name, help, counter.clone());
@@ -148,7 +145,6 @@ impl Counters {
             checks: self.checks.get(),
             check_reads: self.check_reads.get(),
             notified: self.notified.get(),
-            roots_composed: self.roots_composed.get(),
         }
     }
 }
@@ -176,6 +172,4 @@ pub struct Stats {
     /// Times the listener of a PostgreSQL store heard another commit (many
     /// notifications heard together count once).
     pub notified: u64,
-    /// Cockpit roots the writer composed after a commit (one read each).
-    pub roots_composed: u64,
 }

@@ -13,14 +13,15 @@
 //! as many writes as the group before it held (PostgreSQL's `commit_delay`
 //! and `commit_siblings` make the same trade).
 //!
-//! # The cockpit's root, composed after each commit
+//! # Writes, and only writes
 //!
-//! Once a commit has landed, the writer composes the cockpit's root over the
-//! new state and keeps it ([`super::answers`]) before it takes the next
-//! batch: it is what a person and the widget look at after every change, so
-//! that look is a kept answer instead of a read waiting in the pool behind
-//! other clients' slow reads. It costs one short read transaction per commit,
-//! not per write.
+//! The writer composes nothing for readers: the cockpit is composed when
+//! someone asks for it, on a reader, and kept there ([`super::answers`]).
+//! Composing the root after every commit would put a read transaction and
+//! about a million instructions on the write path of every group, for a
+//! kept answer that the next commit makes stale anyway, and a person's look
+//! has a reader of its own (`looks`), so it waits at most for the commit in
+//! flight, never behind other clients' reads.
 //!
 //! # The version watch
 //!
@@ -38,10 +39,6 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::watch;
 
-use m1nd_policy::runtime::Request;
-
-use super::answers::Answers;
-use super::call;
 use super::held::Held;
 use super::jobs::WriteJob;
 use super::stats::Counters;
@@ -70,14 +67,10 @@ pub struct WriterHandle {
     pub versions: watch::Sender<Option<u64>>,
 }
 
-/// What the writer shares with the readers: the kept answers and the file's mark.
-pub struct Kept {
-    pub answers: Arc<Answers>,
-    pub probe: Arc<Probe>,
-}
-
-/// Start the writer over the store at `store`.
-pub fn start(store: Location, counters: Arc<Counters>, kept: Kept) -> std::io::Result<WriterHandle> {
+/// Start the writer over the store at `store`; on PostgreSQL it tells
+/// `probe` of its own commits, so answers kept from before them are not
+/// handed out (`store::NewestHeard`).
+pub fn start(store: Location, counters: Arc<Counters>, probe: Arc<Probe>) -> std::io::Result<WriterHandle> {
     let (messages, queue) = mpsc::channel::<Message>();
     let (versions, _) = watch::channel(None);
     let mut writer = Writer {
@@ -86,7 +79,7 @@ pub fn start(store: Location, counters: Arc<Counters>, kept: Kept) -> std::io::R
         held: Held::new(store),
         versions: versions.clone(),
         counters,
-        kept,
+        probe,
         last_group: 0,
         data_version: None,
     };
@@ -100,7 +93,7 @@ struct Writer {
     held: Held,
     versions: watch::Sender<Option<u64>>,
     counters: Arc<Counters>,
-    kept: Kept,
+    probe: Arc<Probe>,
     /// How many writes the last group commit held.
     last_group: usize,
     /// SQLite's `data_version` when the version was last published.
@@ -184,27 +177,13 @@ impl Writer {
         });
         let newest = landed.max();
         // This replica's own commit is heard at once; the others' through `LISTEN`.
-        if let (Some(version), Some(heard)) = (newest, self.kept.probe.newest()) {
+        if let (Some(version), Some(heard)) = (newest, self.probe.newest()) {
             heard.heard(version);
         }
         for (job, result) in batch.into_iter().zip(results) {
             let _ = job.reply.send(result);
         }
-        if newest.is_some() {
-            self.compose_root();
-        }
         self.publish(newest);
-    }
-
-    /// Compose and keep the cockpit's root over the state just committed
-    /// (see the module doc). Only a warm-up: a failure here is the next
-    /// reader's to meet and report.
-    fn compose_root(&mut self) {
-        let Kept { answers, probe } = &self.kept;
-        let composed = self.held.with(|store| call::cockpit(&store.snapshot()?, answers, probe, Request::default()));
-        if composed.is_ok() {
-            self.counters.count(&self.counters.roots_composed);
-        }
     }
 
     /// Tell every watcher about `version` if it moved. What SQLite's
