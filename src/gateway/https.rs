@@ -144,10 +144,13 @@ fn ca_certificates(path: &Path) -> Result<Vec<reqwest::Certificate>, HttpsError>
     Ok(certs)
 }
 
-/// 127.0.0.0/8, ::1 or `localhost`: a credential sent there never crosses a network.
+/// 127.0.0.0/8, ::1 or `localhost`: what is sent there never crosses a
+/// network (a credential here, a JWKS fetched in `transport::http::identity`).
 #[cfg(feature = "http-upstream")]
-fn is_loopback(url: &reqwest::Url) -> bool {
-    url.host_str().is_some_and(crate::transport::http::addr::is_loopback_host)
+pub(crate) fn is_loopback(url: &reqwest::Url) -> bool {
+    let Some(host) = url.host_str() else { return false };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost") || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
 }
 
 #[cfg(feature = "http-upstream")]

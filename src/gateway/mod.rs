@@ -41,7 +41,7 @@ pub mod fleet;
 mod free_text;
 #[cfg(feature = "http-upstream")]
 mod http_tap;
-mod https;
+pub(crate) mod https;
 mod import;
 pub mod import_capabilities;
 mod import_listing;

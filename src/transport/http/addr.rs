@@ -39,13 +39,6 @@ pub enum AddrError {
 }
 
 /// The port [`DEFAULT_ADDR`] names, used when `ADDR` has none.
-/// Whether a URL's host (`127.0.0.1`, `[::1]`, `localhost`) is this
-/// machine, so that what is sent there never crosses a network.
-pub fn is_loopback_host(host: &str) -> bool {
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost") || host.parse::<IpAddr>().is_ok_and(|ip| ip.is_loopback())
-}
-
 pub fn default_port() -> u16 {
     DEFAULT_ADDR.parse::<SocketAddr>().map_or(0, |a| a.port())
 }

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use super::jwks::{self, Key};
 use super::watched::MAX_FILE_BYTES;
-use crate::transport::http::addr::is_loopback_host;
+use crate::gateway::https::is_loopback;
 
 /// How old a key set gets before it is fetched again.
 pub(super) const REFRESH: Duration = Duration::from_secs(300);
@@ -132,7 +132,7 @@ fn client(url: &str) -> Result<reqwest::Client, String> {
     let mut builder = reqwest::Client::builder().pool_max_idle_per_host(0).redirect(reqwest::redirect::Policy::none());
     match parsed.scheme() {
         "https" => {}
-        "http" if parsed.host_str().is_some_and(is_loopback_host) => builder = builder.tls_certs_only(Vec::new()),
+        "http" if is_loopback(&parsed) => builder = builder.tls_certs_only(Vec::new()),
         "http" => {
             return Err(format!(
                 "{url}: a key set fetched over cleartext http:// could be swapped on the way; publish it over \
