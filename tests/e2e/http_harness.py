@@ -181,10 +181,12 @@ def balance(
     workdir: Path,
     up: tuple[str, ...] = ("a", "b"),
     options: dict[str, Any] | None = None,
+    check_token: str | None = None,
 ) -> Iterator[Balanced]:
     """Replicas `a` on `store_a` and `b` on `store_b` (directories or PostgreSQL locations), each
     started with `options` (as `start` takes them), behind HAProxy, once `up` are UP and the rest
-    DOWN."""
+    DOWN. HAProxy's health check sends `check_token` (an access token of its own, for replicas
+    started with `--jwks`), else the replicas' `M1ND_HTTP_TOKEN` if they have one."""
     binary = haproxy_bin()
     options = options or {}
     replicas = [start(store_a, logs=workdir, **options)]
@@ -195,7 +197,7 @@ def balance(
         stop(replicas[0])
         raise
     port, admin, log = free_port(), workdir / "lb.sock", workdir / "haproxy.stderr"
-    token = (options.get("env") or {}).get("M1ND_HTTP_TOKEN")
+    token = check_token or (options.get("env") or {}).get("M1ND_HTTP_TOKEN")
     env = haproxy.environment(port, [r.port for r in replicas], admin, token)
     process = haproxy.start(binary, haproxy.config(workdir, token=token is not None), env, log)
     balanced = Balanced(HttpServer(process, "127.0.0.1", port, log), replicas, admin)
