@@ -10,8 +10,10 @@
 //! another agent's one request waits for a processor behind them, not for a
 //! reader. Measured with `scripts/bench-agents.sh` (docs/benchmarks.md §6):
 //! another agent's `doctor` p50 rose 5.5× beside 40 looping connections
-//! and 1.9× beside 4. Holding each agent to a few requests at a time gives
-//! the forty connections the footprint of four.
+//! and 1.9× beside 4; with turns of 4 it rose 2.4–3.4×, with turns of 2
+//! 1.9–2.3×, and the looping agent was served as fast either way (the
+//! processors, not its turns, bound it). Holding each agent to a few
+//! requests at a time gives forty connections the footprint of two.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -21,7 +23,7 @@ use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 use crate::lane::Agent;
 
 /// Requests of one agent worked on at once.
-pub const AT_ONCE: usize = 4;
+pub const AT_ONCE: usize = 2;
 
 /// Requests of one agent waiting for a turn; past it, refused (429).
 pub const MOST_WAITING: usize = 64;
