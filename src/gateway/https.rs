@@ -104,23 +104,12 @@ pub(super) fn client(url: &str, shown: &str, options: &HttpClientOptions) -> Res
         "http" => return Err(HttpsError::CleartextCredential { upstream: shown.to_owned() }),
         _ => return Err(HttpsError::NotHttp { upstream: shown.to_owned() }),
     }
-    // reqwest's rustls backend takes the process's default crypto provider;
-    // ring is the one built in (no cmake, no nasm). An error means one is
-    // already installed, which is as good.
-    let _ = rustls::crypto::ring::default_provider().install_default();
     let mut headers = reqwest::header::HeaderMap::new();
     for credential in &options.credentials {
         headers.insert(credential.header.clone(), credential.value.header_value());
     }
-    let mut builder = reqwest::Client::builder()
-        // As rmcp's own client: no idle pooling, against Delayed-ACK stalls.
-        .pool_max_idle_per_host(0)
-        .redirect(reqwest::redirect::Policy::none())
-        .default_headers(headers);
+    let mut builder = builder(&parsed).default_headers(headers);
     if parsed.scheme() == "http" {
-        // No TLS will be spoken (and no redirect followed): no roots to
-        // load, so a machine without a CA bundle still reaches http://.
-        builder = builder.tls_certs_only(Vec::new());
         // A proxy would read a cleartext request whole, credential included
         // (over https:// it sees only the CONNECT line: host and port).
         if !options.credentials.is_empty() {
@@ -130,6 +119,27 @@ pub(super) fn client(url: &str, shown: &str, options: &HttpClientOptions) -> Res
         builder = builder.tls_certs_merge(ca_certificates(path)?);
     }
     builder.build().map_err(|e| HttpsError::Client { upstream: shown.to_owned(), message: chain(&e) })
+}
+
+/// What every HTTP client of m1nd starts from (the gateway's upstreams, a
+/// JWKS URL): rustls with ring and the machine's roots, no idle
+/// connection kept, no redirect followed; over `http://`, no roots loaded.
+#[cfg(feature = "http-upstream")]
+pub(crate) fn builder(parsed: &reqwest::Url) -> reqwest::ClientBuilder {
+    // reqwest's rustls backend takes the process's default crypto provider;
+    // ring is the one built in (no cmake, no nasm). An error means one is
+    // already installed, which is as good.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let builder = reqwest::Client::builder()
+        // As rmcp's own client: no idle pooling, against Delayed-ACK stalls.
+        .pool_max_idle_per_host(0)
+        .redirect(reqwest::redirect::Policy::none());
+    if parsed.scheme() == "http" {
+        // No TLS will be spoken (and no redirect followed): no roots to
+        // load, so a machine without a CA bundle still reaches http://.
+        return builder.tls_certs_only(Vec::new());
+    }
+    builder
 }
 
 /// Every certificate in the PEM file at `path`; at least one.
@@ -163,7 +173,7 @@ pub(super) fn tls_refusal(error: &(dyn std::error::Error + 'static), upstream: &
 
 /// Each distinct message along `error`'s chain of causes, joined by `: `.
 /// rmcp and reqwest keep the cause out of their own `Display`.
-pub(super) fn chain(error: &(dyn std::error::Error + 'static)) -> String {
+pub(crate) fn chain(error: &(dyn std::error::Error + 'static)) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut next = Some(error);
     for _ in 0..16 {

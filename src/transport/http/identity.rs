@@ -256,11 +256,12 @@ impl Identity {
             .filter(|token| !token.is_empty())
             .ok_or(TokenRefused::Missing)?;
         let keys = self.keys.current();
-        let agent = match self.verified.agent(token, &keys, verified::now()) {
+        let now = verified::now();
+        let agent = match self.verified.agent(token, &keys, now) {
             Some(agent) => agent,
             None => {
                 let (agent, expires) = self.check_signed(token, &keys)?;
-                self.verified.remember(token, &keys, &agent, expires);
+                self.verified.remember(token, &keys, &agent, expires, now);
                 agent
             }
         };

@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 
 use super::jwks::{self, Key};
 use super::watched::MAX_FILE_BYTES;
-use crate::gateway::https::is_loopback;
+use crate::gateway::https::{builder, chain, is_loopback};
 
 /// How old a key set gets before it is fetched again.
 pub(super) const REFRESH: Duration = Duration::from_secs(300);
@@ -125,14 +125,13 @@ impl Fetched {
     }
 }
 
-/// The client for `url`: `https://` with the machine's roots, or `http://`
-/// to a loopback address; no redirect followed, no connection kept.
+/// The client for `url` (the gateway's [`builder`]): `https://`, or
+/// `http://` to a loopback address.
 fn client(url: &str) -> Result<reqwest::Client, String> {
     let parsed = reqwest::Url::parse(url).map_err(|e| format!("{url}: not a URL ({e})"))?;
-    let mut builder = reqwest::Client::builder().pool_max_idle_per_host(0).redirect(reqwest::redirect::Policy::none());
     match parsed.scheme() {
         "https" => {}
-        "http" if is_loopback(&parsed) => builder = builder.tls_certs_only(Vec::new()),
+        "http" if is_loopback(&parsed) => {}
         "http" => {
             return Err(format!(
                 "{url}: a key set fetched over cleartext http:// could be swapped on the way; publish it over \
@@ -141,16 +140,7 @@ fn client(url: &str) -> Result<reqwest::Client, String> {
         }
         other => return Err(format!("{url}: a JWKS URL is https://, not {other}://")),
     }
-    // reqwest's rustls takes the process's default provider: ring, as
-    // everywhere in m1nd (an error means one is already installed).
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    builder.build().map_err(|e| format!("cannot set up the HTTPS client for {url}: {}", chain(&e)))
-}
-
-/// `error` and its causes, joined by `: ` (reqwest keeps them out of its `Display`).
-fn chain(error: &(dyn std::error::Error + 'static)) -> String {
-    let causes = std::iter::successors(Some(error), |e| e.source()).take(8);
-    causes.map(ToString::to_string).collect::<Vec<_>>().join(": ")
+    builder(&parsed).build().map_err(|e| format!("cannot set up the HTTPS client for {url}: {}", chain(&e)))
 }
 
 /// One fetch of the key set at `url`, bounded in time and size.

@@ -56,38 +56,37 @@ impl<K> Verified<K> {
     /// The agent `token` named when it verified against `keys`, while it
     /// has not expired at `now` (seconds since the epoch).
     pub(super) fn agent(&self, token: &str, keys: &Arc<K>, now: u64) -> Option<Agent> {
-        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
-        if !std::ptr::eq(held.keys.as_ptr(), Arc::as_ptr(keys)) {
-            held.tokens.clear();
-            held.keys = Arc::downgrade(keys);
-            return None;
-        }
+        let mut held = self.under(keys);
         let digest = digest(token);
-        match held.tokens.get(&digest) {
-            Some(remembered) if now < remembered.expires => Some(remembered.agent.clone()),
-            Some(_) => {
-                held.tokens.remove(&digest);
-                None
-            }
-            None => None,
+        let remembered = held.tokens.get(&digest)?;
+        if now < remembered.expires {
+            return Some(remembered.agent.clone());
         }
+        held.tokens.remove(&digest);
+        None
     }
 
     /// `token` verified against `keys` and names `agent` until `expires`.
-    pub(super) fn remember(&self, token: &str, keys: &Arc<K>, agent: &Agent, expires: u64) {
-        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
-        if !std::ptr::eq(held.keys.as_ptr(), Arc::as_ptr(keys)) {
-            held.tokens.clear();
-            held.keys = Arc::downgrade(keys);
-        }
+    pub(super) fn remember(&self, token: &str, keys: &Arc<K>, agent: &Agent, expires: u64, now: u64) {
+        let mut held = self.under(keys);
         if held.tokens.len() >= MOST_REMEMBERED {
-            let now = now();
             held.tokens.retain(|_, remembered| now < remembered.expires);
             if held.tokens.len() >= MOST_REMEMBERED {
                 held.tokens.clear();
             }
         }
         held.tokens.insert(digest(token), Remembered { agent: agent.clone(), expires });
+    }
+
+    /// The tokens remembered under `keys`: none, if the key set changed
+    /// since they were (what was verified before is forgotten).
+    fn under(&self, keys: &Arc<K>) -> std::sync::MutexGuard<'_, Held<K>> {
+        let mut held = self.held.lock().unwrap_or_else(|p| p.into_inner());
+        if !std::ptr::eq(held.keys.as_ptr(), Arc::as_ptr(keys)) {
+            held.tokens.clear();
+            held.keys = Arc::downgrade(keys);
+        }
+        held
     }
 
     #[cfg(test)]
@@ -117,7 +116,7 @@ mod tests {
     fn a_remembered_token_is_admitted_until_it_expires() {
         let (verified, keys) = (Verified::default(), Arc::new(1));
         assert!(verified.agent("t", &keys, 100).is_none(), "nothing remembered yet");
-        verified.remember("t", &keys, &agent("ana"), 200);
+        verified.remember("t", &keys, &agent("ana"), 200, 100);
         assert_eq!(verified.agent("t", &keys, 199).map(|a| a.0), Some("ana".into()));
         assert!(verified.agent("t", &keys, 200).is_none(), "expired at its exp");
         assert_eq!(verified.len(), 0, "an expired token is forgotten");
@@ -127,7 +126,7 @@ mod tests {
     #[test]
     fn a_new_key_set_forgets_every_token() {
         let (verified, old, new) = (Verified::default(), Arc::new(1), Arc::new(1));
-        verified.remember("t", &old, &agent("ana"), u64::MAX);
+        verified.remember("t", &old, &agent("ana"), u64::MAX, 0);
         assert!(verified.agent("t", &old, 0).is_some());
         assert!(verified.agent("t", &new, 0).is_none(), "checked against the keys trusted now");
         assert!(verified.agent("t", &old, 0).is_none(), "and forgotten, not kept for the old set");
@@ -137,16 +136,16 @@ mod tests {
     fn the_tokens_held_are_bounded() {
         let (verified, keys) = (Verified::default(), Arc::new(1));
         for n in 0..MOST_REMEMBERED {
-            verified.remember(&format!("t{n}"), &keys, &agent("ana"), u64::MAX);
+            verified.remember(&format!("t{n}"), &keys, &agent("ana"), u64::MAX, 0);
         }
         assert_eq!(verified.len(), MOST_REMEMBERED);
-        verified.remember("one more", &keys, &agent("ana"), u64::MAX);
+        verified.remember("one more", &keys, &agent("ana"), u64::MAX, 0);
         assert_eq!(verified.len(), 1, "none had expired, so all went");
         assert!(verified.agent("one more", &keys, 0).is_some());
         for n in 0..MOST_REMEMBERED - 1 {
-            verified.remember(&format!("t{n}"), &keys, &agent("ana"), 1);
+            verified.remember(&format!("t{n}"), &keys, &agent("ana"), 1, 0);
         }
-        verified.remember("kept", &keys, &agent("ana"), u64::MAX);
+        verified.remember("kept", &keys, &agent("ana"), u64::MAX, 5);
         assert_eq!(verified.len(), 2, "the expired went, the live stayed");
     }
 }
