@@ -3,8 +3,9 @@
 //! One scripted session (initialize, then calls that read, compose, refuse,
 //! fail and write) runs twice over the stdio transport, on two copies of one
 //! store: once with every call left to rmcp, once with `tools/call` answered
-//! by the transport from the service's bytes. Every line written must be the
-//! same, byte for byte, and the fast path must have answered the calls.
+//! by the transport from the service's bytes (and `ping` by the transport).
+//! Every line written must be the same, byte for byte, and the fast path must
+//! have answered the calls and the pings.
 
 use std::sync::atomic::Ordering;
 
@@ -51,6 +52,8 @@ fn script() -> Vec<Value> {
         call(18, "persist", json!({ "action": "checkpoint" })),
         call(19, "cockpit", json!({})),
         json!({ "jsonrpc": "2.0", "id": 20, "method": "tools/list" }),
+        json!({ "jsonrpc": "2.0", "id": 21, "method": "ping" }),
+        json!({ "jsonrpc": "2.0", "id": "p", "method": "ping", "params": {} }),
     ]
 }
 
@@ -93,8 +96,8 @@ async fn the_fast_path_writes_what_rmcp_writes() {
     let (by_rmcp, none) = session(&slow, false).await;
     let (by_transport, answered_here) = session(&quick, true).await;
     assert_eq!(none, 0);
-    let calls = script().iter().filter(|r| r["method"] == "tools/call").count() as u64;
-    assert_eq!(answered_here, calls, "every tools/call after initialize took the fast path");
+    let calls = script().iter().filter(|r| r["method"] == "tools/call" || r["method"] == "ping").count() as u64;
+    assert_eq!(answered_here, calls, "every tools/call and ping after initialize took the fast path");
     assert_eq!(by_rmcp.len(), by_transport.len());
     for (n, (a, b)) in by_rmcp.iter().zip(&by_transport).enumerate() {
         assert_eq!(a, b, "answer {n} differs");

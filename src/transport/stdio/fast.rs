@@ -1,5 +1,6 @@
 //! `tools/call` answered straight from the service, its answer's bytes written
-//! with the request id put in front.
+//! with the request id put in front; and `ping`, so that the floor every
+//! "× a ping" figure is measured against is this same path.
 //!
 //! rmcp would answer the same call by cloning the kept result, serialising it
 //! and freeing the copy; for a kept cockpit answer that was most of the round
@@ -14,8 +15,8 @@
 //! nothing more, calls the same [`Service::call`] through
 //! [`Server`](crate::mcp::Server), and strips `resultType: "complete"` from the
 //! result for the legacy peer; [`Answer::legacy_json`] is that result,
-//! serialised. A test drives one session through both paths and compares the
-//! bytes. Everything else (2026-07-28 requests, a call before `initialize`,
+//! serialised. A `ping` gets rmcp's empty result, `{}`. A test drives one
+//! session through both paths and compares the bytes. Everything else (2026-07-28 requests, a call before `initialize`,
 //! other methods) goes to rmcp as before.
 //!
 //! A call here keeps every promise of the transport: its id is in flight
@@ -28,6 +29,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
+use bytes::Bytes;
 use rmcp::model::{CallToolRequestParams, ClientRequest, GetMeta, JsonRpcRequest, RequestId};
 use tokio::sync::{Notify, mpsc};
 use tokio::task::{AbortHandle, JoinSet};
@@ -48,7 +50,7 @@ pub struct FastPath {
     /// Ids whose answers were written (sent before the window is told).
     done: mpsc::UnboundedReceiver<RequestId>,
     done_tx: mpsc::UnboundedSender<RequestId>,
-    /// Calls answered here, counted for tests and benches.
+    /// Calls and pings answered here, counted for tests and benches.
     calls: Arc<AtomicU64>,
 }
 
@@ -69,19 +71,35 @@ impl FastPath {
         self.settled = true;
     }
 
-    /// The call in `request`, if this path answers it: a `tools/call` of a
+    /// Whether this path answers `request`: a `tools/call` or a `ping` of a
     /// settled session whose `_meta` names no protocol version.
     pub fn takes(&self, request: &JsonRpcRequest<ClientRequest>) -> bool {
         self.settled
-            && matches!(request.request, ClientRequest::CallToolRequest(_))
+            && matches!(request.request, ClientRequest::CallToolRequest(_) | ClientRequest::PingRequest(_))
             && request.request.get_meta().protocol_version().is_none()
     }
 
-    /// Answer `params` under `id` on a task of its own.
+    /// Answer `request` (one this path [`takes`](Self::takes)) on a task of its own.
     pub fn spawn(
         &mut self,
+        request: JsonRpcRequest<ClientRequest>,
+        out: &Out,
+        writing: &Arc<AtomicUsize>,
+        answered: &Arc<Notify>,
+    ) {
+        let (id, request) = (request.id, request.request);
+        let call = match request {
+            ClientRequest::CallToolRequest(call) => Some(call.params),
+            _ => None,
+        };
+        self.answer(id, call, out, writing, answered);
+    }
+
+    /// Answer `call` under `id`, or a ping when there is no call.
+    fn answer(
+        &mut self,
         id: RequestId,
-        params: CallToolRequestParams,
+        call: Option<CallToolRequestParams>,
         out: &Out,
         writing: &Arc<AtomicUsize>,
         answered: &Arc<Notify>,
@@ -91,8 +109,15 @@ impl FastPath {
         let key = id.clone();
         let calls = Arc::clone(&self.calls);
         let handle = self.tasks.spawn(async move {
-            let answer: Answer = service.call(&params.name, params.arguments.as_ref()).await;
-            let frame = Frame::response(&id, answer.legacy_json().clone()).holding(Writing::start(&writing, &answered));
+            let result = match call {
+                Some(params) => {
+                    let answer: Answer = service.call(&params.name, params.arguments.as_ref()).await;
+                    answer.legacy_json().clone()
+                }
+                // rmcp's `EmptyResult` for a legacy peer.
+                None => Bytes::from_static(b"{}"),
+            };
+            let frame = Frame::response(&id, result).holding(Writing::start(&writing, &answered));
             let _ = out.send(frame).await;
             calls.fetch_add(1, Ordering::Relaxed);
             // The id goes before the wake-up, so the window finds it gone when it looks.

@@ -47,7 +47,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rmcp::RoleServer;
 use rmcp::model::ServerResult;
-use rmcp::model::{ClientNotification, ClientRequest, ErrorData, JsonRpcMessage, JsonRpcNotification, RequestId};
+use rmcp::model::{ClientNotification, ErrorData, JsonRpcMessage, JsonRpcNotification, RequestId};
 use rmcp::service::{RxJsonRpcMessage, TxJsonRpcMessage};
 use rmcp::transport::Transport;
 use rmcp::transport::{StdioReader, stdio_pipes};
@@ -346,10 +346,9 @@ impl<R: AsyncRead + Unpin + Send + 'static> Transport<RoleServer> for Stdio<R> {
                             JsonRpcMessage::Request(request)
                                 if self.fast.as_ref().is_some_and(|fast| fast.takes(&request)) =>
                             {
-                                let ClientRequest::CallToolRequest(call) = request.request else { continue };
                                 self.in_flight.insert(request.id.clone());
                                 if let Some(fast) = &mut self.fast {
-                                    fast.spawn(request.id, call.params, &self.out, &self.writing, &self.answered);
+                                    fast.spawn(request, &self.out, &self.writing, &self.answered);
                                 }
                             }
                             message => {

@@ -7,7 +7,7 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, AtomicUsize};
 
-use rmcp::model::{CallToolRequestParams, ClientRequest, JsonRpcRequest, RequestId};
+use rmcp::model::{ClientRequest, JsonRpcRequest, RequestId};
 use tokio::sync::Notify;
 
 use super::out::Out;
@@ -28,7 +28,7 @@ impl FastPath {
         match *self {}
     }
 
-    pub fn spawn(&mut self, _: RequestId, _: CallToolRequestParams, _: &Out, _: &Arc<AtomicUsize>, _: &Arc<Notify>) {
+    pub fn spawn(&mut self, _: JsonRpcRequest<ClientRequest>, _: &Out, _: &Arc<AtomicUsize>, _: &Arc<Notify>) {
         match *self {}
     }
 
