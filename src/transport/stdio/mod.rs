@@ -38,8 +38,8 @@
 //!
 //! When the transport serves m1nd's own [`Server`], a `tools/call` of a
 //! session that initialized the legacy way is answered by the service
-//! directly and its kept answer written as bytes (`fast.rs`); every promise
-//! above holds for those calls too.
+//! directly and its kept answer written as bytes, and a `ping` with rmcp's
+//! empty result (`fast.rs`); every promise above holds for those too.
 
 use std::collections::HashSet;
 use std::sync::Arc;
