@@ -12,6 +12,7 @@
 #   tests/e2e/run.sh bench            the stdio latency bench (bench_stdio.py) on the debug build
 #   tests/e2e/run.sh bench --release  the same on a release build (built here if needed)
 #   tests/e2e/run.sh bench-http [--release]  the HTTP bench (bench_http.py), with stdio's ratio
+#   tests/e2e/run.sh bench-validation [--release]  what the SDK's outputSchema check costs (bench_validation.py)
 #
 # The venv lives in target/e2e-venv and is reused while requirements.txt is unchanged.
 # M1ND_BIN names the server binary and skips the build; by default it is built with cargo.
@@ -27,7 +28,7 @@ if [[ "${1:-}" == "--postgresql" ]]; then
   export M1ND_E2E_STORE=postgresql
   shift
 fi
-if [[ "${1:-}" == "bench" || "${1:-}" == "bench-http" ]]; then
+if [[ "${1:-}" == "bench" || "${1:-}" == "bench-http" || "${1:-}" == "bench-validation" ]]; then
   mode="$1"
   shift
   if [[ "${1:-}" == "--release" ]]; then
@@ -68,6 +69,9 @@ if [[ "$mode" == bench ]]; then
 fi
 if [[ "$mode" == bench-http ]]; then
   exec "$venv/bin/python" "$here/bench_http.py" "$@"
+fi
+if [[ "$mode" == bench-validation ]]; then
+  exec "$venv/bin/python" "$here/bench_validation.py" "$@"
 fi
 
 set +e

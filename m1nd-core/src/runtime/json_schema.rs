@@ -52,22 +52,36 @@ pub fn cockpit() -> Value {
             "entries": {
                 "type": "array",
                 "items": {
-                    "type": "object",
                     "description": "A numbered choice: the reference a human would type, and a static label or an item.",
-                    "properties": {
-                        "select": { "type": "string" },
-                        "label": { "type": "string" },
-                        "item": { "type": "string" },
-                        "mark": { "type": "string", "description": "The item's kind, when marked (e.g. candidate)." }
-                    },
-                    "required": ["select"],
-                    "oneOf": [{ "required": ["label"] }, { "required": ["item"] }],
-                    "additionalProperties": false
+                    // Two shapes that exclude each other (one forbids `item`, the other `label`), so
+                    // `anyOf` says "exactly one of `label` and `item`" as a `oneOf` would, and a
+                    // validator stops at the first shape that fits instead of trying both: the
+                    // official Python SDK checks every answer against this schema, and this way
+                    // costs it about 30% less (`tests/e2e/bench_validation.py`).
+                    "anyOf": [entry_shape("label"), entry_shape("item")]
                 }
             },
             "back": { "type": "string", "description": "Where back (`0`) leads, as a reference." }
         },
         "required": ["schema", "level", "title", "menu_sig", "state_sig", "store_version"],
+        "additionalProperties": false
+    })
+}
+
+/// A cockpit entry that shows `text` (`label` or `item`), and no other text key.
+fn entry_shape(text: &str) -> Value {
+    let string = json!({ "type": "string" });
+    let mut properties = serde_json::Map::new();
+    properties.insert("select".into(), string.clone());
+    properties.insert(text.into(), string);
+    properties.insert(
+        "mark".into(),
+        json!({ "type": "string", "description": "The item's kind, when marked (e.g. candidate)." }),
+    );
+    json!({
+        "type": "object",
+        "properties": properties,
+        "required": ["select", text],
         "additionalProperties": false
     })
 }
@@ -93,26 +107,37 @@ mod tests {
         }
     }
 
-    /// Every key written is declared with its type; every required key is written.
-    fn conforms(schema: &Value, value: &Value, at: &str) {
-        let properties = schema["properties"].as_object().expect("properties");
-        let object = value.as_object().unwrap_or_else(|| panic!("{at}: not an object"));
+    /// Every key written is declared with its type; every required key is
+    /// written; under `anyOf`, exactly one shape fits (the shapes exclude
+    /// each other).
+    fn conforms(schema: &Value, value: &Value, at: &str) -> Result<(), String> {
+        if let Some(shapes) = schema.get("anyOf").and_then(Value::as_array) {
+            let fits = shapes.iter().filter(|shape| conforms(shape, value, at).is_ok()).count();
+            return if fits == 1 { Ok(()) } else { Err(format!("{at}: {fits} of the shapes fit {value}")) };
+        }
+        let properties = schema["properties"].as_object().ok_or(format!("{at}: no properties"))?;
+        let object = value.as_object().ok_or(format!("{at}: not an object"))?;
         for (key, value) in object {
-            let declared = properties.get(key).unwrap_or_else(|| panic!("{at}: `{key}` is written but not declared"));
-            assert!(has_type(declared, value), "{at}.{key}: {value} is not {declared}");
+            let declared = properties.get(key).ok_or(format!("{at}: `{key}` is written but not declared"))?;
+            if !has_type(declared, value) {
+                return Err(format!("{at}.{key}: {value} is not {declared}"));
+            }
             if declared.get("properties").is_some() {
-                conforms(declared, value, &format!("{at}.{key}"));
+                conforms(declared, value, &format!("{at}.{key}"))?;
             }
             if let (Some(items), Some(values)) = (declared.get("items"), value.as_array()) {
                 for (i, v) in values.iter().enumerate() {
-                    conforms(items, v, &format!("{at}.{key}[{i}]"));
+                    conforms(items, v, &format!("{at}.{key}[{i}]"))?;
                 }
             }
         }
         for key in schema["required"].as_array().into_iter().flatten() {
             let key = key.as_str().expect("a key");
-            assert!(object.contains_key(key), "{at}: `{key}` is required but not written");
+            if !object.contains_key(key) {
+                return Err(format!("{at}: `{key}` is required but not written"));
+            }
         }
+        Ok(())
     }
 
     fn entry(select: &str, text: EntryText, mark: Option<&'static str>) -> Entry {
@@ -136,9 +161,26 @@ mod tests {
         full.facts = vec![("status".into(), "ratified".into())];
         full.back = Some("root".into());
         let schema = cockpit();
-        conforms(&schema, &to_value(&full), "full");
+        conforms(&schema, &to_value(&full), "full").unwrap();
 
         let bare = View::new(Path::Root, "m1nd cockpit".into(), "st_1".into(), 0);
-        conforms(&schema, &to_value(&bare), "bare");
+        conforms(&schema, &to_value(&bare), "bare").unwrap();
+    }
+
+    /// An entry shows a label or an item, never both and never neither.
+    #[test]
+    fn an_entry_with_both_texts_or_none_does_not_conform() {
+        let items = &cockpit()["properties"]["entries"]["items"];
+        for fits in [json!({"select": "1", "label": "a"}), json!({"select": "2", "item": "x", "mark": "candidate"})] {
+            conforms(items, &fits, "entry").unwrap();
+        }
+        for wrong in [
+            json!({"select": "1"}),
+            json!({"select": "1", "label": "a", "item": "x"}),
+            json!({"label": "a"}),
+            json!({"select": "1", "label": "a", "extra": "b"}),
+        ] {
+            assert!(conforms(items, &wrong, "entry").is_err(), "{wrong} was taken");
+        }
     }
 }
