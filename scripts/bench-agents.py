@@ -33,6 +33,8 @@ import jwt  # noqa: E402
 import seed  # noqa: E402
 from cryptography.hazmat.primitives import serialization  # noqa: E402
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
+import quiet  # noqa: E402  (refuses to measure on a busy machine)
 
 ROOT = Path(__file__).resolve().parents[1]
 ISSUER, AUDIENCE = "https://auth.bench.example", "https://m1nd.bench.example/mcp"
@@ -157,6 +159,7 @@ def main() -> int:
     parser.add_argument("--idle-calls", type=int, default=300)
     parser.add_argument("--alerts", type=int, default=20_000, help="alerts seeded: what makes `doctor` a real read")
     args = parser.parse_args()
+    quiet.require_quiet("bench-agents")
     if not 1 <= args.connections <= 200 or not 1 <= args.seconds <= 120 or not 10 <= args.idle_calls <= 10_000:
         sys.exit("--connections 1..200, --seconds 1..120, --idle-calls 10..10000")
     if not 0 <= args.alerts <= 1_000_000:

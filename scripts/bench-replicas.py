@@ -46,6 +46,8 @@ import seed  # noqa: E402
 from mcp_http import Client, Outcome, free_port  # noqa: E402
 from server import start_on_any_port  # noqa: E402
 from team import machine, percentile  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
+import quiet  # noqa: E402  (refuses to measure on a busy machine)
 
 ROOT = Path(__file__).resolve().parents[1]
 UP_TIMEOUT_S = 30.0
@@ -187,6 +189,7 @@ def main() -> int:
     parser.add_argument("--replicas", default="1,2,4", help="PostgreSQL replica counts to run")
     parser.add_argument("--json", action="store_true", help="also write target/bench-replicas/report.json")
     args = parser.parse_args()
+    quiet.require_quiet("bench-replicas")
     if not 1 <= args.seconds <= 600 or not 0 <= args.writers <= 256 or not 0 <= args.readers <= 64:
         sys.exit("--seconds must be 1..600, --writers 0..256 and --readers 0..64")
     if not 0 <= args.lookers <= 64:

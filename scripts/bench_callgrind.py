@@ -57,6 +57,8 @@ import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
+sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
+import quiet  # noqa: E402  (refuses to measure on a busy machine)
 
 ROOT = Path(__file__).resolve().parents[1]
 #: The longest one valgrind run may take (N = 400 fresh composes take about a minute).
@@ -281,6 +283,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
     parser.add_argument("--only", action="append", default=[], metavar="KIND", help="run only this kind (repeatable; ping always runs)")
     args = parser.parse_args()
+    quiet.require_quiet("bench_callgrind")
     names = [kind.name for kind in KINDS]
     unknown = [name for name in args.only if name not in names]
     if unknown:

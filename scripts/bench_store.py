@@ -18,6 +18,9 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+import sys
+sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
+import quiet  # noqa: E402  (refuses to measure on a busy machine)
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZES = (1_000, 10_000, 100_000)
@@ -103,6 +106,7 @@ def main() -> None:
     parser.add_argument("--sqlite", type=Path, required=True)
     parser.add_argument("--json", type=Path, required=True)
     args = parser.parse_args()
+    quiet.require_quiet("bench_store")
 
     results: dict[str, dict[int, tuple[float, float]]] = {"sqlite": {}, "json": {}}
     with tempfile.TemporaryDirectory(prefix="m1nd-bench-store-") as tmp:

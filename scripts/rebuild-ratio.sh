@@ -23,6 +23,8 @@ time_after_touch() {
 median() { sort -n | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : int((a[NR/2] + a[NR/2+1]) / 2)}'; }
 
 build
+# Timed only on a quiet machine (after the build above has let the load fall): else nothing is recorded.
+python3 scripts/lib/quiet.py rebuild-ratio
 policy=(); code=()
 for _ in $(seq "$rounds"); do
   policy+=("$(time_after_touch policy/cockpit.toml)")

@@ -42,6 +42,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mcp_http import SESSION_VERSION, Client, Outcome  # noqa: E402
 from server import start_on_any_port, status_kib  # noqa: E402
 from procgroup import stop  # noqa: E402 (tests/lib, put on the path by server.py)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
+import quiet  # noqa: E402  (refuses to measure on a busy machine)
 
 #: The whole flood may take at most this long (a debug build does ~1,000 calls a second).
 FLOOD_TIMEOUT_S = 600.0
@@ -132,6 +134,7 @@ def main() -> int:
     parser.add_argument("--floods", type=int, default=2, help="floods in all, each after the idle wait (default 2)")
     parser.add_argument("--max-rss-mb", type=float, default=300.0, help="fail when RSS after the flood exceeds it")
     args = parser.parse_args()
+    quiet.require_quiet("loadtest sessions")
     if not 1 <= args.count <= 200_000 or not 1 <= args.threads <= 64 or not 1 <= args.floods <= 10:
         parser.error("--count must be 1..200000, --threads 1..64 and --floods 1..10")
 

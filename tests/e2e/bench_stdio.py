@@ -4,7 +4,7 @@ One `m1nd serve` process on a fresh demo store, one official-SDK client session,
 of each of: `ping`, `tools/list`, `cockpit` at the root, and a `cockpit` drill (`2@menu_sig`).
 The four kinds are interleaved so that drift in the machine's load falls on all of them alike.
 Prints p50 and p99 in milliseconds and the cockpit/ping ratios; the goal is a cockpit call
-within 1.5x the ping round trip. Always exits 0 when the measurement itself succeeds.
+within 1.2x the ping round trip. Always exits 0 when the measurement itself succeeds.
 
 `--raw` adds a second, separate measurement with a bare newline-delimited JSON-RPC client (no
 SDK), on a second server process, to show how much of each round trip is the client's.
@@ -30,8 +30,10 @@ import anyio
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import harness  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts" / "lib"))
+import quiet  # noqa: E402  (refuses to measure on a busy machine)
 
-GOAL = 1.5
+GOAL = 1.2  # issue "figures that hold", item 3: the SDK within 1.2x a ping
 
 
 def percentile(samples: list[float], p: float) -> float:
@@ -176,6 +178,7 @@ def main() -> int:
     parser.add_argument("--raw", action="store_true", help="also measure with a bare JSON-RPC client")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
+    quiet.require_quiet("bench_stdio")
     results = [anyio.run(bench, args.n, args.warmup)]
     if args.raw:
         results.append(bench_raw(args.n, args.warmup))

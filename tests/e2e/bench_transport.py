@@ -31,6 +31,8 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts" / "lib"))
+import quiet  # noqa: E402  (refuses to measure on a busy machine)
 
 ROOT = Path(__file__).resolve().parents[2]
 MIB = 1024 * 1024
@@ -126,6 +128,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=100_000)
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    quiet.require_quiet("bench_transport")
     n = args.n
     size = 15 * MIB
 

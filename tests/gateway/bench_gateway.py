@@ -37,6 +37,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_http import HttpClient  # noqa: E402
 from gateway_harness import m1nd_bin, set_mode, spawn, stop  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts" / "lib"))
+import quiet  # noqa: E402  (refuses to measure on a busy machine)
 
 GOAL_MS = 0.2
 TOOL = "north"
@@ -107,7 +109,7 @@ def alternate(clients: dict[str, Any], method: str, params: dict[str, Any], roun
 
 def bench(n: int, warmup: int, budget_s: float, mcp_proxy: str | None) -> dict[str, Any]:
     m1nd = str(m1nd_bin())
-    call = {"name": TOOL, "arguments": {}}
+    call = {"name": TOOL, "arguments": {"task": "bench"}}
     with tempfile.TemporaryDirectory(prefix="m1nd-gateway-bench-") as tmp:
         store = Path(tmp) / "store"
         subprocess.run([m1nd, "init", "--demo", "--store", str(store)], check=True, capture_output=True)
@@ -197,6 +199,7 @@ def main() -> int:
                         help="the mcp-proxy executable for the HTTP phase (default: $M1ND_BENCH_MCP_PROXY)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    quiet.require_quiet("bench_gateway")
     result = bench(args.n, args.warmup, args.budget, args.mcp_proxy)
     print(json.dumps(result, indent=2) if args.json else report(result))
     return 0
