@@ -77,6 +77,11 @@ pub const MAX_TEXT_CAP: u16 = 4_000;
 /// `item_tokens`. Where even that floor does not fit, the floor stays and
 /// M011 reports the overrun.
 pub fn fit_text_caps(table: &mut Cockpit) {
+    // The loudest state is built once; a step of one slot's search changes
+    // only the readings of that slot's card, so only those are made again
+    // (rebuilding every slot's twenty loudest items at each step was most of
+    // compiling the real policy).
+    let mut loud = loud_reader(table);
     for index in 0..table.slots.len() {
         let slot = &table.slots[index];
         let (Some(items), Some(_)) = (slot.facet.items(), &slot.collection) else {
@@ -84,38 +89,49 @@ pub fn fit_text_caps(table: &mut Cockpit) {
         };
         let floor = items.field(items.headline).map_or(cap::HEADLINE, |f| f.cap);
         let floor = u16::try_from(floor).unwrap_or(MAX_TEXT_CAP).min(MAX_TEXT_CAP);
-        let fits = |table: &mut Cockpit, text_cap: u16| {
-            set_text_cap(table, index, text_cap);
-            item_view_tokens(table, index) <= table.budget.item_tokens as usize
+        let fits = |table: &mut Cockpit, loud: &mut MemoryReader, text_cap: u16| {
+            set_text_cap(table, loud, index, text_cap);
+            item_view_tokens(table, loud, index) <= table.budget.item_tokens as usize
         };
         // The size grows with the cap, so the largest cap that fits is found by halving.
         let (mut lo, mut hi) = (floor, MAX_TEXT_CAP);
-        if !fits(table, lo) {
-            set_text_cap(table, index, floor);
+        if !fits(table, &mut loud, lo) {
+            set_text_cap(table, &mut loud, index, floor);
             continue;
         }
         while lo < hi {
             let mid = lo + (hi - lo).div_ceil(2);
-            if fits(table, mid) { lo = mid } else { hi = mid - 1 }
+            if fits(table, &mut loud, mid) { lo = mid } else { hi = mid - 1 }
         }
-        set_text_cap(table, index, lo);
+        set_text_cap(table, &mut loud, index, lo);
     }
 }
 
-fn set_text_cap(table: &mut Cockpit, index: usize, text_cap: u16) {
+/// Set slot `index`'s text cap, and make `loud` what [`loud_reader`] now gives.
+fn set_text_cap(table: &mut Cockpit, loud: &mut MemoryReader, index: usize, text_cap: u16) {
     if let Some(collection) = table.slots.to_mut()[index].collection.as_mut() {
         collection.text_cap = text_cap;
     }
+    if let Some(card) = table.slots[index].kind.source().map(|read| read.card().to_owned()) {
+        // Every slot reading that card, in order: the last one's reading is the card's, as in `loud_reader`.
+        let max_limit = max_limit(table);
+        for slot in table.slots.iter() {
+            if let Some((other, reading)) = loud_reading(slot, max_limit)
+                && other == card
+            {
+                loud.by_card.insert(other.to_owned(), Ok(reading));
+            }
+        }
+    }
 }
 
-/// The loudest item view of slot `index`, in tokens.
-fn item_view_tokens(table: &Cockpit, index: usize) -> usize {
+/// The loudest item view of slot `index`, in tokens, with `loud` the loudest state.
+fn item_view_tokens(table: &Cockpit, loud: &MemoryReader, index: usize) -> usize {
     let slot = &table.slots[index];
-    let loud = loud_reader(table);
-    let snapshot = Snapshot::take(table, &loud);
+    let snapshot = Snapshot::take(table, loud);
     let path = Path::Item { slot: slot.n, item: 1 };
-    match Composer::new(table, &loud, &snapshot).level(path) {
-        Ok(view) => Loudest::new(table).drill(slot, path, view).0,
+    match Composer::new(table, loud, &snapshot).level(path) {
+        Ok(view) => Loudest::with(table, loud).drill(slot, path, view).0,
         Err(_) => 0,
     }
 }
@@ -129,7 +145,12 @@ struct Loudest {
 
 impl Loudest {
     fn new(table: &Cockpit) -> Self {
-        Self { state_sig: longest_state_sig(table), note: longest_note() }
+        Self::with(table, &loud_reader(table))
+    }
+
+    /// The same, with `loud` already built: it must be [`loud_reader`]'s.
+    fn with(table: &Cockpit, loud: &MemoryReader) -> Self {
+        Self { state_sig: longest_state_sig(table, loud), note: longest_note() }
     }
 
     /// A drill level made loudest: a collection or item titled with the
@@ -222,9 +243,8 @@ fn numbers_for(facet: Facet, condition: &str) -> Reading {
     placeholders.iter().fold(Reading::default(), |r, p| r.with(p, u64::MAX))
 }
 
-fn longest_state_sig(table: &Cockpit) -> String {
-    let loud = loud_reader(table);
-    let mut snapshot = Snapshot::take(table, &loud);
+fn longest_state_sig(table: &Cockpit, loud: &MemoryReader) -> String {
+    let mut snapshot = Snapshot::take(table, loud);
     snapshot.store_version = u64::MAX;
     state_sig(table, &snapshot)
 }
@@ -239,26 +259,37 @@ fn longest_note() -> String {
 /// The loudest state every read can return.
 fn loud_reader(table: &Cockpit) -> MemoryReader {
     let mut reader = MemoryReader { version: u64::MAX, ..MemoryReader::default() };
-    let max_limit = table.slots.iter().filter_map(|s| s.collection.as_ref()).map(|c| c.limit).max().unwrap_or(0);
+    let max_limit = max_limit(table);
     for slot in table.slots.iter() {
-        let Some(read) = slot.kind.source() else {
-            continue;
-        };
-        let mut reading = Facet::ALL
-            .iter()
-            .flat_map(|f| f.conditions())
-            .flat_map(|c| c.placeholders)
-            .fold(Reading::default(), |r, p| r.with(p, u64::MAX));
-        if let Some(items) = slot.facet.items() {
-            // The headline at its item view's cap, every other field at its own.
-            let text_cap = slot.collection.as_ref().map_or(0, |c| usize::from(c.text_cap));
-            let width = |f: &crate::facets::Field| if f.name == items.headline { f.cap.max(text_cap) } else { f.cap };
-            let item = Item::new(items.fields.iter().map(|f| (f.name, "\"".repeat(width(f)))));
-            reading.items = vec![item; usize::from(max_limit)];
+        if let Some((card, reading)) = loud_reading(slot, max_limit) {
+            reader.by_card.insert(card.to_owned(), Ok(reading));
         }
-        reader.by_card.insert(read.card().to_owned(), Ok(reading));
     }
     let line = Item::new([("x", "\"".repeat(cap::RESULT_LINE))]);
     reader.action = Reading::listing(vec![line; RESULT_LINES]);
     reader
+}
+
+/// The longest list any collection shows.
+fn max_limit(table: &Cockpit) -> u16 {
+    table.slots.iter().filter_map(|s| s.collection.as_ref()).map(|c| c.limit).max().unwrap_or(0)
+}
+
+/// The loudest reading of `slot`'s card, and the card: every number at its
+/// largest, and `max_limit` items with every field at its cap (the headline
+/// at the slot's item-view cap).
+fn loud_reading(slot: &Slot, max_limit: u16) -> Option<(&str, Reading)> {
+    let read = slot.kind.source()?;
+    let mut reading = Facet::ALL
+        .iter()
+        .flat_map(|f| f.conditions())
+        .flat_map(|c| c.placeholders)
+        .fold(Reading::default(), |r, p| r.with(p, u64::MAX));
+    if let Some(items) = slot.facet.items() {
+        let text_cap = slot.collection.as_ref().map_or(0, |c| usize::from(c.text_cap));
+        let width = |f: &crate::facets::Field| if f.name == items.headline { f.cap.max(text_cap) } else { f.cap };
+        let item = Item::new(items.fields.iter().map(|f| (f.name, "\"".repeat(width(f)))));
+        reading.items = vec![item; usize::from(max_limit)];
+    }
+    Some((read.card(), reading))
 }
