@@ -21,35 +21,19 @@
 //!
 //! The law pages need none of this: they `{{#include}}` blessed ui `.stderr`.
 
+mod documents;
 mod server_support;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
+use documents::documents;
 use server_support::{BIN, demo_store};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const MARKER: &str = "<!-- output: m1nd ";
 const NOT_CHECKED: &str = "<!-- output: not checked: ";
 const PROMPT: &str = "$ m1nd ";
-
-/// The README and every page of the guide.
-fn documents() -> Vec<PathBuf> {
-    let mut found = vec![Path::new(ROOT).join("README.md")];
-    let mut dirs = vec![Path::new(ROOT).join("docs/guide/src")];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    found
-}
 
 fn shown(path: &Path) -> String {
     path.strip_prefix(ROOT).unwrap_or(path).display().to_string()

@@ -21,36 +21,20 @@
 //! `docs/benchmarks.md` is the lab notebook the figures are taken from (with
 //! the runs that led to them); it is not checked here.
 
+mod documents;
 #[path = "figures/model.rs"]
 mod model;
 #[path = "figures/pages.rs"]
 mod pages;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
+use documents::documents;
 use model::{Figures, load};
 use pages::{Block, blocks, render_block, strays};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
-
-/// The README and every page of the guide.
-fn documents() -> Vec<PathBuf> {
-    let mut found = vec![Path::new(ROOT).join("README.md")];
-    let mut dirs = vec![Path::new(ROOT).join("docs/guide/src")];
-    while let Some(dir) = dirs.pop() {
-        for entry in std::fs::read_dir(&dir).expect("guide dir") {
-            let path = entry.expect("entry").path();
-            if path.is_dir() {
-                dirs.push(path);
-            } else if path.extension().is_some_and(|e| e == "md") {
-                found.push(path);
-            }
-        }
-    }
-    found.sort();
-    found
-}
 
 fn figures() -> Figures {
     load(&Path::new(ROOT).join("docs/figures.toml")).unwrap_or_else(|e| panic!("docs/figures.toml: {e}"))

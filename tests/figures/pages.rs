@@ -114,7 +114,7 @@ fn goal(p: &Provenance) -> String {
 }
 
 fn readme_table<'a>(rows: impl Iterator<Item = &'a Figure>) -> String {
-    let mut out = String::from("| what | figure | against | goal | reproduce |\n| --- | --- | --- | --- | --- |\n");
+    let mut out = String::from("| what | figure | against | goal | reproduce |\n|---|---|---|---|---|\n");
     for f in rows {
         let against = f.against.as_deref().unwrap_or("");
         out += &format!(
@@ -131,7 +131,7 @@ fn readme_table<'a>(rows: impl Iterator<Item = &'a Figure>) -> String {
 fn measured_table(t: &Measured) -> String {
     let mut out = format!("| {} |\n|", t.columns.join(" | "));
     for n in 0..t.columns.len() {
-        out += if n == 0 { " --- |" } else { " ---: |" };
+        out += if n == 0 { "---|" } else { "---:|" };
     }
     out.push('\n');
     for row in &t.rows {
