@@ -13,7 +13,9 @@ show what re-listing costs a call. A third phase puts the same upstream behind t
 `m1nd gateway --http 127.0.0.1:0` and the PyPI `mcp-proxy` (its Streamable HTTP side, given by
 `--mcp-proxy` or M1ND_BENCH_MCP_PROXY; run.sh installs it into its own venv), and alternates the
 same call through each with one bare Streamable HTTP client (bench_http.py): p50 and p99 of each
-and the ratio mcp-proxy/gateway. Each timed series stops early, with the rounds it has, once it has run
+and the ratio mcp-proxy/gateway. Last, the call comparison again in front of two upstreams
+nobody here wrote, mcp-server-git (`git_status`) and server-filesystem (`list_directory`), each
+behind the policy `m1nd policy import` makes for it (read-write). Each timed series stops early, with the rounds it has, once it has run
 `--budget` seconds. Always exits 0 when the measurement itself succeeds.
 
     python tests/gateway/bench_gateway.py [--n 500] [--warmup 50] [--budget 300] [--mcp-proxy PATH] [--json]
@@ -36,7 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_http import HttpClient  # noqa: E402
-from gateway_harness import m1nd_bin, set_mode, spawn, stop  # noqa: E402
+from gateway_harness import filesystem_server, m1nd_bin, set_mode, spawn, stop, venv_bin  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts" / "lib"))
 import quiet  # noqa: E402  (refuses to measure on a busy machine)
 
@@ -158,6 +160,43 @@ def bench(n: int, warmup: int, budget_s: float, mcp_proxy: str | None) -> dict[s
     }
 
 
+def other_upstreams(n: int, warmup: int, budget_s: float) -> dict[str, Any]:
+    """The same comparison in front of two upstreams nobody here wrote: mcp-server-git (`git_status`
+    on a fresh repository) and @modelcontextprotocol/server-filesystem (`list_directory` on a
+    small tree), each with the gateway policy `m1nd policy import` makes for it, in read-write mode so that the
+    call is forwarded (the import marks tools without annotations as writes)."""
+    m1nd = str(m1nd_bin())
+    out: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="m1nd-gateway-bench-up-") as tmp:
+        repo = Path(tmp) / "repo"
+        repo.mkdir()
+        subprocess.run(["git", "init", "-q", str(repo)], check=True)
+        (repo / "README").write_text("bench\n")
+        tree = Path(tmp) / "tree"
+        for name in ("a", "b", "c"):
+            (tree / name).mkdir(parents=True)
+            (tree / name / "file.txt").write_text(name)
+        upstreams = {
+            "mcp-server-git": ([venv_bin("mcp-server-git"), "--repository", str(repo)],
+                               {"name": "git_status", "arguments": {"repo_path": str(repo)}}),
+            "server-filesystem": (filesystem_server(tree), {"name": "list_directory", "arguments": {"path": str(tree)}}),
+        }
+        for label, (upstream, call) in upstreams.items():
+            policy = Path(tmp) / f"policy-{label}"
+            subprocess.run([m1nd, "policy", "import", "--policy", str(policy), "--", *upstream], check=True,
+                           capture_output=True)
+            set_mode(policy, "read-write")  # as for m1nd serve above: the call is forwarded, not refused
+            clients = {"direct": Client(upstream), "gateway": Client([m1nd, "gateway", "--policy", str(policy), "--", *upstream])}
+            try:
+                stats = alternate(clients, "tools/call", call, n, warmup, budget_s)
+            finally:
+                for client in clients.values():
+                    client.close()
+            out[label] = {"tool": call["name"], "stats": stats,
+                          "added_ms": {p: stats["gateway"][f"{p}_ms"] - stats["direct"][f"{p}_ms"] for p in ("p50", "p99")}}
+    return out
+
+
 def report(r: dict[str, Any]) -> str:
     lines = [
         f"tools/call {r['tool']} on m1nd serve ({r['binary']}), bare JSON-RPC client, {r['n']} round trips each "
@@ -190,6 +229,18 @@ def report(r: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+def report_upstreams(r: dict[str, Any]) -> str:
+    lines = []
+    for label, u in r.get("upstreams", {}).items():
+        lines.append(f"tools/call {u['tool']} on {label}, directly and through m1nd gateway, alternating")
+        for name, s in u["stats"].items():
+            lines.append(f"{name:<10}{s['p50_ms']:>10.3f}{s['p99_ms']:>10.3f}   n={s['n']}")
+        added = u["added_ms"]
+        verdict = "within goal" if added["p50"] <= r["goal_ms"] else f"above the +{r['goal_ms']} ms goal"
+        lines.append(f"{'added':<10}{added['p50']:>+10.3f}{added['p99']:>+10.3f}   p50 {verdict}")
+    return "\n".join(lines)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--n", type=int, default=500)
@@ -201,7 +252,8 @@ def main() -> int:
     args = parser.parse_args()
     quiet.require_quiet("bench_gateway")
     result = bench(args.n, args.warmup, args.budget, args.mcp_proxy)
-    print(json.dumps(result, indent=2) if args.json else report(result))
+    result["upstreams"] = other_upstreams(args.n, args.warmup, args.budget)
+    print(json.dumps(result, indent=2) if args.json else f"{report(result)}\n{report_upstreams(result)}")
     return 0
 
 
