@@ -112,16 +112,13 @@ fn set_text_cap(table: &mut Cockpit, loud: &mut MemoryReader, index: usize, text
     if let Some(collection) = table.slots.to_mut()[index].collection.as_mut() {
         collection.text_cap = text_cap;
     }
-    if let Some(card) = table.slots[index].kind.source().map(|read| read.card().to_owned()) {
-        // Every slot reading that card, in order: the last one's reading is the card's, as in `loud_reader`.
-        let max_limit = max_limit(table);
-        for slot in table.slots.iter() {
-            if let Some((other, reading)) = loud_reading(slot, max_limit)
-                && other == card
-            {
-                loud.by_card.insert(other.to_owned(), Ok(reading));
-            }
-        }
+    let Some(card) = table.slots[index].kind.source().map(|read| read.card().to_owned()) else {
+        return;
+    };
+    // The last slot reading that card gives the card's reading, as in `loud_reader`; only it is built.
+    let last = table.slots.iter().rev().find(|slot| slot.kind.source().is_some_and(|read| read.card() == card));
+    if let Some((card, reading)) = last.and_then(|slot| loud_reading(slot, max_limit(table))) {
+        loud.by_card.insert(card.to_owned(), Ok(reading));
     }
 }
 
