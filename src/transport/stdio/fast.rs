@@ -16,8 +16,9 @@
 //! [`Server`](crate::mcp::Server), and strips `resultType: "complete"` from the
 //! result for the legacy peer; [`Answer::legacy_json`] is that result,
 //! serialised. A `ping` gets rmcp's empty result, `{}`. A test drives one
-//! session through both paths and compares the bytes. Everything else (2026-07-28 requests, a call before `initialize`,
-//! other methods) goes to rmcp as before.
+//! session through both paths and compares the bytes. Everything else
+//! (2026-07-28 requests, a call before `initialize`, other methods) goes to
+//! rmcp as before.
 //!
 //! A call here keeps every promise of the transport: its id is in flight
 //! until its answer is written, the window counts it, and a
@@ -30,7 +31,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
-use rmcp::model::{CallToolRequestParams, ClientRequest, GetMeta, JsonRpcRequest, RequestId};
+use rmcp::model::{ClientRequest, GetMeta, JsonRpcRequest, RequestId};
 use tokio::sync::{Notify, mpsc};
 use tokio::task::{AbortHandle, JoinSet};
 
@@ -87,23 +88,12 @@ impl FastPath {
         writing: &Arc<AtomicUsize>,
         answered: &Arc<Notify>,
     ) {
-        let (id, request) = (request.id, request.request);
-        let call = match request {
+        let id = request.id;
+        // No call: a ping.
+        let call = match request.request {
             ClientRequest::CallToolRequest(call) => Some(call.params),
             _ => None,
         };
-        self.answer(id, call, out, writing, answered);
-    }
-
-    /// Answer `call` under `id`, or a ping when there is no call.
-    fn answer(
-        &mut self,
-        id: RequestId,
-        call: Option<CallToolRequestParams>,
-        out: &Out,
-        writing: &Arc<AtomicUsize>,
-        answered: &Arc<Notify>,
-    ) {
         let (service, out, done) = (self.service.clone(), out.clone(), self.done_tx.clone());
         let (writing, answered) = (Arc::clone(writing), Arc::clone(answered));
         let key = id.clone();
