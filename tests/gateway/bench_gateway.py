@@ -186,8 +186,11 @@ def other_upstreams(n: int, warmup: int, budget_s: float) -> dict[str, Any]:
             subprocess.run([m1nd, "policy", "import", "--policy", str(policy), "--", *upstream], check=True,
                            capture_output=True)
             set_mode(policy, "read-write")  # as for m1nd serve above: the call is forwarded, not refused
-            clients = {"direct": Client(upstream), "gateway": Client([m1nd, "gateway", "--policy", str(policy), "--", *upstream])}
+            clients: dict[str, Client] = {}
             try:
+                # One at a time inside the try: if the second cannot start, the first is still stopped.
+                clients["direct"] = Client(upstream)
+                clients["gateway"] = Client([m1nd, "gateway", "--policy", str(policy), "--", *upstream])
                 stats = alternate(clients, "tools/call", call, n, warmup, budget_s)
             finally:
                 for client in clients.values():
