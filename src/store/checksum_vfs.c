@@ -77,13 +77,32 @@ typedef struct PsumFile {
 
 /* ---------------------------------------------------------------- checksum */
 
-/* 64-bit FNV-1a of n bytes. */
+/* One step of 64-bit FNV-1a. */
+#define FNV1A_STEP(h, byte) ((h) = ((h) ^ (byte)) * 0x100000001b3ULL)
+
+/* 64-bit FNV-1a of n bytes.
+**
+** Every page written or read runs through here, so it is the write path's
+** largest cost. FNV-1a is one byte at a time by definition (each step
+** multiplies the one before), so the loop takes eight bytes per turn: the
+** same steps in the same order, with one loop test per eight bytes instead
+** of per byte (every page size is a multiple of eight; the tail loop takes
+** any other length). */
 static sqlite3_uint64 fnv1a64(const unsigned char *a, int n) {
   sqlite3_uint64 h = 0xcbf29ce484222325ULL;
-  int i;
-  for (i = 0; i < n; i++) {
-    h ^= a[i];
-    h *= 0x100000001b3ULL;
+  int i = 0;
+  for (; i + 8 <= n; i += 8) {
+    FNV1A_STEP(h, a[i]);
+    FNV1A_STEP(h, a[i + 1]);
+    FNV1A_STEP(h, a[i + 2]);
+    FNV1A_STEP(h, a[i + 3]);
+    FNV1A_STEP(h, a[i + 4]);
+    FNV1A_STEP(h, a[i + 5]);
+    FNV1A_STEP(h, a[i + 6]);
+    FNV1A_STEP(h, a[i + 7]);
+  }
+  for (; i < n; i++) {
+    FNV1A_STEP(h, a[i]);
   }
   return h;
 }
