@@ -13,6 +13,12 @@ use rusqlite::{Connection, OpenFlags};
 use super::error::StoreError;
 use super::{checksum, turnstile};
 
+/// How many prepared statements a connection keeps (rusqlite keeps 16
+/// unless told). A reader composing the cockpit runs a few dozen, and a
+/// statement pushed out of the cache is parsed again on its next use, so
+/// every statement of `sql.rs` fits (a test in `sql/tests.rs` says so).
+pub(super) const STATEMENT_CACHE: usize = 128;
+
 /// `max_page_count` is per connection: set it from the declared limit, so a
 /// write that would grow the file past it fails inside its transaction.
 pub(super) fn limit_pages(conn: &Connection, path: &Path, max_bytes: u64) -> Result<(), StoreError> {
@@ -38,6 +44,7 @@ pub(super) fn configure(conn: &mut Connection, path: &Path) -> Result<(), StoreE
     let fail = |e: rusqlite::Error| StoreError::sql(path, "configure", &e);
     // Waits up to BUSY_TIMEOUT, woken by this process's commits (turnstile.rs).
     conn.busy_handler(Some(turnstile::wait_for_lock)).map_err(fail)?;
+    conn.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
     conn.pragma_update(None, "synchronous", "EXTRA").map_err(fail)?;
     conn.pragma_update(None, "foreign_keys", false).map_err(fail)
 }

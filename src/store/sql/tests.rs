@@ -222,6 +222,22 @@ fn sql_lives_in_one_place() {
     assert!(store_code.len() > STATEMENT_FILES.len(), "the walk read almost nothing: {store_code:?}");
 }
 
+/// Every statement the store runs stays prepared on a connection that runs
+/// them all: the statement cache holds more than `sql.rs` has, so a compose
+/// or a write never parses a statement a second time.
+#[test]
+fn every_statement_fits_the_statement_cache() {
+    let source =
+        fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/store/sql.rs")).expect("read sql.rs");
+    let statements = scan(&source).literals.iter().filter(|l| starts_statement(l)).count();
+    assert!(statements > 50, "the scan found only {statements} statements in sql.rs");
+    assert!(
+        statements < super::super::connection::STATEMENT_CACHE,
+        "sql.rs has {statements} statements and a connection keeps {} prepared; raise STATEMENT_CACHE",
+        super::super::connection::STATEMENT_CACHE
+    );
+}
+
 /// The scan finds a statement in plain, raw and macro-argument literals,
 /// and passes over doc comments, test items and lone words.
 #[test]
