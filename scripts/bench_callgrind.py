@@ -36,7 +36,7 @@ The kinds:
 
 Every run gets a fresh copy of one demo store at the same path with the same environment, so
 runs are comparable; `--repeat 2` runs the whole set twice and shows both figures side by side.
-The cockpit kinds are also annotated: `callgrind_annotate --inclusive=yes` of the measured and
+The cockpit kinds and `memorize` are also annotated: `callgrind_annotate --inclusive=yes` of the measured and
 the control run, subtracted per function and divided by N, so each line is what one request of
 that kind spends in that function; the top of that list goes to OUT/top-<kind>.txt.
 
@@ -123,7 +123,7 @@ KINDS: list[Kind] = [
         note="(memorize + cockpit {}) - memorize",
     ),
     Kind("north", [tool("north", {"task": "bench"})], lambda i: [tool("north", {"task": "bench"})]),
-    Kind("memorize", [memorize(999_999)], lambda i: [memorize(i)], note="synced write, unique claim"),
+    Kind("memorize", [memorize(999_999)], lambda i: [memorize(i)], annotate=True, note="synced write, unique claim"),
     Kind("unknown short", [UNKNOWN_SHORT], lambda i: [UNKNOWN_SHORT], refused=True, note="refused, 12 bytes"),
     Kind("unknown 256 bytes", [UNKNOWN_LONGEST], lambda i: [UNKNOWN_LONGEST], refused=True, note="refused, did-you-mean searched"),
     Kind("unknown 257 bytes", [UNKNOWN_TOO_LONG], lambda i: [UNKNOWN_TOO_LONG], refused=True, note="refused on length alone"),
