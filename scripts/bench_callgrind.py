@@ -275,6 +275,7 @@ class Figure:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    # Made absolute below: each server runs in its own work directory.
     parser.add_argument("--bin", type=Path, default=ROOT / "target/release/m1nd")
     parser.add_argument("--n", type=int, default=400, help="requests of the kind in a measured run")
     parser.add_argument("--repeat", type=int, default=2, help="how many times the whole set runs")
@@ -283,6 +284,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
     parser.add_argument("--only", action="append", default=[], metavar="KIND", help="run only this kind (repeatable; ping always runs)")
     args = parser.parse_args()
+    args.bin = args.bin.resolve()
     quiet.require_quiet("bench_callgrind")
     names = [kind.name for kind in KINDS]
     unknown = [name for name in args.only if name not in names]
