@@ -7,7 +7,7 @@ use m1nd_policy::guard::Guard;
 use m1nd_policy::runtime::SEND_AS_TYPED;
 use m1nd_policy::sanitize::{cap, display};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CustomRequest, CustomResult, ErrorCode, Implementation,
+    CallToolRequestParams, CallToolResponse, CustomRequest, CustomResult, ErrorCode, Implementation,
     ListResourcesResult, ListToolsResult, PaginatedRequestParams, ReadResourceRequestParams, ReadResourceResponse,
     ServerCapabilities, ServerConfig, Tool,
 };
@@ -18,6 +18,7 @@ use super::methods::shape_of;
 use super::{app, attestation, tools};
 use crate::COCKPIT;
 use crate::service::{Lane, Service};
+use crate::transport::http::kept_answers;
 
 /// The m1nd MCP server: one per process, cloned for every session of every
 /// transport (it holds no per-session state, and its clones share the service).
@@ -112,7 +113,7 @@ impl ServerHandler for Server {
         // `notifications/cancelled` or its connection ends; dropping the call
         // then drops it from its queue, or stops it at its next checkpoint.
         tokio::select! {
-            answer = call => Ok(CallToolResult::from(answer).into()),
+            answer = call => Ok(kept_answers::hand_over(&context, answer).into()),
             () = context.ct.cancelled() => Err(McpError::new(ErrorCode::INTERNAL_ERROR, "the call was cancelled", None)),
         }
     }

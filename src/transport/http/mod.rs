@@ -70,6 +70,8 @@ pub mod health;
 pub mod human;
 pub mod identity;
 #[cfg(feature = "store")]
+pub(crate) mod kept_answers;
+#[cfg(feature = "store")]
 pub mod metrics;
 pub mod peek;
 pub mod reviewed_tools;
@@ -159,9 +161,8 @@ pub fn run(service: Service, http: HttpOptions) -> Result<(), ServeError> {
         let human = human::Human { authority, service: service.clone(), hosts, instance, streams };
         let health = health::router(service.clone(), &http);
         let pages = human::router(Arc::new(human));
-        let app = router(Server::new(service), &http, sessions, Some(pages), std::convert::identity)
-            .merge(health)
-            .merge(metrics);
+        let around_mcp = kept_answers::layer(kept_answers::Written::default());
+        let app = router(Server::new(service), &http, sessions, Some(pages), around_mcp).merge(health).merge(metrics);
         tracing::info!("serving MCP on http://{bound}{MCP_PATH}");
         tracing::info!(
             target: human::authority::LOGIN_LINK_TARGET,
