@@ -15,10 +15,9 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 
 use super::methods::shape_of;
-use super::{app, attestation, tools};
+use super::{answer_slot, app, attestation, tools};
 use crate::COCKPIT;
 use crate::service::{Lane, Service};
-use crate::transport::http::kept_answers;
 
 /// The m1nd MCP server: one per process, cloned for every session of every
 /// transport (it holds no per-session state, and its clones share the service).
@@ -113,7 +112,7 @@ impl ServerHandler for Server {
         // `notifications/cancelled` or its connection ends; dropping the call
         // then drops it from its queue, or stops it at its next checkpoint.
         tokio::select! {
-            answer = call => Ok(kept_answers::hand_over(&context, answer).into()),
+            answer = call => Ok(answer_slot::hand_over(&context, answer).into()),
             () = context.ct.cancelled() => Err(McpError::new(ErrorCode::INTERNAL_ERROR, "the call was cancelled", None)),
         }
     }

@@ -63,6 +63,8 @@
 //! argument becomes required and limited to its allowed values.
 
 #[cfg(feature = "store")]
+mod answer_slot;
+#[cfg(feature = "store")]
 mod app;
 pub mod attestation;
 #[cfg(feature = "store")]
@@ -71,5 +73,7 @@ pub mod methods;
 #[cfg(feature = "store")]
 pub mod tools;
 
+#[cfg(feature = "store")]
+pub(crate) use answer_slot::AnswerSlot;
 #[cfg(feature = "store")]
 pub use handler::{Server, instructions};

@@ -1,9 +1,9 @@
-//! A stateless `tools/call` over HTTP answered with the bytes its [`Answer`]
+//! A stateless `tools/call` over HTTP answered with the bytes its answer
 //! keeps, instead of rmcp cloning, serialising and freeing the result again.
 //!
 //! For a kept cockpit answer that copy was most of the difference between a
 //! cockpit call and `server/discover` (docs/benchmarks.md, section 15): the
-//! answer's JSON is made once and shared ([`Answer::json`]), but rmcp takes
+//! answer's JSON is made once and shared (`Answer::json`), but rmcp takes
 //! a `CallToolResult` by value, so every call cloned the whole structured
 //! content tree, serialised it and dropped it.
 //!
@@ -14,7 +14,7 @@
 //! `MCP-Protocol-Version: 2026-07-28` and has no `Mcp-Session-Id`; sessions
 //! and older versions stay rmcp's alone) and lets rmcp run. rmcp
 //! checks the headers, the body and the protocol version, and calls the
-//! handler; the handler ([`hand_over`]) puts the service's [`Answer`] in the
+//! handler; the handler (`mcp::answer_slot::hand_over`) puts the service's answer in the
 //! slot and gives rmcp an empty result in its place. When rmcp has answered,
 //! the layer takes the answer out of the slot and writes rmcp's message for
 //! that request id again with the answer's bytes as its `result`: the bytes
@@ -28,8 +28,8 @@
 //! message for the request's id) becomes a 500 that says so, and the call
 //! can be sent again.
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
 
 use axum::Router;
 use axum::body::{Body, Bytes};
@@ -37,52 +37,20 @@ use axum::extract::{Request, State};
 use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use rmcp::RoleServer;
-use rmcp::model::{CallToolResult, RequestId};
-use rmcp::service::RequestContext;
+use rmcp::model::RequestId;
 use serde::Deserialize;
 use serde::de::IgnoredAny;
 
 use super::sse_events::{event_data, rewrite_one_event, with_data};
-use crate::service::Answer;
+use crate::mcp::AnswerSlot;
 
-/// The protocol version whose results [`Answer::json`] is written in (an
+/// The protocol version whose results `Answer::json` is written in (an
 /// older peer's has no `resultType`): the only requests this layer watches.
 const STATELESS_VERSION: &str = "2026-07-28";
 
 /// rmcp's own answer to a call whose result is in the slot is this small
 /// (the envelope and an empty result); a longer one is not read.
 const MAX_STAND_IN_BYTES: usize = 64 * 1024;
-
-/// Where the handler leaves a call's answer for the layer to write.
-#[derive(Clone, Default)]
-pub struct AnswerSlot(Arc<Mutex<Option<Answer>>>);
-
-impl AnswerSlot {
-    fn put(&self, answer: Answer) {
-        if let Ok(mut slot) = self.0.lock() {
-            *slot = Some(answer);
-        }
-    }
-
-    fn take(&self) -> Option<Answer> {
-        self.0.lock().ok().and_then(|mut slot| slot.take())
-    }
-}
-
-/// What a call's handler gives rmcp: the result itself, or, when the
-/// request came through [`layer`], an empty stand-in, the answer itself
-/// left in the request's slot.
-pub fn hand_over(context: &RequestContext<RoleServer>, answer: Answer) -> CallToolResult {
-    let slot = context.extensions.get::<axum::http::request::Parts>().and_then(|p| p.extensions.get::<AnswerSlot>());
-    match slot {
-        Some(slot) => {
-            slot.put(answer);
-            CallToolResult::success(Vec::new())
-        }
-        None => CallToolResult::from(answer),
-    }
-}
 
 /// How many answers were written from kept bytes: read by the tests.
 #[derive(Clone, Default)]
