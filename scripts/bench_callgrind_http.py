@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import json
 import re
 import shutil
 import signal
@@ -40,10 +39,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
 import quiet  # noqa: E402  (refuses to measure on a busy machine)
+import stateless_http  # noqa: E402  (the request both HTTP benches send)
 from bench_callgrind import ROOT, Kind, environment, total_instructions, write_top  # noqa: E402
 
-STATELESS = "2026-07-28"
-META = {"io.modelcontextprotocol/protocolVersion": STATELESS, "io.modelcontextprotocol/clientCapabilities": {}}
 #: kind -> (method, params, the tool an `Mcp-Name` header names)
 KINDS: dict[str, tuple[str, dict[str, Any], str | None]] = {
     "server/discover": ("server/discover", {}, None),
@@ -66,20 +64,7 @@ class Client:
     def send(self, kind: str) -> None:
         method, params, name = KINDS[kind]
         self.next_id += 1
-        body = json.dumps({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": {**params, "_meta": META}})
-        headers = {
-            "Content-Type": "application/json",
-            "Accept": "application/json, text/event-stream",
-            "MCP-Protocol-Version": STATELESS,
-            "Mcp-Method": method,
-        }
-        if name is not None:
-            headers["Mcp-Name"] = name
-        self.conn.request("POST", "/mcp", body=body.encode(), headers=headers)
-        response = self.conn.getresponse()
-        reply = json.loads(response.read())
-        if response.status != 200 or reply.get("id") != self.next_id or "error" in reply:
-            raise RuntimeError(f"{kind}: {response.status} {reply}")
+        stateless_http.post(self.conn, self.next_id, method, params, name)
 
 
 def run_once(binary: Path, template: Path, work: Path, kind: str, n: int, out_file: Path) -> int:

@@ -32,10 +32,9 @@ import harness  # noqa: E402
 import http_harness  # noqa: E402
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "scripts" / "lib"))
 import quiet  # noqa: E402  (refuses to measure on a busy machine)
+import stateless_http  # noqa: E402  (the request both HTTP benches send)
 
 GOAL = 1.1  # issue "figures that hold", item 3: stateless HTTP within 1.1x server/discover
-STATELESS = http_harness.STATELESS
-META = {"io.modelcontextprotocol/protocolVersion": STATELESS, "io.modelcontextprotocol/clientCapabilities": {}}
 CALLS: dict[str, tuple[str, dict[str, Any], str | None]] = {
     "server/discover": ("server/discover", {}, None),
     "tools/list": ("tools/list", {}, None),
@@ -52,24 +51,7 @@ class Connection:
 
     def call(self, method: str, params: dict[str, Any], name: str | None) -> None:
         self.next_id += 1
-        body = json.dumps(
-            {"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": {**params, "_meta": META}}
-        ).encode()
-        headers = {
-            "Content-Type": "application/json",
-            "Accept": "application/json, text/event-stream",
-            "MCP-Protocol-Version": STATELESS,
-            "Mcp-Method": method,
-        }
-        if name is not None:
-            headers["Mcp-Name"] = name
-        self.conn.request("POST", "/mcp", body=body, headers=headers)
-        response = self.conn.getresponse()
-        reply = json.loads(response.read())
-        if response.status != 200 or reply.get("id") != self.next_id or "error" in reply:
-            raise RuntimeError(f"{method}: {response.status} {reply}")
-        if reply["result"].get("isError"):
-            raise RuntimeError(f"{method} {name}: {reply['result']}")
+        stateless_http.post(self.conn, self.next_id, method, params, name)
 
 
 def run_client(server: http_harness.HttpServer, n: int, warmup: int, out: dict[str, list[float]]) -> None:

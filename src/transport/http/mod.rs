@@ -79,6 +79,8 @@ pub mod security;
 pub mod sessions;
 pub mod slots;
 pub mod sse_events;
+#[cfg(test)]
+mod test_responses;
 
 use std::net::SocketAddr;
 use std::sync::Arc;

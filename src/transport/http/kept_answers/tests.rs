@@ -12,6 +12,7 @@ use super::*;
 use crate::mcp::Server;
 use crate::service::{Options, Service};
 use crate::store::Store;
+use crate::transport::http::test_responses::{answer, body_of};
 
 fn options() -> HttpOptions {
     HttpOptions {
@@ -143,16 +144,6 @@ fn an_error_or_junk_is_no_success_to_rewrite() {
     assert_eq!(with_result(br#"{"jsonrpc":"2.0","result":{}}"#, b"{}"), None, "no id");
 }
 
-/// A response as rmcp would give one, for the rewriting functions.
-fn response(content_type: &str, body: impl Into<Body>) -> Response {
-    Response::builder().header(header::CONTENT_TYPE, content_type).body(body.into()).expect("response")
-}
-
-async fn body_of(response: Response) -> String {
-    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.expect("body");
-    String::from_utf8(bytes.to_vec()).expect("utf-8")
-}
-
 #[tokio::test]
 async fn in_an_event_stream_only_the_result_is_written_again() {
     let progress = r#"{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}"#;
@@ -160,7 +151,7 @@ async fn in_an_event_stream_only_the_result_is_written_again() {
     let stream =
         format!("id: 0\nretry: 3000\ndata: \n\ndata: {progress}\n\n: keep-alive\n\nid: 7\ndata: {stand_in}\n\n");
     let result = Bytes::from_static(br#"{"content":[{"type":"text","text":"kept"}]}"#);
-    let answered = body_of(in_event_stream(response("text/event-stream", stream), result)).await;
+    let answered = body_of(in_event_stream(answer("text/event-stream", stream), result)).await;
     let expected = format!(
         "id: 0\nretry: 3000\ndata: \n\ndata: {progress}\n\n: keep-alive\n\nid: 7\ndata: {}\n\n",
         r#"{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"kept"}]}}"#
@@ -171,10 +162,10 @@ async fn in_an_event_stream_only_the_result_is_written_again() {
 #[tokio::test]
 async fn an_answer_that_cannot_be_rewritten_is_a_500_never_the_stand_in() {
     let result = Bytes::from_static(br#"{"content":[]}"#);
-    let error = response("application/json", r#"{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"x"}}"#);
+    let error = answer("application/json", r#"{"jsonrpc":"2.0","id":1,"error":{"code":-1,"message":"x"}}"#);
     let refused = in_json(error, &result).await;
     assert_eq!(refused.status(), StatusCode::INTERNAL_SERVER_ERROR);
     assert!(body_of(refused).await.contains("send the call again"));
-    let huge = response("application/json", vec![b' '; MAX_STAND_IN_BYTES + 1]);
+    let huge = answer("application/json", vec![b' '; MAX_STAND_IN_BYTES + 1]);
     assert_eq!(in_json(huge, &result).await.status(), StatusCode::INTERNAL_SERVER_ERROR);
 }

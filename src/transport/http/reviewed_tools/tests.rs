@@ -1,6 +1,7 @@
 use serde_json::json;
 
 use super::*;
+use crate::transport::http::test_responses::{answer, body_of};
 
 /// The view's tools in these tests: one that declares `execution`.
 fn tools() -> Value {
@@ -14,15 +15,6 @@ fn listing(id: i64) -> Listing<fn() -> Value> {
 /// rmcp's answer to `tools/list` number `id`: a tool without `execution`.
 fn rmcp_result(id: i64) -> Value {
     json!({ "jsonrpc": "2.0", "id": id, "result": { "tools": [{ "name": "start-job", "inputSchema": { "type": "object" } }], "ttlMs": 5 } })
-}
-
-fn answer(content_type: &str, body: impl Into<Body>) -> Response {
-    Response::builder().header(header::CONTENT_TYPE, content_type).body(body.into()).expect("response")
-}
-
-async fn body_of(response: Response) -> String {
-    let bytes = axum::body::to_bytes(response.into_body(), usize::MAX).await.expect("body");
-    String::from_utf8(bytes.to_vec()).expect("utf-8")
 }
 
 #[tokio::test]
