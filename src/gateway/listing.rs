@@ -95,7 +95,9 @@ impl<S: ServerHandler + ListsReviewedTools + Clone> Service<RoleServer> for Gate
         let lists_tools = matches!(request, ClientRequest::ListToolsRequest(_));
         let answered = Service::handle_request(&self.0, request, context).await?;
         match answered {
-            ServerResult::ListToolsResult(listed) if lists_tools => {
+            ServerResult::ListToolsResult(mut listed) if lists_tools => {
+                // Its tools are replaced: only rmcp's other keys are turned into JSON.
+                listed.tools.clear();
                 let mut answer = serde_json::to_value(&listed)
                     .map_err(|e| McpError::internal_error(format!("tools/list: {e}"), None))?;
                 answer["tools"] = self.0.reviewed_tools();
