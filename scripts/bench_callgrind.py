@@ -47,6 +47,7 @@ that kind spends in that function; the top of that list goes to OUT/top-<kind>.t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -56,7 +57,7 @@ import sys
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
 import quiet  # noqa: E402  (refuses to measure on a busy machine)
 
@@ -205,6 +206,42 @@ def run_once(binary: Path, template: Path, work: Path, requests: list[Request], 
     return total_instructions(out_file)
 
 
+def bench_arguments(description: str, n: int, n_help: str) -> argparse.ArgumentParser:
+    """The arguments the callgrind benches share (this one and its HTTP and gateway twins)."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    # Made absolute by the caller: each server runs in a work directory of its own.
+    parser.add_argument("--bin", type=Path, default=ROOT / "target/release/m1nd")
+    parser.add_argument("--n", type=int, default=n, help=n_help)
+    parser.add_argument("--out", type=Path, default=ROOT / "target/bench-callgrind")
+    parser.add_argument("--top", type=int, default=40, help="functions listed per profile")
+    return parser
+
+
+def parsed(parser: argparse.ArgumentParser, bench: str) -> argparse.Namespace:
+    """The arguments, `--bin` made absolute, once the machine is quiet and valgrind is there."""
+    args = parser.parse_args()
+    args.bin = args.bin.resolve()
+    quiet.require_quiet(bench)
+    require_valgrind()
+    return args
+
+
+@contextlib.contextmanager
+def reaped(process: subprocess.Popen[bytes]) -> Iterator[subprocess.Popen[bytes]]:
+    """`process`, killed and waited for if it is still running when the block is left."""
+    try:
+        yield process
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+
+
+def require_valgrind() -> None:
+    if shutil.which("valgrind") is None or shutil.which("callgrind_annotate") is None:
+        sys.exit("valgrind is not installed: apt-get install -y valgrind (scripts/bench-callgrind.sh does it)")
+
+
 def total_instructions(out_file: Path) -> int:
     for line in out_file.read_text(errors="replace").splitlines():
         if line.startswith(("summary:", "totals:")):
@@ -274,13 +311,8 @@ class Figure:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    # Made absolute below: each server runs in its own work directory.
-    parser.add_argument("--bin", type=Path, default=ROOT / "target/release/m1nd")
-    parser.add_argument("--n", type=int, default=400, help="requests of the kind in a measured run")
+    parser = bench_arguments(__doc__ or "", 400, "requests of the kind in a measured run")
     parser.add_argument("--repeat", type=int, default=2, help="how many times the whole set runs")
-    parser.add_argument("--out", type=Path, default=ROOT / "target/bench-callgrind")
-    parser.add_argument("--top", type=int, default=40, help="functions listed per annotated kind")
     parser.add_argument("--json", action="store_true", help="also print the figures as JSON")
     parser.add_argument("--only", action="append", default=[], metavar="KIND", help="run only this kind (repeatable; ping always runs)")
     args = parser.parse_args()
@@ -292,8 +324,7 @@ def main() -> None:
         sys.exit(f"--only {unknown[0]!r}: no such kind; the kinds are {', '.join(names)}")
     wanted = set(args.only) | {"ping"} | {kind.minus for kind in KINDS if kind.name in args.only and kind.minus}
     kinds = [kind for kind in KINDS if not args.only or kind.name in wanted]
-    if shutil.which("valgrind") is None or shutil.which("callgrind_annotate") is None:
-        sys.exit("valgrind is not installed: apt-get install -y valgrind (scripts/bench-callgrind.sh does it)")
+    require_valgrind()
     if not 1 <= args.n <= 10_000 or not 1 <= args.repeat <= 10:
         sys.exit("--n must be 1..10000 and --repeat 1..10")
 

@@ -18,7 +18,6 @@ with symbols to read it: see bench_callgrind_http.py).
 
 from __future__ import annotations
 
-import argparse
 import json
 import shutil
 import subprocess
@@ -28,8 +27,9 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
-import quiet  # noqa: E402  (refuses to measure on a busy machine)
-from bench_callgrind import ROOT, RUN_TIMEOUT_S, Kind, environment, total_instructions, write_top  # noqa: E402
+from bench_callgrind import (  # noqa: E402
+    RUN_TIMEOUT_S, Kind, bench_arguments, environment, parsed, reaped, total_instructions, write_top,
+)
 
 #: Listings sent before counting starts: the first ones open the store and fill caches.
 PRELUDE = 3
@@ -57,7 +57,7 @@ def run_once(argv: list[str], n: int, out_file: Path, work: Path) -> int:
     with open(log, "wb") as err:
         process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
                                    env=environment(), cwd=work)
-    try:
+    with reaped(process):
         hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "callgrind", "version": "0"}}
         rpc(process, 0, "initialize", hello)
         assert process.stdin is not None
@@ -66,24 +66,12 @@ def run_once(argv: list[str], n: int, out_file: Path, work: Path) -> int:
         for i in range(PRELUDE + n):
             rpc(process, i + 1, "tools/list", {})
         process.communicate(timeout=RUN_TIMEOUT_S)  # closes stdin: the server's cue to exit
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     return total_instructions(out_file)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bin", type=Path, default=ROOT / "target/release/m1nd")
-    parser.add_argument("--n", type=int, default=100, help="listings in a measured run")
-    parser.add_argument("--out", type=Path, default=ROOT / "target/bench-callgrind")
-    parser.add_argument("--top", type=int, default=40, help="functions listed in the profile")
-    args = parser.parse_args()
-    binary = str(args.bin.resolve())
-    quiet.require_quiet("bench_callgrind_gateway")
-    if shutil.which("valgrind") is None or shutil.which("callgrind_annotate") is None:
-        sys.exit("valgrind (with callgrind_annotate) is not installed: apt-get install valgrind")
+    args = parsed(bench_arguments(__doc__ or "", 100, "listings in a measured run"), "bench_callgrind_gateway")
+    binary = str(args.bin)
     out = args.out.resolve()
     work = out / "gateway"
     if work.exists():

@@ -25,7 +25,6 @@ OUT/top-http-<kind>.txt; build with symbols to read it (the release profile stri
 
 from __future__ import annotations
 
-import argparse
 import http.client
 import re
 import shutil
@@ -38,9 +37,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent / "lib"))
-import quiet  # noqa: E402  (refuses to measure on a busy machine)
 import stateless_http  # noqa: E402  (the request both HTTP benches send)
-from bench_callgrind import ROOT, Kind, environment, total_instructions, write_top  # noqa: E402
+from bench_callgrind import (  # noqa: E402
+    Kind, bench_arguments, environment, parsed, reaped, total_instructions, write_top,
+)
 
 #: kind -> (method, params, the tool an `Mcp-Name` header names)
 KINDS: dict[str, tuple[str, dict[str, Any], str | None]] = {
@@ -78,7 +78,7 @@ def run_once(binary: Path, template: Path, work: Path, kind: str, n: int, out_fi
                str(binary), "serve", "--store", str(store), "--http", "127.0.0.1:0"]
     with open(log, "wb") as err:
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=err, env=environment(), cwd=work)
-    try:
+    with reaped(process):
         deadline = time.monotonic() + START_TIMEOUT_S
         while not (found := ADDRESS.search(log.read_text(errors="replace"))):
             if process.poll() is not None or time.monotonic() > deadline:
@@ -94,24 +94,11 @@ def run_once(binary: Path, template: Path, work: Path, kind: str, n: int, out_fi
         client.conn.close()
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=RUN_TIMEOUT_S)
-    finally:
-        if process.poll() is None:
-            process.kill()
-            process.wait()
     return total_instructions(out_file)
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--bin", type=Path, default=ROOT / "target/release/m1nd")
-    parser.add_argument("--n", type=int, default=200, help="requests of the kind in a measured run")
-    parser.add_argument("--out", type=Path, default=ROOT / "target/bench-callgrind")
-    parser.add_argument("--top", type=int, default=40, help="functions listed per kind")
-    args = parser.parse_args()
-    args.bin = args.bin.resolve()
-    quiet.require_quiet("bench_callgrind_http")
-    if shutil.which("valgrind") is None or shutil.which("callgrind_annotate") is None:
-        sys.exit("valgrind (with callgrind_annotate) is not installed: apt-get install valgrind")
+    args = parsed(bench_arguments(__doc__ or "", 200, "requests of the kind in a measured run"), "bench_callgrind_http")
     out = args.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     template = out / "template-store"
