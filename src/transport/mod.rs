@@ -12,6 +12,15 @@ pub mod http;
 pub mod request;
 pub mod stdio;
 
+/// How rmcp writes a successful JSON-RPC response, in its order: these
+/// pieces around the id's JSON and the result's, then `}`. The transports that write a
+/// kept answer's bytes themselves (stdio's fast path, HTTP's kept answers)
+/// put them around the bytes, so the envelope is spelled once.
+pub(crate) mod envelope {
+    pub const BEFORE_ID: &[u8] = b"{\"jsonrpc\":\"2.0\",\"id\":";
+    pub const BEFORE_RESULT: &[u8] = b",\"result\":";
+}
+
 use std::net::SocketAddr;
 
 /// Why serving could not start or stopped abnormally.

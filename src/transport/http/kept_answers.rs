@@ -43,6 +43,7 @@ use serde::de::IgnoredAny;
 
 use super::sse_events::{event_data, rewrite_one_event, with_data};
 use crate::mcp::AnswerSlot;
+use crate::transport::envelope;
 
 /// The protocol version whose results `Answer::json` is written in (an
 /// older peer's has no `resultType`): the only requests this layer watches.
@@ -136,11 +137,9 @@ fn with_result(message: &[u8], result: &[u8]) -> Option<Vec<u8>> {
     let answered: Answered = serde_json::from_slice(message).ok()?;
     let id = serde_json::to_vec(&answered.id).ok()?;
     let mut out = Vec::with_capacity(result.len() + id.len() + 32);
-    out.extend_from_slice(b"{\"jsonrpc\":\"2.0\",\"id\":");
-    out.extend_from_slice(&id);
-    out.extend_from_slice(b",\"result\":");
-    out.extend_from_slice(result);
-    out.push(b'}');
+    for piece in [envelope::BEFORE_ID, &id, envelope::BEFORE_RESULT, result, b"}"] {
+        out.extend_from_slice(piece);
+    }
     Some(out)
 }
 

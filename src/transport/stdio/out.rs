@@ -13,6 +13,7 @@ use std::io;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use crate::transport::envelope;
 use bytes::Bytes;
 use rmcp::RoleServer;
 use rmcp::model::RequestId;
@@ -80,7 +81,8 @@ impl Frame {
     fn parts(&self) -> [&[u8]; 5] {
         match &self.body {
             Body::Whole(bytes) => [bytes, b"\n", b"", b"", b""],
-            Body::Response { id, result } => [b"{\"jsonrpc\":\"2.0\",\"id\":", id, b",\"result\":", result, b"}\n"],
+            // The envelope's end, then the line's.
+            Body::Response { id, result } => [envelope::BEFORE_ID, id, envelope::BEFORE_RESULT, result, b"}\n"],
             Body::End => [b"", b"", b"", b"", b""],
         }
     }
